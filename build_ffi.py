@@ -1,0 +1,76 @@
+"""cffi builder for pyth._th: derives the declarations from the C headers and compiles the core.
+
+The cdef is not written by hand: the preprocessor expands lib/TH.h (with TH_CDEF defined, which
+hides system includes, inline bodies and C11 atomics) into plain declarations for every stamped
+type, and those declarations are what cffi binds. The headers are the single source of truth.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from glob import glob
+
+from cffi import FFI
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# setuptools wants source paths relative to setup.py.
+SOURCES = sorted(
+    os.path.relpath(p, HERE) for p in glob(os.path.join(HERE, "lib", "*.c"))
+)
+INCLUDE_DIRS = ["lib", "."]
+
+# Declarations pyth's Python layer adds: callbacks implemented in Python.
+PYTHON_CALLBACKS = """
+extern "Python" void pyth_release_owner(void *owner);
+"""
+
+
+def preprocessed_header() -> str:
+    """Run the C preprocessor over lib/TH.h in cdef mode and return the declarations."""
+    cc = os.environ.get("CC", "gcc").split()
+    cmd = cc + ["-E", "-P", "-std=c11", "-DTH_CDEF", "-Ilib", "-I.", "lib/TH.h"]
+    out = subprocess.run(cmd, cwd=HERE, check=True, capture_output=True, text=True).stdout
+    out = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", out)
+    return "\n".join(line for line in out.splitlines() if line.strip()) + "\n"
+
+
+def compile_args() -> tuple[list[str], list[str]]:
+    """Compiler and linker flags: optimised by default, or sanitized / debug on request."""
+    common = ["-std=c11", "-Wall", "-Wextra", "-fopenmp", "-D_GNU_SOURCE"]
+    link = ["-fopenmp"]
+    sanitize = os.environ.get("PYTH_SANITIZE", "").strip()
+    if sanitize:
+        flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
+        return common + ["-O1", "-g"] + flags, link + flags
+    if os.environ.get("PYTH_DEBUG", "") not in ("", "0"):
+        return common + ["-O0", "-g"], link
+    extra = shlex.split(os.environ.get("PYTH_CFLAGS", ""))
+    return common + ["-O3"] + extra, link
+
+
+def make_builder() -> FFI:
+    """The FFI object setuptools builds (see setup.py's cffi_modules)."""
+    builder = FFI()
+    builder.cdef(preprocessed_header() + PYTHON_CALLBACKS)
+    cflags, ldflags = compile_args()
+    builder.set_source(
+        "pyth._th",
+        '#include "TH.h"\n',
+        sources=SOURCES,
+        include_dirs=INCLUDE_DIRS,
+        extra_compile_args=cflags,
+        extra_link_args=ldflags,
+    )
+    return builder
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--cdef"]:
+    sys.stdout.write(preprocessed_header())
+else:
+    ffibuilder = make_builder()
+    if __name__ == "__main__":
+        ffibuilder.compile(verbose=True)

@@ -1,0 +1,520 @@
+#ifndef TH_GENERIC_FILE
+#define TH_GENERIC_FILE "generic/THTensor.c"
+#else
+
+/* ---- header management ------------------------------------------------------------------- */
+
+/* Makes room for ndim sizes and strides (one allocation holds both). */
+static int THTensor_(reserveDims)(THTensor *self, int ndim) {
+  if (self->size && ndim == self->nDimension) return 0;
+  int64_t *buf = THAlloc(sizeof(int64_t) * 2 * (size_t)(ndim > 0 ? ndim : 1));
+  if (!buf) return -1;
+  THFree(self->size);
+  self->size = buf;
+  self->stride = buf + (ndim > 0 ? ndim : 1);
+  self->nDimension = ndim;
+  return 0;
+}
+
+/* Points self at storage with the given geometry; no checks (callers have made them). */
+static int THTensor_(rawSet)(THTensor *self, THStorage *storage, int64_t offset, int ndim,
+                             const int64_t *size, const int64_t *stride) {
+  int64_t sz[TH_MAX_DIM], st[TH_MAX_DIM]; /* size/stride may alias self's own arrays */
+  for (int d = 0; d < ndim; d++) {
+    sz[d] = size[d];
+    st[d] = stride[d];
+  }
+  THTry(THTensor_(reserveDims)(self, ndim), -1);
+  for (int d = 0; d < ndim; d++) {
+    self->size[d] = sz[d];
+    self->stride[d] = st[d];
+  }
+  if (self->storage != storage) {
+    THStorage_(retain)(storage);
+    THStorage_(free)(self->storage);
+    self->storage = storage;
+  }
+  self->storageOffset = offset;
+  return 0;
+}
+
+static THTensor *THTensor_(header)(void) {
+  THTensor *self = THAlloc(sizeof *self);
+  if (!self) return NULL;
+  self->size = NULL;
+  self->stride = NULL;
+  self->nDimension = 0;
+  self->storage = NULL;
+  self->storageOffset = 0;
+  atomic_init(&self->refcount, 1);
+  return self;
+}
+
+void THTensor_(retain)(THTensor *self) {
+  if (self) THAtomic_incr(&self->refcount);
+}
+
+void THTensor_(free)(THTensor *self) {
+  if (!self || !THAtomic_decrRelease(&self->refcount)) return;
+  THStorage_(free)(self->storage);
+  THFree(self->size);
+  THFree(self);
+}
+
+/* ---- construction ------------------------------------------------------------------------ */
+
+THTensor *THTensor_(new)(void) {
+  int64_t zero = 0;
+  return THTensor_(newWithSize)(1, &zero);
+}
+
+THTensor *THTensor_(newWithSize)(int ndim, const int64_t *size) {
+  int64_t numel, stride[TH_MAX_DIM];
+  THTry(THShape_numel(&numel, "empty()", ndim, size), NULL);
+  THShape_contiguousStrides(stride, ndim, size);
+  THStorage *storage = THStorage_(newWithSize)(numel);
+  if (!storage) return NULL;
+  THTensor *self = THTensor_(newWithStorage)(storage, 0, ndim, size, stride);
+  THStorage_(free)(storage); /* the tensor holds its own reference (or none on failure) */
+  return self;
+}
+
+/* Checks a view of storage: sizes, strides and that it stays inside the storage. */
+static int THTensor_(checkView)(const char *op, int64_t offset, int ndim, const int64_t *size,
+                                const int64_t *stride, int64_t *span) {
+  int64_t numel;
+  THTry(THShape_numel(&numel, op, ndim, size), -1);
+  return THShape_span(span, op, offset, ndim, size, stride);
+}
+
+THTensor *THTensor_(newWithStorage)(THStorage *storage, int64_t offset, int ndim,
+                                    const int64_t *size, const int64_t *stride) {
+  int64_t span, contiguous[TH_MAX_DIM];
+  THArgCheck(ndim >= 0 && ndim <= TH_MAX_DIM, TH_ERR_RUNTIME, NULL,
+             "as_strided(): %d dims requested, at most %d are supported", ndim, TH_MAX_DIM);
+  if (!stride) {
+    THShape_contiguousStrides(contiguous, ndim, size);
+    stride = contiguous;
+  }
+  THTry(THTensor_(checkView)("as_strided()", offset, ndim, size, stride, &span), NULL);
+  if (span > storage->size) {
+    char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+    THError_set(TH_ERR_RUNTIME,
+                "as_strided(): size %s, stride %s and storage offset %lld need a storage of %lld "
+                "elements, but it has %lld",
+                THSize_str(a, sizeof a, ndim, size), THSize_str(b, sizeof b, ndim, stride),
+                (long long)offset, (long long)span, (long long)storage->size);
+    return NULL;
+  }
+  THTensor *self = THTensor_(header)();
+  if (!self) return NULL;
+  if (THTensor_(rawSet)(self, storage, offset, ndim, size, stride) != 0) {
+    THTensor_(free)(self);
+    return NULL;
+  }
+  return self;
+}
+
+THTensor *THTensor_(newWithTensor)(THTensor *src) {
+  THTensor *self = THTensor_(header)();
+  if (!self) return NULL;
+  if (THTensor_(set)(self, src) != 0) {
+    THTensor_(free)(self);
+    return NULL;
+  }
+  return self;
+}
+
+THTensor *THTensor_(newClone)(THTensor *src) {
+  THTensor *self = THTensor_(newWithSize)(src->nDimension, src->size);
+  if (self && THTensor_(copy)(self, src) != 0) {
+    THTensor_(free)(self);
+    return NULL;
+  }
+  return self;
+}
+
+THTensor *THTensor_(newContiguous)(THTensor *src) {
+  if (!THTensor_(isContiguous)(src)) return THTensor_(newClone)(src);
+  THTensor_(retain)(src);
+  return src;
+}
+
+/* Every view constructor: a new header on src, then the in-place op on it. */
+#define TH_NEW_VIEW(CALL)                       \
+  THTensor *self = THTensor_(newWithTensor)(src); \
+  if (self && (CALL) != 0) {                    \
+    THTensor_(free)(self);                      \
+    return NULL;                                \
+  }                                             \
+  return self;
+
+THTensor *THTensor_(newNarrow)(THTensor *src, int dim, int64_t start, int64_t length) {
+  TH_NEW_VIEW(THTensor_(narrow)(self, src, dim, start, length))
+}
+THTensor *THTensor_(newSelect)(THTensor *src, int dim, int64_t index) {
+  TH_NEW_VIEW(THTensor_(select)(self, src, dim, index))
+}
+THTensor *THTensor_(newTranspose)(THTensor *src, int dim0, int dim1) {
+  TH_NEW_VIEW(THTensor_(transpose)(self, src, dim0, dim1))
+}
+THTensor *THTensor_(newPermute)(THTensor *src, int ndim, const int *dims) {
+  TH_NEW_VIEW(THTensor_(permute)(self, src, ndim, dims))
+}
+THTensor *THTensor_(newUnfold)(THTensor *src, int dim, int64_t size, int64_t step) {
+  TH_NEW_VIEW(THTensor_(unfold)(self, src, dim, size, step))
+}
+THTensor *THTensor_(newSqueeze)(THTensor *src) { TH_NEW_VIEW(THTensor_(squeeze)(self, src)) }
+THTensor *THTensor_(newSqueeze1d)(THTensor *src, int dim) {
+  TH_NEW_VIEW(THTensor_(squeeze1d)(self, src, dim))
+}
+THTensor *THTensor_(newUnsqueeze1d)(THTensor *src, int dim) {
+  TH_NEW_VIEW(THTensor_(unsqueeze1d)(self, src, dim))
+}
+#undef TH_NEW_VIEW
+
+THTensor *THTensor_(newView)(THTensor *src, int ndim, const int64_t *size) {
+  int64_t numel = THTensor_(nElement)(src), newsize[TH_MAX_DIM], newstride[TH_MAX_DIM];
+  THArgCheck(ndim >= 0 && ndim <= TH_MAX_DIM, TH_ERR_RUNTIME, NULL,
+             "view(): %d dims requested, at most %d are supported", ndim, TH_MAX_DIM);
+  THTry(THShape_inferSize(newsize, "view()", numel, ndim, size), NULL);
+  THTry(THShape_viewStrides(newstride, src->nDimension, src->size, src->stride, ndim, newsize),
+        NULL);
+  return THTensor_(newWithStorage)(src->storage, src->storageOffset, ndim, newsize, newstride);
+}
+
+THTensor *THTensor_(newExpand)(THTensor *src, int ndim, const int64_t *size) {
+  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+  int64_t newsize[TH_MAX_DIM], newstride[TH_MAX_DIM];
+  THArgCheck(ndim >= src->nDimension && ndim <= TH_MAX_DIM, TH_ERR_RUNTIME, NULL,
+             "expand(): the number of sizes provided (%d) must be greater or equal to the number "
+             "of dimensions in the tensor (%d)", ndim, src->nDimension);
+  for (int d = ndim - 1, s = src->nDimension - 1; d >= 0; d--, s--) {
+    int64_t want = size[d];
+    if (s < 0) {
+      THArgCheck(want >= 0, TH_ERR_RUNTIME, NULL,
+                 "expand(): the expanded size %lld is not allowed in a leading, non-existing "
+                 "dimension %d", (long long)want, d);
+      newsize[d] = want;
+      newstride[d] = 0;
+    } else if (want == -1 || want == src->size[s]) {
+      newsize[d] = src->size[s];
+      newstride[d] = src->stride[s];
+    } else {
+      THArgCheck(src->size[s] == 1 && want >= 0, TH_ERR_RUNTIME, NULL,
+                 "expand(): the expanded size %lld must match the existing size %lld at "
+                 "non-singleton dim %d; target sizes %s, tensor sizes %s",
+                 (long long)want, (long long)src->size[s], d,
+                 THSize_str(a, sizeof a, ndim, size),
+                 THSize_str(b, sizeof b, src->nDimension, src->size));
+      newsize[d] = want;
+      newstride[d] = 0;
+    }
+  }
+  return THTensor_(newWithStorage)(src->storage, src->storageOffset, ndim, newsize, newstride);
+}
+
+THTensor *THTensor_(newDiagonal)(THTensor *src, int64_t offset, int dim1, int dim2) {
+  int d1, d2;
+  THArgCheck(src->nDimension >= 2, TH_ERR_RUNTIME, NULL,
+             "diagonal(): needs a tensor of at least 2 dims, got %d", src->nDimension);
+  THTry(THShape_wrapDim(&d1, "diagonal()", dim1, src->nDimension), NULL);
+  THTry(THShape_wrapDim(&d2, "diagonal()", dim2, src->nDimension), NULL);
+  THArgCheck(d1 != d2, TH_ERR_RUNTIME, NULL,
+             "diagonal(): dim1 and dim2 cannot be the same dim (%d)", d1);
+  int64_t start = src->storageOffset, len;
+  if (offset >= 0) {
+    len = TH_MAX(TH_MIN(src->size[d1], src->size[d2] - offset), 0);
+    if (len > 0) start += offset * src->stride[d2];
+  } else {
+    len = TH_MAX(TH_MIN(src->size[d1] + offset, src->size[d2]), 0);
+    if (len > 0) start -= offset * src->stride[d1];
+  }
+  int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
+  int n = 0;
+  for (int d = 0; d < src->nDimension; d++) {
+    if (d == d1 || d == d2) continue;
+    size[n] = src->size[d];
+    stride[n++] = src->stride[d];
+  }
+  size[n] = len;
+  stride[n++] = src->stride[d1] + src->stride[d2];
+  return THTensor_(newWithStorage)(src->storage, start, n, size, stride);
+}
+
+/* ---- accessors --------------------------------------------------------------------------- */
+
+int THTensor_(nDimension)(const THTensor *self) { return self->nDimension; }
+
+int64_t THTensor_(size)(const THTensor *self, int dim) {
+  int d;
+  THTry(THShape_wrapDim(&d, "size()", dim, self->nDimension), -1);
+  return self->nDimension ? self->size[d] : 1;
+}
+
+int64_t THTensor_(stride)(const THTensor *self, int dim) {
+  int d;
+  THTry(THShape_wrapDim(&d, "stride()", dim, self->nDimension), -1);
+  return self->nDimension ? self->stride[d] : 1;
+}
+
+int64_t THTensor_(storageOffset)(const THTensor *self) { return self->storageOffset; }
+
+int64_t THTensor_(nElement)(const THTensor *self) {
+  int64_t n = 1;
+  for (int d = 0; d < self->nDimension; d++) n *= self->size[d];
+  return n;
+}
+
+THStorage *THTensor_(storage)(const THTensor *self) { return self->storage; }
+
+real *THTensor_(data)(const THTensor *self) {
+  return self->storage->data ? self->storage->data + self->storageOffset : NULL;
+}
+
+int THTensor_(isContiguous)(const THTensor *self) {
+  return THShape_isContiguous(self->nDimension, self->size, self->stride);
+}
+
+int THTensor_(isSameSizeAs)(const THTensor *self, const THTensor *src) {
+  if (self->nDimension != src->nDimension) return 0;
+  for (int d = 0; d < self->nDimension; d++)
+    if (self->size[d] != src->size[d]) return 0;
+  return 1;
+}
+
+int THTensor_(isSetTo)(const THTensor *self, const THTensor *src) {
+  if (self->storage != src->storage || self->storageOffset != src->storageOffset ||
+      !THTensor_(isSameSizeAs)(self, src))
+    return 0;
+  for (int d = 0; d < self->nDimension; d++)
+    if (self->stride[d] != src->stride[d]) return 0;
+  return 1;
+}
+
+/* ---- in-place geometry ------------------------------------------------------------------- */
+
+int THTensor_(setStorage)(THTensor *self, THStorage *storage, int64_t offset, int ndim,
+                          const int64_t *size, const int64_t *stride) {
+  int64_t span, contiguous[TH_MAX_DIM];
+  THArgCheck(ndim >= 0 && ndim <= TH_MAX_DIM, TH_ERR_RUNTIME, -1,
+             "set_(): %d dims requested, at most %d are supported", ndim, TH_MAX_DIM);
+  if (!stride) {
+    THShape_contiguousStrides(contiguous, ndim, size);
+    stride = contiguous;
+  }
+  THTry(THTensor_(checkView)("set_()", offset, ndim, size, stride, &span), -1);
+  if (span > storage->size) {
+    if (!(storage->flag & TH_STORAGE_RESIZABLE)) {
+      char a[TH_SIZE_STR_LEN];
+      THError_set(TH_ERR_RUNTIME,
+                  "set_(): size %s at offset %lld needs %lld elements, but the storage has %lld "
+                  "and its '%s' allocator cannot grow it",
+                  THSize_str(a, sizeof a, ndim, size), (long long)offset, (long long)span,
+                  (long long)storage->size, storage->allocator->name);
+      return -1;
+    }
+    THTry(THStorage_(resize)(storage, span), -1);
+  }
+  return THTensor_(rawSet)(self, storage, offset, ndim, size, stride);
+}
+
+int THTensor_(set)(THTensor *self, THTensor *src) {
+  if (self == src) return 0;
+  return THTensor_(rawSet)(self, src->storage, src->storageOffset, src->nDimension, src->size,
+                           src->stride);
+}
+
+int THTensor_(resize)(THTensor *self, int ndim, const int64_t *size) {
+  int64_t numel, stride[TH_MAX_DIM];
+  THTry(THShape_numel(&numel, "resize_()", ndim, size), -1);
+  THShape_contiguousStrides(stride, ndim, size);
+  return THTensor_(setStorage)(self, self->storage, self->storageOffset, ndim, size, stride);
+}
+
+int THTensor_(resizeAs)(THTensor *self, THTensor *src) {
+  return THTensor_(resize)(self, src->nDimension, src->size);
+}
+
+int THTensor_(narrow)(THTensor *self, THTensor *src, int dim, int64_t start, int64_t length) {
+  int d;
+  THArgCheck(src->nDimension > 0, TH_ERR_RUNTIME, -1, "narrow(): cannot narrow a 0-dim tensor");
+  THTry(THShape_wrapDim(&d, "narrow()", dim, src->nDimension), -1);
+  int64_t n = src->size[d];
+  THArgCheck(start >= -n && start <= n, TH_ERR_INDEX, -1,
+             "narrow(): start %lld is out of range for dim %d of size %lld", (long long)start, d,
+             (long long)n);
+  if (start < 0) start += n;
+  THArgCheck(length >= 0, TH_ERR_RUNTIME, -1, "narrow(): length %lld must be non-negative",
+             (long long)length);
+  THArgCheck(start + length <= n, TH_ERR_RUNTIME, -1,
+             "narrow(): start %lld + length %lld exceeds size %lld of dim %d", (long long)start,
+             (long long)length, (long long)n, d);
+  THTry(THTensor_(set)(self, src), -1);
+  if (length > 0) self->storageOffset += start * self->stride[d];
+  self->size[d] = length;
+  return 0;
+}
+
+int THTensor_(select)(THTensor *self, THTensor *src, int dim, int64_t index) {
+  int d;
+  THArgCheck(src->nDimension > 0, TH_ERR_INDEX, -1,
+             "select(): cannot select from a 0-dim tensor");
+  THTry(THShape_wrapDim(&d, "select()", dim, src->nDimension), -1);
+  int64_t n = src->size[d];
+  THArgCheck(index >= -n && index < n, TH_ERR_INDEX, -1,
+             "select(): index %lld is out of range for dim %d of size %lld", (long long)index, d,
+             (long long)n);
+  if (index < 0) index += n;
+  int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
+  int m = 0;
+  for (int k = 0; k < src->nDimension; k++) {
+    if (k == d) continue;
+    size[m] = src->size[k];
+    stride[m++] = src->stride[k];
+  }
+  return THTensor_(rawSet)(self, src->storage, src->storageOffset + index * src->stride[d], m,
+                           size, stride);
+}
+
+int THTensor_(transpose)(THTensor *self, THTensor *src, int dim0, int dim1) {
+  int d0, d1;
+  THTry(THShape_wrapDim(&d0, "transpose()", dim0, src->nDimension), -1);
+  THTry(THShape_wrapDim(&d1, "transpose()", dim1, src->nDimension), -1);
+  THTry(THTensor_(set)(self, src), -1);
+  if (self->nDimension == 0 || d0 == d1) return 0;
+  int64_t t = self->size[d0];
+  self->size[d0] = self->size[d1];
+  self->size[d1] = t;
+  t = self->stride[d0];
+  self->stride[d0] = self->stride[d1];
+  self->stride[d1] = t;
+  return 0;
+}
+
+int THTensor_(permute)(THTensor *self, THTensor *src, int ndim, const int *dims) {
+  int seen[TH_MAX_DIM] = {0}, w[TH_MAX_DIM];
+  THArgCheck(ndim == src->nDimension, TH_ERR_RUNTIME, -1,
+             "permute(): number of dims in the permutation (%d) does not match the tensor's "
+             "(%d)", ndim, src->nDimension);
+  for (int i = 0; i < ndim; i++) {
+    THTry(THShape_wrapDim(&w[i], "permute()", dims[i], ndim), -1);
+    THArgCheck(!seen[w[i]], TH_ERR_RUNTIME, -1, "permute(): dim %d is repeated", w[i]);
+    seen[w[i]] = 1;
+  }
+  int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
+  for (int i = 0; i < ndim; i++) {
+    size[i] = src->size[w[i]];
+    stride[i] = src->stride[w[i]];
+  }
+  return THTensor_(rawSet)(self, src->storage, src->storageOffset, ndim, size, stride);
+}
+
+int THTensor_(unfold)(THTensor *self, THTensor *src, int dim, int64_t size, int64_t step) {
+  int d;
+  THTry(THShape_wrapDim(&d, "unfold()", dim, src->nDimension), -1);
+  THArgCheck(src->nDimension < TH_MAX_DIM, TH_ERR_RUNTIME, -1,
+             "unfold(): the result would have more than %d dims", TH_MAX_DIM);
+  int64_t n = src->nDimension ? src->size[d] : 1, st = src->nDimension ? src->stride[d] : 1;
+  THArgCheck(step > 0, TH_ERR_RUNTIME, -1, "unfold(): step %lld must be positive",
+             (long long)step);
+  THArgCheck(size >= 0 && size <= n, TH_ERR_RUNTIME, -1,
+             "unfold(): size %lld is out of range for dim %d of size %lld (expected in [0, "
+             "%lld])", (long long)size, d, (long long)n, (long long)n);
+  int64_t nsize[TH_MAX_DIM], nstride[TH_MAX_DIM];
+  int m = src->nDimension;
+  for (int k = 0; k < m; k++) {
+    nsize[k] = src->size[k];
+    nstride[k] = src->stride[k];
+  }
+  if (m > 0) {
+    nsize[d] = (n - size) / step + 1;
+    nstride[d] = step * st;
+  }
+  nsize[m] = size;
+  nstride[m] = st;
+  return THTensor_(rawSet)(self, src->storage, src->storageOffset, m + 1, nsize, nstride);
+}
+
+int THTensor_(squeeze)(THTensor *self, THTensor *src) {
+  int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
+  int m = 0;
+  for (int k = 0; k < src->nDimension; k++) {
+    if (src->size[k] == 1) continue;
+    size[m] = src->size[k];
+    stride[m++] = src->stride[k];
+  }
+  return THTensor_(rawSet)(self, src->storage, src->storageOffset, m, size, stride);
+}
+
+int THTensor_(squeeze1d)(THTensor *self, THTensor *src, int dim) {
+  int d;
+  THTry(THShape_wrapDim(&d, "squeeze()", dim, src->nDimension), -1);
+  if (src->nDimension == 0 || src->size[d] != 1) return THTensor_(set)(self, src);
+  return THTensor_(select)(self, src, d, 0);
+}
+
+int THTensor_(unsqueeze1d)(THTensor *self, THTensor *src, int dim) {
+  int d;
+  THArgCheck(src->nDimension < TH_MAX_DIM, TH_ERR_RUNTIME, -1,
+             "unsqueeze(): the result would have more than %d dims", TH_MAX_DIM);
+  THTry(THShape_wrapDim(&d, "unsqueeze()", dim, src->nDimension + 1), -1);
+  int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
+  int m = src->nDimension;
+  for (int k = 0, j = 0; k <= m; k++) {
+    if (k == d) {
+      size[k] = 1;
+      stride[k] = d < m ? src->size[d] * src->stride[d] : 1;
+    } else {
+      size[k] = src->size[j];
+      stride[k] = src->stride[j++];
+    }
+  }
+  return THTensor_(rawSet)(self, src->storage, src->storageOffset, m + 1, size, stride);
+}
+
+/* ---- data -------------------------------------------------------------------------------- */
+
+void THTensor_(fill)(THTensor *self, real value) {
+  THIter it;
+  const int64_t *strides[1] = {self->stride};
+  THIter_init(&it, 1, self->nDimension, self->size, strides);
+  real *base = THTensor_(data)(self);
+  if (it.numel == 0) return;
+  TH_APPLY1(&it, real, base, x, *x = value;);
+}
+
+void THTensor_(zero)(THTensor *self) {
+  real zero;
+  memset(&zero, 0, sizeof zero);
+  THTensor_(fill)(self, zero);
+}
+
+int THTensor_(gatherOffsets)(THTensor *out, THStorage *src, const int64_t *offsets, int64_t n) {
+  THArgCheck(THTensor_(isContiguous)(out) && THTensor_(nElement)(out) == n, TH_ERR_RUNTIME, -1,
+             "gatherOffsets(): the output must be contiguous with %lld elements", (long long)n);
+  real *dst = THTensor_(data)(out);
+  for (int64_t i = 0; i < n; i++) {
+    THArgCheck(offsets[i] >= 0 && offsets[i] < src->size, TH_ERR_INDEX, -1,
+               "gatherOffsets(): offset %lld is outside a storage of %lld elements",
+               (long long)offsets[i], (long long)src->size);
+    dst[i] = src->data[offsets[i]];
+  }
+  return 0;
+}
+
+int THTensor_(scatterOffsets)(THStorage *dst, const int64_t *offsets, int64_t n,
+                              THTensor *values) {
+  THArgCheck(THTensor_(isContiguous)(values) && THTensor_(nElement)(values) == n, TH_ERR_RUNTIME,
+             -1, "scatterOffsets(): the values must be contiguous with %lld elements",
+             (long long)n);
+  for (int64_t i = 0; i < n; i++)
+    THArgCheck(offsets[i] >= 0 && offsets[i] < dst->size, TH_ERR_INDEX, -1,
+               "scatterOffsets(): offset %lld is outside a storage of %lld elements",
+               (long long)offsets[i], (long long)dst->size);
+  const real *src = THTensor_(data)(values);
+  for (int64_t i = 0; i < n; i++) dst->data[offsets[i]] = src[i];
+  return 0;
+}
+
+#endif

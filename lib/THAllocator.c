@@ -1,0 +1,274 @@
+#include "THAllocator.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- counters ---------------------------------------------------------------------------- */
+
+static THAllocStats total_stats; /* every allocator together */
+
+static void stats_count(THAllocStats *st, int64_t bytes) {
+  int64_t live = THAtomic_add(&st->live_bytes, bytes) + bytes;
+  THAtomic_add(&st->live_allocs, 1);
+  THAtomic_add(&st->total_allocs, 1);
+  int64_t peak = THAtomic_load(&st->peak_bytes);
+  while (live > peak &&
+         !atomic_compare_exchange_weak_explicit(&st->peak_bytes, &peak, live,
+                                                memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
+
+static void stats_add(THAllocStats *st, int64_t bytes) {
+  stats_count(st, bytes);
+  stats_count(&total_stats, bytes);
+}
+
+static void stats_uncount(THAllocStats *st, int64_t bytes) {
+  THAtomic_add(&st->live_bytes, -bytes);
+  THAtomic_add(&st->live_allocs, -1);
+}
+
+static void stats_remove(THAllocStats *st, int64_t bytes) {
+  stats_uncount(st, bytes);
+  stats_uncount(&total_stats, bytes);
+}
+
+const THAllocStats *THAllocator_totalStats(void) { return &total_stats; }
+
+static void stats_resize(THAllocStats *st, int64_t old_bytes, int64_t new_bytes) {
+  stats_remove(st, old_bytes);
+  stats_add(st, new_bytes);
+  THAtomic_add(&st->total_allocs, -1);
+  THAtomic_add(&total_stats.total_allocs, -1);
+}
+
+/* ---- default: 64-byte aligned heap memory ------------------------------------------------- */
+
+#define TH_ALIGNMENT 64
+
+static void *default_malloc(void *ctx, int64_t bytes) {
+  (void)ctx;
+  void *p = NULL;
+  if (bytes < 0 || (uint64_t)bytes > (uint64_t)PTRDIFF_MAX ||
+      posix_memalign(&p, TH_ALIGNMENT, (size_t)bytes) != 0) {
+    THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes", (long long)bytes);
+    return NULL;
+  }
+  stats_add(THDefaultAllocator.stats, bytes);
+  return p;
+}
+
+static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t new_bytes) {
+  void *p = NULL;
+  if (new_bytes < 0 || (uint64_t)new_bytes > (uint64_t)PTRDIFF_MAX ||
+      posix_memalign(&p, TH_ALIGNMENT, (size_t)new_bytes) != 0) {
+    THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes",
+                (long long)new_bytes);
+    return NULL;
+  }
+  (void)ctx;
+  if (ptr) {
+    memcpy(p, ptr, (size_t)TH_MIN(old_bytes, new_bytes));
+    free(ptr);
+    stats_resize(THDefaultAllocator.stats, old_bytes, new_bytes);
+  } else {
+    stats_add(THDefaultAllocator.stats, new_bytes);
+  }
+  return p;
+}
+
+static void default_free(void *ctx, void *ptr, int64_t bytes) {
+  (void)ctx;
+  if (!ptr) return;
+  free(ptr);
+  stats_remove(THDefaultAllocator.stats, bytes);
+}
+
+/* ---- mapped files and POSIX shared memory ------------------------------------------------- */
+
+static _Atomic uint64_t shm_counter = 0;
+
+static THMapAllocatorContext *map_context(const char *filename, int flags) {
+  THMapAllocatorContext *ctx = THAlloc(sizeof *ctx);
+  if (!ctx) return NULL;
+  ctx->filename = THAlloc(strlen(filename) + 1);
+  if (!ctx->filename) {
+    THFree(ctx);
+    return NULL;
+  }
+  strcpy(ctx->filename, filename);
+  ctx->flags = flags;
+  ctx->fd = -1;
+  ctx->file_size = 0;
+  ctx->size = 0;
+  return ctx;
+}
+
+THMapAllocatorContext *THMapAllocatorContext_new(const char *filename, int flags) {
+  THMapAllocatorContext *ctx = map_context(filename, flags);
+  if (!ctx) return NULL;
+  int shared = flags & TH_ALLOCATOR_MAPPED_SHARED;
+  int oflags = shared ? O_RDWR : O_RDONLY;
+  if (shared && !(flags & TH_ALLOCATOR_MAPPED_NOCREATE)) oflags |= O_CREAT;
+  if (flags & TH_ALLOCATOR_MAPPED_EXCLUSIVE) oflags |= O_EXCL;
+  ctx->fd = (flags & TH_ALLOCATOR_MAPPED_SHAREDMEM) ? shm_open(filename, oflags, 0600)
+                                                    : open(filename, oflags | O_CLOEXEC, 0600);
+  struct stat st;
+  if (ctx->fd < 0 || fstat(ctx->fd, &st) != 0) {
+    THError_set(TH_ERR_RUNTIME, "unable to open '%s' %s: %s", filename,
+                shared ? "for shared mapping" : "read-only for private mapping", strerror(errno));
+    THMapAllocatorContext_free(ctx);
+    return NULL;
+  }
+  ctx->file_size = (int64_t)st.st_size;
+  return ctx;
+}
+
+THMapAllocatorContext *THMapAllocatorContext_newShared(void) {
+  char name[64];
+  uint64_t n = atomic_fetch_add(&shm_counter, 1);
+  snprintf(name, sizeof name, "/pyth_%ld_%llu", (long)getpid(), (unsigned long long)n);
+  return THMapAllocatorContext_new(name, TH_ALLOCATOR_MAPPED_SHARED |
+                                             TH_ALLOCATOR_MAPPED_SHAREDMEM |
+                                             TH_ALLOCATOR_MAPPED_EXCLUSIVE |
+                                             TH_ALLOCATOR_MAPPED_UNLINK);
+}
+
+void THMapAllocatorContext_free(THMapAllocatorContext *ctx) {
+  if (!ctx) return;
+  if (ctx->fd >= 0) close(ctx->fd);
+  THFree(ctx->filename);
+  THFree(ctx);
+}
+
+static void map_unlink(THMapAllocatorContext *ctx) {
+  if (!(ctx->flags & TH_ALLOCATOR_MAPPED_UNLINK)) return;
+  if (ctx->flags & TH_ALLOCATOR_MAPPED_SHAREDMEM)
+    shm_unlink(ctx->filename);
+  else
+    unlink(ctx->filename);
+}
+
+static void *map_malloc_with(THAllocator *self, void *vctx, int64_t bytes) {
+  THMapAllocatorContext *ctx = vctx;
+  int shared = ctx->flags & TH_ALLOCATOR_MAPPED_SHARED;
+  if (bytes > ctx->file_size) {
+    if (!shared) {
+      THError_set(TH_ERR_RUNTIME,
+                  "file '%s' is too short: it has %lld bytes, the storage needs %lld",
+                  ctx->filename, (long long)ctx->file_size, (long long)bytes);
+      return NULL;
+    }
+    if (ftruncate(ctx->fd, (off_t)bytes) != 0) {
+      THError_set(TH_ERR_RUNTIME, "unable to extend '%s' to %lld bytes: %s", ctx->filename,
+                  (long long)bytes, strerror(errno));
+      return NULL;
+    }
+    ctx->file_size = bytes;
+  }
+  void *p = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, shared ? MAP_SHARED : MAP_PRIVATE,
+                 ctx->fd, 0);
+  if (p == MAP_FAILED) {
+    THError_set(TH_ERR_RUNTIME, "unable to map %lld bytes of '%s': %s", (long long)bytes,
+                ctx->filename, strerror(errno));
+    return NULL;
+  }
+  ctx->size = bytes;
+  map_unlink(ctx);
+  if (!(ctx->flags & TH_ALLOCATOR_MAPPED_KEEPFD)) {
+    close(ctx->fd);
+    ctx->fd = -1;
+  }
+  stats_add(self->stats, bytes);
+  return p;
+}
+
+static void map_free_with(THAllocator *self, void *vctx, void *ptr, int64_t bytes) {
+  THMapAllocatorContext *ctx = vctx;
+  if (ptr) {
+    munmap(ptr, (size_t)ctx->size);
+    stats_remove(self->stats, bytes);
+  }
+  THMapAllocatorContext_free(ctx);
+}
+
+static void *mapped_malloc(void *ctx, int64_t bytes) {
+  return map_malloc_with(&THMapAllocator, ctx, bytes);
+}
+static void mapped_free(void *ctx, void *ptr, int64_t bytes) {
+  map_free_with(&THMapAllocator, ctx, ptr, bytes);
+}
+static void *shm_malloc(void *ctx, int64_t bytes) {
+  return map_malloc_with(&THSharedMemAllocator, ctx, bytes);
+}
+static void shm_free(void *ctx, void *ptr, int64_t bytes) {
+  map_free_with(&THSharedMemAllocator, ctx, ptr, bytes);
+}
+
+/* ---- borrowed memory ---------------------------------------------------------------------- */
+
+THBorrowedContext *THBorrowedContext_new(void *owner, void (*release)(void *owner)) {
+  THBorrowedContext *ctx = THAlloc(sizeof *ctx);
+  if (!ctx) return NULL;
+  ctx->owner = owner;
+  ctx->release = release;
+  return ctx;
+}
+
+static void *borrowed_malloc(void *ctx, int64_t bytes) {
+  (void)ctx;
+  THError_set(TH_ERR_RUNTIME, "a borrowed-memory allocator cannot allocate %lld bytes",
+              (long long)bytes);
+  return NULL;
+}
+
+static void borrowed_release(THAllocator *self, void *vctx, void *ptr, int64_t bytes) {
+  THBorrowedContext *ctx = vctx;
+  if (ptr) stats_remove(self->stats, bytes);
+  if (ctx) {
+    if (ctx->release) ctx->release(ctx->owner);
+    THFree(ctx);
+  }
+}
+
+static void borrowed_free(void *ctx, void *ptr, int64_t bytes) {
+  borrowed_release(&THBorrowedAllocator, ctx, ptr, bytes);
+}
+static void numpy_free(void *ctx, void *ptr, int64_t bytes) {
+  borrowed_release(&THNumpyAllocator, ctx, ptr, bytes);
+}
+
+/* Borrowed memory enters the counters when a storage adopts it. */
+void THAllocator_adopt(THAllocator *self, int64_t bytes) {
+  stats_add(self->stats, bytes);
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+static THAllocStats default_stats, mapped_stats, shm_stats, borrowed_stats, numpy_stats;
+
+THAllocator THDefaultAllocator = {"default", default_malloc, default_realloc, default_free,
+                                  &default_stats};
+THAllocator THMapAllocator = {"mapped", mapped_malloc, NULL, mapped_free, &mapped_stats};
+THAllocator THSharedMemAllocator = {"shared", shm_malloc, NULL, shm_free, &shm_stats};
+THAllocator THBorrowedAllocator = {"borrowed", borrowed_malloc, NULL, borrowed_free,
+                                   &borrowed_stats};
+THAllocator THNumpyAllocator = {"numpy", borrowed_malloc, NULL, numpy_free, &numpy_stats};
+
+static THAllocator *const all_allocators[] = {&THDefaultAllocator, &THMapAllocator,
+                                              &THSharedMemAllocator, &THBorrowedAllocator,
+                                              &THNumpyAllocator};
+
+int THAllocator_count(void) { return (int)(sizeof all_allocators / sizeof all_allocators[0]); }
+
+THAllocator *THAllocator_at(int i) {
+  THArgCheck(i >= 0 && i < THAllocator_count(), TH_ERR_INDEX, NULL,
+             "allocator index %d out of range", i);
+  return all_allocators[i];
+}

@@ -1,0 +1,70 @@
+#ifndef TH_GENERAL_H
+#define TH_GENERAL_H
+
+/* THGeneral: what every part of the core shares.
+ *
+ * Errors. No function in the core aborts, exits or longjmps. A function that fails records an
+ * error kind and a message in thread-local storage and returns a failure value (-1 for an int
+ * status, NULL for a pointer). The Python layer reads the pair with THError_kind() and
+ * THError_message() and raises the matching exception. Checks happen before any allocation, or
+ * the error path frees what it took: no leak on any error.
+ */
+
+#ifndef TH_CDEF
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#endif
+
+/* Token pasting for stamped names: THTensor_(add) -> THFloatTensor_add. */
+#define TH_CONCAT_2_EXPAND(x, y) x##y
+#define TH_CONCAT_2(x, y) TH_CONCAT_2_EXPAND(x, y)
+#define TH_CONCAT_3_EXPAND(x, y, z) x##y##z
+#define TH_CONCAT_3(x, y, z) TH_CONCAT_3_EXPAND(x, y, z)
+#define TH_CONCAT_4_EXPAND(x, y, z, w) x##y##z##w
+#define TH_CONCAT_4(x, y, z, w) TH_CONCAT_4_EXPAND(x, y, z, w)
+
+/* The largest number of dimensions a tensor may have (PyTorch allows 64 as well). */
+#define TH_MAX_DIM 64
+
+/* Error kinds; each maps to one Python exception class. */
+enum {
+  TH_ERR_NONE = 0,
+  TH_ERR_INDEX = 1,   /* IndexError   */
+  TH_ERR_RUNTIME = 2, /* RuntimeError */
+  TH_ERR_TYPE = 3,    /* TypeError    */
+  TH_ERR_VALUE = 4,   /* ValueError   */
+  TH_ERR_MEMORY = 5   /* MemoryError  */
+};
+
+int THError_kind(void);
+const char *THError_message(void);
+void THError_clear(void);
+void THError_set(int kind, const char *fmt, ...);
+
+/* Overflow-checked arithmetic on sizes: return 0 and store the result, or -1 on overflow. */
+int THSize_mul(int64_t *out, int64_t a, int64_t b);
+int THSize_add(int64_t *out, int64_t a, int64_t b);
+
+/* Metadata allocation (size/stride arrays, contexts); sets a MemoryError on failure. */
+void *THAlloc(size_t bytes);
+void *THRealloc(void *ptr, size_t bytes);
+void THFree(void *ptr);
+
+#ifndef TH_CDEF
+/* Argument checks: record the error and return RET from the calling function. */
+#define THArgCheck(cond, kind, ret, ...) \
+  do { if (!(cond)) { THError_set((kind), __VA_ARGS__); return ret; } } while (0)
+
+/* Propagate a failure from a callee that has already recorded its error. */
+#define THTry(expr, ret) do { if ((expr) != 0) return ret; } while (0)
+
+#define TH_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TH_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Formats sizes as PyTorch prints a shape, "[2, 3]" ("[]" for 0-dim), into buf; returns buf. */
+const char *THSize_str(char *buf, size_t len, int ndim, const int64_t *size);
+#define TH_SIZE_STR_LEN 512
+#endif
+
+#endif

@@ -1,0 +1,30 @@
+#ifndef TH_SHAPE_H
+#define TH_SHAPE_H
+
+/* Shape and stride arithmetic shared by every element type: it works on plain int64 arrays, so
+ * it is written once here rather than stamped. Functions that can fail take the name of the
+ * user-facing operation for their messages and return 0, or -1 with an error recorded. */
+
+#include "THGeneral.h"
+
+/* Wraps a possibly negative dim into [0, ndim); IndexError naming op otherwise. */
+int THShape_wrapDim(int *out, const char *op, int64_t dim, int ndim);
+/* Checks ndim <= TH_MAX_DIM, sizes >= 0 and that the element count fits in int64. */
+int THShape_numel(int64_t *numel, const char *op, int ndim, const int64_t *size);
+void THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size);
+int THShape_isContiguous(int ndim, const int64_t *size, const int64_t *stride);
+/* One past the furthest element a view reaches (0 when it has no elements). */
+int THShape_span(int64_t *span, const char *op, int64_t offset, int ndim, const int64_t *size,
+                 const int64_t *stride);
+/* Replaces one -1 in size by what numel implies; RuntimeError if the sizes cannot hold numel. */
+int THShape_inferSize(int64_t *out, const char *op, int64_t numel, int ndim, const int64_t *size);
+/* Strides that give a view of newsize over (size, stride) without a copy; RuntimeError if the
+ * layout makes that impossible (PyTorch's rule: each run of merged dims must be contiguous). */
+int THShape_viewStrides(int64_t *newstride, int ndim, const int64_t *size, const int64_t *stride,
+                        int newdim, const int64_t *newsize);
+/* Strides of src broadcast to (ndim, size): 0 along broadcast dims; RuntimeError if src's shape
+ * does not broadcast to size. */
+int THShape_broadcastStrides(int64_t *out, const char *op, int ndim, const int64_t *size,
+                             int sdim, const int64_t *ssize, const int64_t *sstride);
+
+#endif
