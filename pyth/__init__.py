@@ -1,0 +1,28 @@
+"""pyth: a tensor library in the legacy Torch TH tradition.
+
+A C core (lib/, generic/) stamps THStorage and THTensor for ten element types with the
+preprocessor; cffi exposes it as pyth._th; this package wraps the handles in PyTorch-style
+classes.
+"""
+
+from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)
+from ._size import Size
+from .dtypes import (ALL_DTYPES, bfloat16, dtype, float16, float32, float64, get_default_dtype,
+                     int8, int16, int32, int64, set_default_dtype, uint8)
+from .dtypes import bool_ as bool  # noqa: A001  (pyth.bool, as torch.bool)
+from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+                        logspace, ones, ones_like, tensor, zeros, zeros_like)
+from .memory import memory_stats
+from .storage import Storage
+from .tensor import Tensor
+
+# legacy aliases
+byte, char, short, int, long = uint8, int8, int16, int32, int64  # noqa: A001
+float, double, half = float32, float64, float16  # noqa: A001
+
+for _d in ALL_DTYPES:
+    globals()[_d.tensor_class.__name__] = _d.tensor_class
+    globals()[_d.storage_class.__name__] = _d.storage_class
+del _d
+
+__version__ = "0.1.0"

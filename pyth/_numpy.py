@@ -1,0 +1,59 @@
+"""The numpy bridge: zero-copy views both ways, with lifetimes tied together.
+
+A pyth tensor seen from numpy is an ndarray over the storage's memory whose `base` holds the
+tensor, so the storage lives as long as the array. An ndarray seen from pyth is a storage whose
+allocator is "numpy": it borrows the array's memory and keeps the array alive through a cffi
+handle, released by the C core (through `pyth_release_owner`) when the storage dies.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._th import ffi, lib
+
+# cffi handles of the ndarrays that borrowed storages keep alive, by handle address.
+_borrowed: dict[int, Any] = {}
+
+
+@ffi.def_extern()
+def pyth_release_owner(owner) -> None:  # called by the C core, possibly from any thread
+    _borrowed.pop(int(ffi.cast("uintptr_t", owner)), None)
+
+
+def borrow_context(array: np.ndarray):
+    """A THBorrowedContext that keeps `array` alive until the C core releases it."""
+    handle = ffi.new_handle(array)
+    key = int(ffi.cast("uintptr_t", handle))
+    _borrowed[key] = handle
+    ctx = lib.THBorrowedContext_new(handle, lib.pyth_release_owner)
+    if ctx == ffi.NULL:
+        del _borrowed[key]
+        from ._errors import raise_error
+        raise_error()
+    return ctx
+
+
+class _ArrayOwner:
+    """Presents memory through __array_interface__ while holding whatever owns it."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner: Any, interface: dict) -> None:
+        self.owner = owner
+        self.__array_interface__ = interface
+
+
+def array_interface(ptr: int, shape: tuple, strides: tuple, typestr: str) -> dict:
+    """The __array_interface__ dict for memory at ptr with byte strides."""
+    return {"version": 3, "shape": tuple(shape), "typestr": typestr,
+            "data": (ptr, False), "strides": tuple(strides)}
+
+
+def array_view(owner: Any, ptr: int, shape: tuple, strides: tuple, np_dtype: np.dtype) -> np.ndarray:
+    """An ndarray over memory at ptr that keeps `owner` alive (an empty array if no elements)."""
+    if ptr == 0 or 0 in shape:
+        return np.empty(shape, np_dtype)
+    return np.asarray(_ArrayOwner(owner, array_interface(ptr, shape, strides, np_dtype.str)))

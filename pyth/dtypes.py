@@ -1,0 +1,154 @@
+"""Element types: one dtype object per stamped C type, and the tables that dispatch on them.
+
+Each dtype carries `c`, the namespace of its stamped C functions (`pyth.float32.c.newNarrow` is
+`lib.THFloatTensor_newNarrow`), so Python picks a kernel by table lookup, never by if-chains.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from ._th import ffi, lib
+
+
+class _CFunctions:
+    """The lib functions of one stamped C type, looked up by short name and cached.
+
+    `_CFunctions("THFloatTensor_").narrow` is `lib.THFloatTensor_narrow`.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(lib, self._prefix + name)
+        setattr(self, name, fn)
+        return fn
+
+
+class dtype:
+    """An element type: name, size, kind, numpy equivalent, and its C function tables."""
+
+    def __init__(self, name: str, real: str, ctype: str, kind: str, np_dtype: str | None,
+                 to_c: Callable[[Any], Any], from_c: Callable[[Any], Any],
+                 lo: float | None = None, hi: float | None = None) -> None:
+        self.name = name
+        self.real = real                      # the C name part: Float, Long, BFloat16, ...
+        self.ctype = ctype                    # the C element type
+        self.kind = kind                      # 'b' bool, 'u' unsigned, 'i' signed, 'f' float
+        self.is_floating_point = kind == "f"
+        self.is_signed = kind in "if"
+        self.itemsize = ffi.sizeof(ctype)
+        self._np = np.dtype(np_dtype) if np_dtype else None
+        self.to_c = to_c                      # Python scalar -> C real
+        self.from_c = from_c                  # C real -> Python scalar
+        self.min, self.max = lo, hi           # representable range of integer types
+        self.tensor = _CFunctions(f"TH{real}Tensor_")
+        self.storage = _CFunctions(f"TH{real}Storage_")
+        self.tensor_class: type = None        # set by pyth.tensor
+        self.storage_class: type = None       # set by pyth.storage
+
+    def __repr__(self) -> str:
+        return f"pyth.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+    def to_numpy(self) -> np.dtype:
+        """The numpy dtype with the same layout; TypeError for bfloat16, which numpy lacks."""
+        if self._np is None:
+            raise TypeError(f"pyth.{self.name} has no numpy equivalent")
+        return self._np
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+
+def _int_to_c(name: str, lo: int, hi: int) -> Callable[[Any], int]:
+    def convert(v: Any) -> int:
+        if isinstance(v, float):
+            if not math.isfinite(v):
+                raise RuntimeError(f"value {v} cannot be converted to type {name} without overflow")
+            v = math.trunc(v)
+        v = int(v)
+        if not lo <= v <= hi:
+            raise RuntimeError(f"value {v} cannot be converted to type {name} without overflow")
+        return v
+    return convert
+
+
+def _half_to_c(v: Any):
+    return lib.TH_float2half(float(v))
+
+
+def _bf16_to_c(v: Any):
+    return lib.TH_float2bfloat16(float(v))
+
+
+def _half_from_c(h) -> float:
+    return float(lib.TH_half2float(h))
+
+
+def _bf16_from_c(h) -> float:
+    return float(lib.TH_bfloat162float(h))
+
+
+def _int_type(name: str, real: str, ctype: str, kind: str, bits: int) -> dtype:
+    lo, hi = (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    return dtype(name, real, ctype, kind, name, _int_to_c(name, lo, hi), int, lo, hi)
+
+
+uint8 = _int_type("uint8", "Byte", "uint8_t", "u", 8)
+int8 = _int_type("int8", "Char", "int8_t", "i", 8)
+int16 = _int_type("int16", "Short", "int16_t", "i", 16)
+int32 = _int_type("int32", "Int", "int32_t", "i", 32)
+int64 = _int_type("int64", "Long", "int64_t", "i", 64)
+float32 = dtype("float32", "Float", "float", "f", "float32", float, float)
+float64 = dtype("float64", "Double", "double", "f", "float64", float, float)
+float16 = dtype("float16", "Half", "THHalf", "f", "float16", _half_to_c, _half_from_c)
+bfloat16 = dtype("bfloat16", "BFloat16", "THBFloat16", "f", None, _bf16_to_c, _bf16_from_c)
+bool_ = dtype("bool", "Bool", "bool", "b", "bool", bool, bool)
+
+ALL_DTYPES = (uint8, int8, int16, int32, int64, float32, float64, float16, bfloat16, bool_)
+
+# The legacy conversion methods (t.float(), s.long(), ...) and the dtype each one targets.
+CONVERSIONS = {"byte": uint8, "char": int8, "short": int16, "int": int32, "long": int64,
+               "float": float32, "double": float64, "half": float16, "bfloat16": bfloat16,
+               "bool": bool_}
+
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NUMPY = {d._np: d for d in ALL_DTYPES if d._np is not None}
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """The pyth dtype for a numpy dtype; TypeError for those pyth does not have."""
+    d = _BY_NUMPY.get(np.dtype(np_dtype).newbyteorder("="))
+    if d is None:
+        supported = ", ".join(str(k) for k in _BY_NUMPY)
+        raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}; "
+                        f"the supported types are: {supported}")
+    return d
+
+
+_default_dtype = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype Python floats become (float32 unless changed)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Make d (a floating dtype) the default for Python floats and float factories."""
+    global _default_dtype
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"set_default_dtype(): only floating dtypes are allowed, got {d!r}")
+    _default_dtype = d

@@ -1,0 +1,521 @@
+"""Tensor: a strided view on a Storage (TH's THTensor), one class per element type.
+
+A Tensor wraps one C reference (`_h`, a cffi `TH<Real>Tensor *` released through ffi.gc). Its
+dtype comes from its class (FloatTensor.dtype is pyth.float32); the classes share this one
+implementation. Every operation reaches its C function through the dtype's table:
+`self.dtype.tensor.newNarrow` is `lib.TH<Real>Tensor_newNarrow`.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _numpy
+from . import dtypes as _dt
+from ._errors import check, check_ptr
+from ._size import Size
+from ._th import ffi, lib
+from .storage import Storage, wrap_storage
+
+_INT_MAX = 2**31 - 1
+
+
+def wrap(dt: _dt.dtype, ptr) -> "Tensor":
+    """A Python Tensor owning the (new) C reference ptr."""
+    t = object.__new__(dt.tensor_class)
+    t._h = ffi.gc(check_ptr(ptr), dt.tensor.free)
+    return t
+
+
+def as_dim(d: Any) -> int:
+    """A dim argument as a C int: TypeError for non-integers, IndexError when absurdly large."""
+    d = operator.index(d)
+    if not -_INT_MAX <= d <= _INT_MAX:
+        raise IndexError(f"dim {d} is out of range")
+    return d
+
+
+def parse_sizes(args: Sequence[Any], op: str = "size") -> tuple:
+    """Sizes given as varargs ints or as one sequence: (2, 3) and ((2, 3),) alike."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
+        args = args[0]
+    try:
+        return tuple(operator.index(s) for s in args)
+    except TypeError:
+        names = ", ".join(type(s).__name__ for s in args)
+        raise TypeError(f"{op}(): sizes must be integers, got ({names})") from None
+
+
+def c_sizes(sizes: Sequence[int]):
+    """An int64_t[] for sizes (raises MemoryError on overflowing values, like the C checks)."""
+    try:
+        return ffi.new("int64_t[]", list(sizes))
+    except OverflowError:
+        raise MemoryError(f"sizes {list(sizes)} do not fit in int64") from None
+
+
+class Tensor:
+    """A strided view on a Storage: sizes, strides, offset (int64), any number of dims."""
+
+    __slots__ = ("_h", "__weakref__")
+    dtype: _dt.dtype = None  # set on each per-type class
+
+    # ---- construction (legacy forms) ----
+    def __new__(cls, *args: Any) -> "Tensor":
+        dt = cls.dtype or _dt.get_default_dtype()
+        if not args:
+            return wrap(dt, dt.tensor.new())
+        first = args[0]
+        if len(args) == 1 and isinstance(first, Storage):
+            if first.dtype is not dt:
+                raise TypeError(f"{cls.__name__}(): expected a {dt.real}Storage, "
+                                f"got {type(first).__name__}")
+            return cls._on_storage(first)
+        if len(args) == 1 and isinstance(first, Tensor):
+            if first.dtype is not dt:
+                raise TypeError(f"{cls.__name__}(): expected a {cls.__name__}, got {first.type()}")
+            return wrap(dt, dt.tensor.newWithTensor(first._h))
+        if isinstance(first, (int, np.integer, Size)) and not isinstance(first, bool):
+            return _empty(parse_sizes(args, cls.__name__), dt)
+        if len(args) == 1:
+            from .factories import tensor
+            return tensor(first, dtype=dt)
+        raise TypeError(f"{cls.__name__}(): expected sizes, a sequence, a Storage or a Tensor")
+
+    @staticmethod
+    def _on_storage(storage: Storage) -> "Tensor":
+        """A 1-D tensor viewing all of storage."""
+        dt = storage.dtype
+        return wrap(dt, dt.tensor.newWithStorage(storage._h, 0, 1, c_sizes([len(storage)]),
+                                                 ffi.NULL))
+
+    # ---- geometry ----
+    def dim(self) -> int:
+        return self._h.nDimension
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        return self._h.nDimension
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape as a pyth.Size, or the size of one dim."""
+        h = self._h
+        if dim is None:
+            return Size(ffi.unpack(h.size, h.nDimension))
+        return self._geometry_at(h.size, as_dim(dim), "size")
+
+    @property
+    def shape(self) -> Size:
+        h = self._h
+        return Size(ffi.unpack(h.size, h.nDimension))
+
+    def stride(self, dim: int | None = None) -> tuple | int:
+        """The strides (in elements), or the stride of one dim."""
+        h = self._h
+        if dim is None:
+            return tuple(ffi.unpack(h.stride, h.nDimension))
+        return self._geometry_at(h.stride, as_dim(dim), "stride")
+
+    def _geometry_at(self, arr, d: int, op: str) -> int:
+        n = self._h.nDimension
+        lim = max(n, 1)
+        if not -lim <= d < lim:
+            raise IndexError(f"{op}(): dim {d} is out of range for a tensor of {n} dims "
+                             f"(expected in [{-lim}, {lim - 1}])")
+        return arr[d % lim] if n else 1
+
+    def storage_offset(self) -> int:
+        return self._h.storageOffset
+
+    def storage(self) -> Storage:
+        """The Storage this tensor views (shared, not a copy)."""
+        return wrap_storage(self.dtype, self._h.storage, owned=False)
+
+    untyped_storage = storage
+
+    def numel(self) -> int:
+        return self.dtype.tensor.nElement(self._h)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def __len__(self) -> int:
+        if self._h.nDimension == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._h.size[0]
+
+    def is_contiguous(self) -> bool:
+        return bool(self.dtype.tensor.isContiguous(self._h))
+
+    def is_set_to(self, other: "Tensor") -> bool:
+        """Same storage, offset, sizes and strides."""
+        return self.dtype is other.dtype and bool(self.dtype.tensor.isSetTo(self._h, other._h))
+
+    def data_ptr(self) -> int:
+        h = self._h
+        base = int(ffi.cast("uintptr_t", h.storage.data))
+        return base + h.storageOffset * self.dtype.itemsize if base else 0
+
+    @property
+    def is_floating_point_type(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    # ---- views (share storage) ----
+    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newNarrow(self._h, as_dim(dim),
+                                                            operator.index(start),
+                                                            operator.index(length)))
+
+    def select(self, dim: int, index: int) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newSelect(self._h, as_dim(dim),
+                                                            operator.index(index)))
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newTranspose(self._h, as_dim(dim0),
+                                                               as_dim(dim1)))
+
+    swapaxes = transpose
+
+    def t(self) -> "Tensor":
+        """Transpose of a tensor of at most 2 dims."""
+        if self.dim() > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                               f"{self.dim()}D")
+        return self.transpose(0, -1) if self.dim() == 2 else self
+
+    @property
+    def T(self) -> "Tensor":
+        """All dims reversed."""
+        return self.permute(*range(self.dim() - 1, -1, -1))
+
+    def permute(self, *dims: Any) -> "Tensor":
+        dims = parse_sizes(dims, "permute")
+        arr = ffi.new("int[]", [as_dim(d) for d in dims])
+        return wrap(self.dtype, self.dtype.tensor.newPermute(self._h, len(dims), arr))
+
+    def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
+        """Windows of `size` elements every `step` along dimension, as a new last dim."""
+        return wrap(self.dtype, self.dtype.tensor.newUnfold(self._h, as_dim(dimension),
+                                                            operator.index(size),
+                                                            operator.index(step)))
+
+    def squeeze(self, dim: int | None = None) -> "Tensor":
+        if dim is None:
+            return wrap(self.dtype, self.dtype.tensor.newSqueeze(self._h))
+        return wrap(self.dtype, self.dtype.tensor.newSqueeze1d(self._h, as_dim(dim)))
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newUnsqueeze1d(self._h, as_dim(dim)))
+
+    def view(self, *shape: Any) -> "Tensor":
+        """Same data, new shape; RuntimeError where the strides forbid it (see reshape)."""
+        sizes = parse_sizes(shape, "view")
+        return wrap(self.dtype, self.dtype.tensor.newView(self._h, len(sizes), c_sizes(sizes)))
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        return self.view(other.size())
+
+    def reshape(self, *shape: Any) -> "Tensor":
+        """A view when the strides allow one, otherwise a contiguous copy."""
+        sizes = parse_sizes(shape, "reshape")
+        out = ffi.new("int64_t[]", max(len(sizes), 1))
+        check(lib.THShape_inferSize(out, b"reshape()", self.numel(), len(sizes), c_sizes(sizes)))
+        ptr = self.dtype.tensor.newView(self._h, len(sizes), c_sizes(sizes))
+        if ptr != ffi.NULL:
+            return wrap(self.dtype, ptr)
+        lib.THError_clear()
+        return self.contiguous().view(sizes)
+
+    def reshape_as(self, other: "Tensor") -> "Tensor":
+        return self.reshape(other.size())
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        """Merge dims start_dim..end_dim into one (a view when possible)."""
+        shape = list(self.size())
+        if not shape:
+            return self.reshape(1)
+        n = len(shape)
+        s, e = as_dim(start_dim), as_dim(end_dim)
+        for d in (s, e):
+            if not -n <= d < n:
+                raise IndexError(f"flatten(): dim {d} is out of range for a tensor of {n} dims "
+                                 f"(expected in [{-n}, {n - 1}])")
+        s, e = s % n, e % n
+        if s > e:
+            raise RuntimeError("flatten(): start_dim cannot come after end_dim")
+        merged = 1
+        for k in shape[s:e + 1]:
+            merged *= k
+        return self.reshape(shape[:s] + [merged] + shape[e + 1:])
+
+    def expand(self, *sizes: Any) -> "Tensor":
+        """A view with size-1 dims repeated (stride 0); -1 keeps a size."""
+        sizes = parse_sizes(sizes, "expand")
+        return wrap(self.dtype, self.dtype.tensor.newExpand(self._h, len(sizes), c_sizes(sizes)))
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        return self.expand(other.size())
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newDiagonal(self._h, operator.index(offset),
+                                                              as_dim(dim1), as_dim(dim2)))
+
+    def as_strided(self, size: Sequence[int], stride: Sequence[int],
+                   storage_offset: int | None = None) -> "Tensor":
+        """A view with explicit geometry; it must stay inside the storage."""
+        size, stride = parse_sizes(size, "as_strided"), parse_sizes(stride, "as_strided")
+        if len(size) != len(stride):
+            raise RuntimeError(f"as_strided(): mismatch in length of strides and shape "
+                               f"({len(stride)} and {len(size)})")
+        offset = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
+        return wrap(self.dtype, self.dtype.tensor.newWithStorage(
+            self._h.storage, offset, len(size), c_sizes(size), c_sizes(stride)))
+
+    # ---- in-place geometry ----
+    def set_(self, source: Any = None, storage_offset: int = 0, size: Any = None,
+             stride: Any = None) -> "Tensor":
+        """View source (a Storage or Tensor), or nothing; grows a resizable storage as TH did."""
+        T = self.dtype.tensor
+        if source is None:
+            empty = wrap(self.dtype, T.new())
+            check(T.set(self._h, empty._h))
+        elif isinstance(source, Tensor):
+            self._check_same_type(source, "set_")
+            check(T.set(self._h, source._h))
+        elif isinstance(source, Storage):
+            if source.dtype is not self.dtype:
+                raise TypeError(f"set_(): expected a {self.dtype.real}Storage, "
+                                f"got {type(source).__name__}")
+            sizes = (len(source),) if size is None else parse_sizes(size, "set_")
+            strides = ffi.NULL if stride is None else c_sizes(parse_sizes(stride, "set_"))
+            if stride is not None and len(parse_sizes(stride)) != len(sizes):
+                raise RuntimeError("set_(): size and stride must have the same length")
+            check(T.setStorage(self._h, source._h, operator.index(storage_offset), len(sizes),
+                               c_sizes(sizes), strides))
+        else:
+            raise TypeError(f"set_(): expected a Storage or a Tensor, got {type(source).__name__}")
+        return self
+
+    def resize_(self, *sizes: Any) -> "Tensor":
+        """Contiguous with the given sizes, keeping the storage (grown if needed)."""
+        sizes = parse_sizes(sizes, "resize_")
+        check(self.dtype.tensor.resize(self._h, len(sizes), c_sizes(sizes)))
+        return self
+
+    def resize_as_(self, other: "Tensor") -> "Tensor":
+        return self.resize_(other.size())
+
+    # ---- data ----
+    def _check_same_type(self, other: Any, op: str) -> None:
+        if not isinstance(other, Tensor) or other.dtype is not self.dtype:
+            raise TypeError(f"{op}(): expected a {self.type()}, got "
+                            f"{other.type() if isinstance(other, Tensor) else type(other).__name__}")
+
+    def copy_(self, src: Any) -> "Tensor":
+        """Copy src's values (any type, broadcast to self's shape) into self."""
+        if not isinstance(src, Tensor):
+            from .factories import tensor
+            src = tensor(src, dtype=self.dtype)
+        check(getattr(self.dtype.tensor, "copy" + src.dtype.real)(self._h, src._h))
+        return self
+
+    def fill_(self, value: Any) -> "Tensor":
+        if isinstance(value, Tensor):
+            if value.dim() != 0:
+                raise RuntimeError(f"fill_() only supports 0-dimension value tensor but got "
+                                   f"tensor with {value.dim()} dimensions")
+            value = value.item()
+        self.dtype.tensor.fill(self._h, self.dtype.to_c(value))
+        return self
+
+    def zero_(self) -> "Tensor":
+        self.dtype.tensor.zero(self._h)
+        return self
+
+    def clone(self) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newClone(self._h))
+
+    def contiguous(self) -> "Tensor":
+        """self when already contiguous, else a contiguous copy."""
+        if self.dtype.tensor.isContiguous(self._h):
+            return self
+        return self.clone()
+
+    def detach(self) -> "Tensor":
+        return wrap(self.dtype, self.dtype.tensor.newWithTensor(self._h))
+
+    # ---- types ----
+    def type(self, t: Any = None) -> Any:
+        """'pyth.FloatTensor', or a copy converted to t (a class, name or dtype)."""
+        if t is None:
+            return f"pyth.{type(self).__name__}"
+        if isinstance(t, str):
+            name = t.rsplit(".", 1)[-1]
+            target = next((d for d in _dt.ALL_DTYPES if d.tensor_class.__name__ == name), None)
+            if target is None:
+                raise ValueError(f"type(): invalid type '{t}'")
+        elif isinstance(t, type) and issubclass(t, Tensor) and t.dtype is not None:
+            target = t.dtype
+        elif isinstance(t, _dt.dtype):
+            target = t
+        else:
+            raise TypeError(f"type(): expected a tensor type, got {t!r}")
+        return self.to(target)
+
+    def to(self, *args: Any, dtype: _dt.dtype | None = None, copy: bool = False,
+           **kwargs: Any) -> "Tensor":
+        """Convert to a dtype (self when already that type, unless copy=True)."""
+        for a in args:
+            if isinstance(a, _dt.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif a not in ("cpu", None):
+                raise TypeError(f"to(): unsupported argument {a!r}")
+        target = dtype or self.dtype
+        if target is self.dtype and not copy:
+            return self
+        out = _empty(self.size(), target)
+        return out.copy_(self)
+
+    # ---- Python scalars and lists ----
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python scalar."""
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self.dtype.from_c(self.dtype.tensor.data(self._h)[0])
+
+    def tolist(self) -> Any:
+        """Nested Python lists (a scalar for 0-dim)."""
+        if self.dtype is _dt.bfloat16:
+            return self.float().tolist()
+        return self.numpy().tolist()
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self.select(0, i) for i in range(self._h.size[0]))
+
+    def _scalar(self) -> Any:
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __bool__(self) -> bool:
+        n = self.numel()
+        if n != 1:
+            what = "no values" if n == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    # ---- numpy ----
+    def numpy(self) -> np.ndarray:
+        """A zero-copy ndarray view that keeps this tensor's storage alive."""
+        npdt = self.dtype.to_numpy()
+        size = self.dtype.itemsize
+        return _numpy.array_view(self, self.data_ptr(), tuple(self.size()),
+                                 tuple(s * size for s in self.stride()), npdt)
+
+    @property
+    def __array_interface__(self) -> dict:
+        npdt = self.dtype.to_numpy()
+        if self.numel() == 0:
+            return np.empty(tuple(self.size()), npdt).__array_interface__
+        size = self.dtype.itemsize
+        return _numpy.array_interface(self.data_ptr(), tuple(self.size()),
+                                      tuple(s * size for s in self.stride()), npdt.str)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy 2 protocol: a view when possible; copy=False refuses to copy."""
+        if self.dtype is _dt.bfloat16:
+            if copy is False:
+                raise ValueError("bfloat16 has no numpy equivalent: a copy to float32 is needed")
+            arr = self.float().numpy()
+        else:
+            arr = self.numpy()
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False:
+                raise ValueError(f"converting {self.type()} to {np.dtype(dtype)} needs a copy")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
+
+    # ---- pickle / copy ----
+    def __reduce_ex__(self, protocol: int):
+        return (_rebuild_tensor, (self.storage(), self.storage_offset(), tuple(self.size()),
+                                  self.stride()))
+
+    # ---- indexing ----
+    def __getitem__(self, index: Any) -> "Tensor":
+        from ._indexing import getitem
+        return getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        from ._indexing import setitem
+        setitem(self, index, value)
+
+    # ---- printing and introspection ----
+    def __repr__(self) -> str:
+        from ._printing import format_tensor
+        return format_tensor(self)
+
+    __str__ = __repr__
+
+    def explain(self) -> str:
+        """A plain-text picture of how this view reaches its storage's cells."""
+        from ._explain import explain
+        return explain(self)
+
+
+def _rebuild_tensor(storage: Storage, offset: int, size: tuple, stride: tuple) -> Tensor:
+    dt = storage.dtype
+    return wrap(dt, dt.tensor.newWithStorage(storage._h, offset, len(size), c_sizes(size),
+                                             c_sizes(stride)))
+
+
+def _empty(sizes: Sequence[int], dt: _dt.dtype) -> Tensor:
+    return wrap(dt, dt.tensor.newWithSize(len(sizes), c_sizes(sizes)))
+
+
+def _conversion(dt: _dt.dtype):
+    def convert(self: Tensor) -> Tensor:
+        return self.to(dt)
+    convert.__name__ = dt.name
+    convert.__doc__ = f"This tensor as pyth.{dt.name} (self when it already is)."
+    return convert
+
+
+for _name, _dtype in _dt.CONVERSIONS.items():
+    setattr(Tensor, _name, _conversion(_dtype))
+
+for _dtype in _dt.ALL_DTYPES:
+    _cls = type(f"{_dtype.real}Tensor", (Tensor,), {"__slots__": (), "dtype": _dtype,
+                "__doc__": f"Tensor of {_dtype.name} elements."})
+    _cls.__module__ = "pyth"
+    _dtype.tensor_class = _cls
+    globals()[_cls.__name__] = _cls
