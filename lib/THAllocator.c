@@ -140,19 +140,22 @@ THMapAllocatorContext *THMapAllocatorContext_newShared(void) {
                                              TH_ALLOCATOR_MAPPED_UNLINK);
 }
 
-void THMapAllocatorContext_free(THMapAllocatorContext *ctx) {
-  if (!ctx) return;
-  if (ctx->fd >= 0) close(ctx->fd);
-  THFree(ctx->filename);
-  THFree(ctx);
-}
-
+/* Removes the name (once) when the flags ask for it, mapped or not. */
 static void map_unlink(THMapAllocatorContext *ctx) {
   if (!(ctx->flags & TH_ALLOCATOR_MAPPED_UNLINK)) return;
+  ctx->flags &= ~TH_ALLOCATOR_MAPPED_UNLINK; /* once */
   if (ctx->flags & TH_ALLOCATOR_MAPPED_SHAREDMEM)
     shm_unlink(ctx->filename);
   else
     unlink(ctx->filename);
+}
+
+void THMapAllocatorContext_free(THMapAllocatorContext *ctx) {
+  if (!ctx) return;
+  if (ctx->fd >= 0) map_unlink(ctx); /* the name exists only if we opened it */
+  if (ctx->fd >= 0) close(ctx->fd);
+  THFree(ctx->filename);
+  THFree(ctx);
 }
 
 static void *map_malloc_with(THAllocator *self, void *vctx, int64_t bytes) {

@@ -145,8 +145,8 @@ def _reached_lines(
     if numel == 0:
         return [f"  the view has no elements: it reaches none of the {storage_size} cells"]
     reached = len(counts) if counts is not None else _distinct_cells(sizes, strides)
-    how_many = f"{reached}" if reached is not None else f"at most {numel}"
     low, high = _cell_range(sizes, strides, offset)
+    how_many = f"{reached}" if reached is not None else f"at most {min(numel, high - low + 1)}"
     return [
         f"  the view reaches {how_many} of the {storage_size} cells, "
         f"all within cells {low} .. {high}"

@@ -172,7 +172,7 @@ def _offsets(p: _Plan) -> np.ndarray:
         axes = [1] * ndim
         axes[axis] = size
         total = total + (np.arange(size, dtype=np.int64) * stride).reshape(axes)
-    return np.ascontiguousarray(np.broadcast_to(total, shape))
+    return np.array(np.broadcast_to(total, shape), dtype=np.int64, order="C")
 
 
 def getitem(t, index: Any):

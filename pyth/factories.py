@@ -72,7 +72,7 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
     if isinstance(data, Tensor):
         return data.to(dtype or data.dtype, copy=True)
     if isinstance(data, np.ndarray):
-        src = from_numpy(np.ascontiguousarray(data))
+        src = from_numpy(data if min(data.strides, default=0) >= 0 else data.copy())
         return src.to(dtype or src.dtype, copy=True)
     shape: list = []
     kinds: set = set()
@@ -87,7 +87,7 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
         arr = np.array(data, dtype=carrier) if kinds else np.zeros(shape, dtype=carrier)
     except OverflowError as e:
         raise RuntimeError(f"tensor(): value out of range for {dt!r}: {e}") from None
-    src = from_numpy(np.ascontiguousarray(arr))
+    src = from_numpy(arr)
     return src.to(dt, copy=True) if src.dtype is not dt else src.clone()
 
 
@@ -170,7 +170,7 @@ def full_like(t: Tensor, fill_value: Any, dtype: _dt.dtype | None = None, **_: A
 # ---- ranges ----
 
 def _from_values(values: np.ndarray, dt: _dt.dtype) -> Tensor:
-    src = from_numpy(np.ascontiguousarray(values))
+    src = from_numpy(np.asarray(values))
     return src.to(dt, copy=True) if src.dtype is not dt else src.clone()
 
 

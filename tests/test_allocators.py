@@ -23,7 +23,6 @@ COUNTERS = ("live_bytes", "peak_bytes", "live_allocations")
 def settle():
     """Collect garbage so counters reflect only live objects."""
     gc.collect()
-    gc.collect()
 
 
 def stats():

@@ -401,6 +401,28 @@ def test_explain_big_strided_view_counts_distinct_cells():
     assert f"{min(expected)} .. {max(expected)}" in text
 
 
+def test_explain_big_expanded_view_counts_shared_cells_once():
+    base = pyth.arange(1000, dtype=pyth.float32)
+    t = base[200:300].view(100, 1).expand(100, 5)
+    text = explain(t)
+    assert "100 of the 1000 cells" in text
+    assert "200 .. 299" in text
+    assert "stride 0" in text
+
+
+def test_explain_huge_views_never_overcount_cells():
+    # more elements than explain() walks: the count comes from the strides alone
+    t = pyth.zeros(1100, 1000).t()
+    assert "1100000 of the 1100000 cells" in explain(t)
+    base = pyth.zeros(2100)
+    overlapping = base.as_strided((1100, 1000), (1, 1))  # cell i + j: only 2099 distinct
+    text = explain(overlapping)
+    m = re.search(r"reaches (at most )?(\d+) of the 2100 cells", text)
+    assert m, text
+    assert m.group(1) or int(m.group(2)) == 2099
+    assert "0 .. 2098" in text
+
+
 def test_explain_empty_view():
     t = pyth.zeros(0, 3)
     text = explain(t)
