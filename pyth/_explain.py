@@ -78,13 +78,17 @@ def _drawing(storage_size: int, counts: Dict[int, int]) -> List[str]:
     width = max(len(str(max(storage_size - 1, 0))), 2)
     shared = any(c > 1 for c in counts.values())
     legend = "'^' marks a cell this view reaches"
-    lines = [f"  storage cells ({legend}{'; times: how many elements share it' if shared else ''}):"]
+    if shared:
+        legend += "; times: how many elements share it"
+    lines = [f"  storage cells ({legend}):"]
     for start in range(0, storage_size, CELLS_PER_LINE):
         cells = range(start, min(start + CELLS_PER_LINE, storage_size))
+        marks = ("^" if c in counts else "." for c in cells)
         lines.append("  cell    " + " ".join(str(c).rjust(width) for c in cells))
-        lines.append("  reached " + " ".join(("^" if c in counts else ".").rjust(width) for c in cells))
+        lines.append("  reached " + " ".join(m.rjust(width) for m in marks))
         if shared:
-            lines.append("  times   " + " ".join(str(counts.get(c, ".")).rjust(width) for c in cells))
+            times = (str(counts.get(c, ".")) for c in cells)
+            lines.append("  times   " + " ".join(x.rjust(width) for x in times))
     if storage_size == 0:
         lines.append("  (the storage has no cells)")
     return lines

@@ -151,7 +151,8 @@ def test_nan_and_inf_print_by_name():
 
 
 def test_nan_inf_do_not_spoil_integral_printing():
-    toks = [row[0] for row in tokens(format_tensor(pyth.tensor([float("nan"), 2.0, float("inf")])))]
+    t = pyth.tensor([float("nan"), 2.0, float("inf")])
+    toks = [row[0] for row in tokens(format_tensor(t))]
     assert toks == ["nan", "2", "inf"]
 
 
