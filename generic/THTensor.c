@@ -216,8 +216,6 @@ THTensor *THTensor_(newExpand)(THTensor *src, int ndim, const int64_t *size) {
 
 THTensor *THTensor_(newDiagonal)(THTensor *src, int64_t offset, int dim1, int dim2) {
   int d1, d2;
-  THArgCheck(src->nDimension >= 2, TH_ERR_RUNTIME, NULL,
-             "diagonal(): needs a tensor of at least 2 dims, got %d", src->nDimension);
   THTry(THShape_wrapDim(&d1, "diagonal()", dim1, src->nDimension), NULL);
   THTry(THShape_wrapDim(&d2, "diagonal()", dim2, src->nDimension), NULL);
   THArgCheck(d1 != d2, TH_ERR_RUNTIME, NULL,
@@ -292,6 +290,17 @@ int THTensor_(isSetTo)(const THTensor *self, const THTensor *src) {
   return 1;
 }
 
+int THTensor_(checkBounds)(const THTensor *self, const char *op) {
+  int64_t span;
+  THTry(THShape_span(&span, op, self->storageOffset, self->nDimension, self->size, self->stride),
+        -1);
+  THArgCheck(span <= self->storage->size, TH_ERR_RUNTIME, -1,
+             "%s: the tensor reaches storage element %lld, but its storage has only %lld "
+             "elements (was the storage resized under it?)", op, (long long)span - 1,
+             (long long)self->storage->size);
+  return 0;
+}
+
 /* ---- in-place geometry ------------------------------------------------------------------- */
 
 int THTensor_(setStorage)(THTensor *self, THStorage *storage, int64_t offset, int ndim,
@@ -328,6 +337,11 @@ int THTensor_(set)(THTensor *self, THTensor *src) {
 int THTensor_(resize)(THTensor *self, int ndim, const int64_t *size) {
   int64_t numel, stride[TH_MAX_DIM];
   THTry(THShape_numel(&numel, "resize_()", ndim, size), -1);
+  if (ndim == self->nDimension) { /* same sizes: nothing moves, strides stay as they are */
+    int same = 1;
+    for (int d = 0; d < ndim; d++) same &= self->size[d] == size[d];
+    if (same) return THTensor_(checkBounds)(self, "resize_()");
+  }
   THShape_contiguousStrides(stride, ndim, size);
   return THTensor_(setStorage)(self, self->storage, self->storageOffset, ndim, size, stride);
 }
@@ -475,24 +489,32 @@ int THTensor_(unsqueeze1d)(THTensor *self, THTensor *src, int dim) {
 
 /* ---- data -------------------------------------------------------------------------------- */
 
-void THTensor_(fill)(THTensor *self, real value) {
-  THIter it;
-  const int64_t *strides[1] = {self->stride};
-  THIter_init(&it, 1, self->nDimension, self->size, strides);
-  real *base = THTensor_(data)(self);
-  if (it.numel == 0) return;
-  TH_APPLY1(&it, real, base, x, *x = value;);
+static void THTensor_(fillRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  const real value = *(const real *)ctx;
+  TH_ROW_LOOP1(n, data, stride, real, x, *x = value;);
 }
 
-void THTensor_(zero)(THTensor *self) {
+int THTensor_(fill)(THTensor *self, real value) {
+  THTry(THTensor_(checkBounds)(self, "fill_()"), -1);
+  THIter it;
+  const int64_t *strides[1] = {self->stride};
+  const int64_t elsize[1] = {sizeof(real)};
+  THIter_init(&it, 1, self->nDimension, self->size, strides, elsize, 0);
+  char *base[1] = {(char *)THTensor_(data)(self)};
+  THIter_run(&it, base, THTensor_(fillRow), &value, 1);
+  return 0;
+}
+
+int THTensor_(zero)(THTensor *self) {
   real zero;
   memset(&zero, 0, sizeof zero);
-  THTensor_(fill)(self, zero);
+  return THTensor_(fill)(self, zero);
 }
 
 int THTensor_(gatherOffsets)(THTensor *out, THStorage *src, const int64_t *offsets, int64_t n) {
   THArgCheck(THTensor_(isContiguous)(out) && THTensor_(nElement)(out) == n, TH_ERR_RUNTIME, -1,
              "gatherOffsets(): the output must be contiguous with %lld elements", (long long)n);
+  THTry(THTensor_(checkBounds)(out, "gatherOffsets()"), -1);
   real *dst = THTensor_(data)(out);
   for (int64_t i = 0; i < n; i++) {
     THArgCheck(offsets[i] >= 0 && offsets[i] < src->size, TH_ERR_INDEX, -1,

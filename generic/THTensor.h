@@ -78,8 +78,11 @@ int THTensor_(squeeze1d)(THTensor *self, THTensor *src, int dim);
 int THTensor_(unsqueeze1d)(THTensor *self, THTensor *src, int dim);
 
 /* ---- data ---- */
-void THTensor_(fill)(THTensor *self, real value);
-void THTensor_(zero)(THTensor *self);
+/* RuntimeError when the view reaches past its storage's end (a storage shrunk under it):
+ * every function that touches elements checks this first. */
+int THTensor_(checkBounds)(const THTensor *self, const char *op);
+int THTensor_(fill)(THTensor *self, real value);
+int THTensor_(zero)(THTensor *self);
 /* out (contiguous, n elements) gets storage->data[offsets[i]]; offsets are range-checked. */
 int THTensor_(gatherOffsets)(THTensor *out, THStorage *src, const int64_t *offsets, int64_t n);
 /* storage->data[offsets[i]] = values[i] for values contiguous with n elements. */

@@ -6,8 +6,16 @@
  * If src shares self's storage (same type), it is first cloned so overlapping views copy as if
  * through a temporary. */
 #define TH_TENSOR_COPY_IMPL(SrcReal, srcreal)                                                   \
+  static void THTensor_(copyRow##SrcReal)(void *ctx, int64_t n, char **data,                     \
+                                          const int64_t *stride) {                              \
+    (void)ctx;                                                                                  \
+    TH_ROW_LOOP2(n, data, stride, real, x, srcreal, y, *x = TH_STORE(TH_LOAD_##SrcReal(*y)););   \
+  }                                                                                             \
   int THTensor_(copy##SrcReal)(THTensor *self, TH##SrcReal##Tensor *src) {                     \
     int64_t sstride[TH_MAX_DIM];                                                                \
+    THTry(THTensor_(checkBounds)(self, "copy_()"), -1);                                         \
+    THTry(TH##SrcReal##Tensor_checkBounds(src, "copy_()"), -1);                                 \
+    THTry(THShape_checkWritable("copy_()", self->nDimension, self->size, self->stride), -1);    \
     THTry(THShape_broadcastStrides(sstride, "copy_()", self->nDimension, self->size,            \
                                    src->nDimension, src->size, src->stride),                    \
           -1);                                                                                  \
@@ -24,12 +32,10 @@
     }                                                                                           \
     THIter it;                                                                                  \
     const int64_t *strides[2] = {self->stride, sstride};                                        \
-    THIter_init(&it, 2, self->nDimension, self->size, strides);                                 \
-    if (it.numel > 0) {                                                                         \
-      real *dst = THTensor_(data)(self);                                                        \
-      srcreal *from = TH##SrcReal##Tensor_data(src);                                            \
-      TH_APPLY2(&it, real, dst, x, srcreal, from, y, *x = TH_STORE(TH_LOAD_##SrcReal(*y)););  \
-    }                                                                                           \
+    const int64_t elsize[2] = {sizeof(real), sizeof(srcreal)};                                  \
+    THIter_init(&it, 2, self->nDimension, self->size, strides, elsize, 0);                      \
+    char *base[2] = {(char *)THTensor_(data)(self), (char *)TH##SrcReal##Tensor_data(src)};     \
+    THIter_run(&it, base, THTensor_(copyRow##SrcReal), NULL, 1);                                \
     TH##SrcReal##Tensor_free(tmp);                                                              \
     return 0;                                                                                   \
   }
@@ -38,6 +44,8 @@ TH_FORALL_TYPES(TH_TENSOR_COPY_IMPL)
 
 /* Same-type copy: the contiguous case is one memcpy. */
 int THTensor_(copy)(THTensor *self, THTensor *src) {
+  THTry(THTensor_(checkBounds)(self, "copy_()"), -1);
+  THTry(THTensor_(checkBounds)(src, "copy_()"), -1);
   if (self->storage != src->storage && THTensor_(isSameSizeAs)(self, src) &&
       THTensor_(isContiguous)(self) && THTensor_(isContiguous)(src)) {
     int64_t n = THTensor_(nElement)(self);

@@ -51,6 +51,13 @@ void *THAlloc(size_t bytes);
 void *THRealloc(void *ptr, size_t bytes);
 void THFree(void *ptr);
 
+/* Threads (OpenMP) and the grain size: the element count below which an op stays on the
+ * calling thread (see THTensorApply.h). */
+void THSetNumThreads(int n);
+int THGetNumThreads(void);
+void THSetGrainSize(int64_t grain);
+int64_t THGetGrainSize(void);
+
 #ifndef TH_CDEF
 /* Argument checks: record the error and return RET from the calling function. */
 #define THArgCheck(cond, kind, ret, ...) \

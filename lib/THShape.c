@@ -39,8 +39,9 @@ void THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size) {
 
 int THShape_isContiguous(int ndim, const int64_t *size, const int64_t *stride) {
   int64_t expected = 1;
+  for (int d = 0; d < ndim; d++)
+    if (size[d] == 0) return 1; /* no elements: contiguous, as numpy and PyTorch say */
   for (int d = ndim - 1; d >= 0; d--) {
-    if (size[d] == 0) return 1;
     if (size[d] == 1) continue;
     if (stride[d] != expected) return 0;
     expected *= size[d];
@@ -154,5 +155,14 @@ int THShape_broadcastStrides(int64_t *out, const char *op, int ndim, const int64
   }
   THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s: shape %s cannot be broadcast to shape %s", op,
              THSize_str(a, sizeof a, sdim, ssize), THSize_str(b, sizeof b, ndim, size));
+  return 0;
+}
+
+int THShape_checkWritable(const char *op, int ndim, const int64_t *size, const int64_t *stride) {
+  for (int d = 0; d < ndim; d++)
+    THArgCheck(stride[d] != 0 || size[d] <= 1, TH_ERR_RUNTIME, -1,
+               "%s: unsupported operation: more than one element of the written-to tensor refers "
+               "to a single memory location (dim %d has size %lld and stride 0); clone() it "
+               "first", op, d, (long long)size[d]);
   return 0;
 }

@@ -27,4 +27,8 @@ int THShape_viewStrides(int64_t *newstride, int ndim, const int64_t *size, const
 int THShape_broadcastStrides(int64_t *out, const char *op, int ndim, const int64_t *size,
                              int sdim, const int64_t *ssize, const int64_t *sstride);
 
+/* RuntimeError when a tensor about to be written has elements sharing one cell (stride 0 over a
+ * dim of size > 1, as expand() makes): the result would depend on the write order. */
+int THShape_checkWritable(const char *op, int ndim, const int64_t *size, const int64_t *stride);
+
 #endif

@@ -339,11 +339,11 @@ class Tensor:
                 raise RuntimeError(f"fill_() only supports 0-dimension value tensor but got "
                                    f"tensor with {value.dim()} dimensions")
             value = value.item()
-        self.dtype.tensor.fill(self._h, self.dtype.to_c(value))
+        check(self.dtype.tensor.fill(self._h, self.dtype.to_c(value)))
         return self
 
     def zero_(self) -> "Tensor":
-        self.dtype.tensor.zero(self._h)
+        check(self.dtype.tensor.zero(self._h))
         return self
 
     def clone(self) -> "Tensor":
@@ -398,6 +398,7 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        check(self.dtype.tensor.checkBounds(self._h, b"item()"))
         return self.dtype.from_c(self.dtype.tensor.data(self._h)[0])
 
     def tolist(self) -> Any:
@@ -438,6 +439,7 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """A zero-copy ndarray view that keeps this tensor's storage alive."""
         npdt = self.dtype.to_numpy()
+        check(self.dtype.tensor.checkBounds(self._h, b"numpy()"))
         size = self.dtype.itemsize
         return _numpy.array_view(self, self.data_ptr(), tuple(self.size()),
                                  tuple(s * size for s in self.stride()), npdt)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import ctypes
 import math
+import pathlib
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -605,3 +608,79 @@ def test_c_half_conversions_match_numpy():
     assert same(got, want)
     got = [float(lib.TH_bfloat162float(lib.TH_float2bfloat16(float(v)))) for v in vals]
     assert same(got, bf16_round(vals).astype(np.float64).tolist())
+
+
+# ---- shrinking a storage under a live view -------------------------------------------------
+
+SHRINK_SCRIPT = r"""
+import sys
+import pyth
+t = pyth.arange(100000, dtype=pyth.float64)
+v = t[99990:]
+s = t.storage()
+try:
+    s.resize_(1)
+except RuntimeError:
+    sys.exit(0)                  # refusing to shrink under a view is fine
+for f in (lambda: v.clone(), lambda: t.tolist(), lambda: v.numpy().copy(),
+          lambda: pyth.zeros(10, dtype=pyth.float64).copy_(v)):
+    try:
+        out = f()
+    except RuntimeError:
+        continue                 # a clean error is fine
+    print("read past the end of a shrunk storage:", type(out).__name__)
+    sys.exit(3)
+"""
+
+
+def test_shrinking_a_storage_under_a_view_never_reads_freed_memory():
+    # API.md "Errors": nothing aborts or crashes; reading memory the storage no longer owns
+    # must either be refused by resize_ or raise RuntimeError (PyTorch's tolist() does).
+    root = pathlib.Path(pyth.__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", SHRINK_SCRIPT], capture_output=True, text=True,
+                       timeout=60, cwd=str(root))
+    assert r.returncode == 0, (r.returncode, r.stdout, r.stderr[-2000:])
+
+
+# ---- PyTorch as a second oracle (inexact conversions too) ----------------------------------
+
+
+def torch_values(torch, src, dst, n, seed):
+    """A 1-D torch tensor of type src whose conversion to dst is defined in C."""
+    rng = np.random.default_rng(seed)
+    tdt = getattr(torch, src)
+    if src == "bool":
+        return torch.tensor(rng.integers(0, 2, n).astype(bool))
+    if src in INTS:
+        lo, hi = RANGE[src]
+        v = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
+        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
+        return torch.tensor(v, dtype=tdt)
+    v = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)
+    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
+    if dst in INTS:
+        lo, hi = RANGE[dst]
+        v = np.clip(v, max(lo, -(2.0**62)), min(hi, 2.0**62))
+    else:
+        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
+    t = torch.tensor(v, dtype=torch.float64).to(tdt)
+    if dst in INTS:  # rounding into src may have left dst's range: replace those by 0
+        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt), t)
+    return t
+
+
+@pytest.mark.parametrize("src", NAMES)
+@pytest.mark.parametrize("dst", NAMES)
+def test_storage_copy_matches_torch(dst, src):
+    torch = pytest.importorskip("torch")
+    ts = torch_values(torch, src, dst, 200, seed=NAMES.index(src) * 10 + NAMES.index(dst))
+    vals = (ts.float() if src == "bfloat16" else ts).tolist()
+    s = storage_cls(src)(vals)
+    assert same(s.tolist(), vals)
+    d = storage_cls(dst)(len(vals))
+    d.copy_(s)
+    td = ts.to(getattr(torch, dst))
+    want = (td.float() if dst == "bfloat16" else td).tolist()
+    assert same(d.tolist(), want), (src, dst)
+    conv = {v: k for k, v in METHODS.items()}[dst]
+    assert same(getattr(s, conv)().tolist(), want)
