@@ -13,5 +13,6 @@
 #include "THShape.h"
 #include "THStorage.h"
 #include "THTensor.h"
+#include "THTensorMath.h"
 
 #endif

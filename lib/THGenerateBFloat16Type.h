@@ -2,7 +2,8 @@
 #define Real BFloat16
 #define real THBFloat16
 #define accreal double
-#define creal float
+#define opreal float
+#define ureal float
 #define TH_REAL_IS_BFLOAT16
 #define TH_REAL_IS_FLOATING
 #define TH_REAL_IS_REDUCED

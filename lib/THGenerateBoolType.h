@@ -2,7 +2,8 @@
 #define Real Bool
 #define real bool
 #define accreal int64_t
-#define creal bool
+#define opreal unsigned
+#define ureal unsigned
 #define TH_REAL_IS_BOOL
 #include "THGenerateOne.h"
 #undef TH_REAL_IS_BOOL

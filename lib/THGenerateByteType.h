@@ -2,7 +2,8 @@
 #define Real Byte
 #define real uint8_t
 #define accreal int64_t
-#define creal uint8_t
+#define opreal uint8_t
+#define ureal uint8_t
 #define TH_REAL_IS_BYTE
 #define TH_REAL_IS_INTEGRAL
 #include "THGenerateOne.h"

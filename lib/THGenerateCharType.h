@@ -2,7 +2,8 @@
 #define Real Char
 #define real int8_t
 #define accreal int64_t
-#define creal int8_t
+#define opreal int8_t
+#define ureal uint8_t
 #define TH_REAL_IS_CHAR
 #define TH_REAL_IS_INTEGRAL
 #include "THGenerateOne.h"

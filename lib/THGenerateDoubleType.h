@@ -2,7 +2,8 @@
 #define Real Double
 #define real double
 #define accreal double
-#define creal double
+#define opreal double
+#define ureal double
 #define TH_REAL_IS_DOUBLE
 #define TH_REAL_IS_FLOATING
 #include "THGenerateOne.h"

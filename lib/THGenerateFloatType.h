@@ -2,7 +2,8 @@
 #define Real Float
 #define real float
 #define accreal double
-#define creal float
+#define opreal float
+#define ureal float
 #define TH_REAL_IS_FLOAT
 #define TH_REAL_IS_FLOATING
 #include "THGenerateOne.h"

@@ -2,7 +2,8 @@
 #define Real Half
 #define real THHalf
 #define accreal double
-#define creal float
+#define opreal float
+#define ureal float
 #define TH_REAL_IS_HALF
 #define TH_REAL_IS_FLOATING
 #define TH_REAL_IS_REDUCED

@@ -2,7 +2,8 @@
 #define Real Int
 #define real int32_t
 #define accreal int64_t
-#define creal int32_t
+#define opreal int32_t
+#define ureal uint32_t
 #define TH_REAL_IS_INT
 #define TH_REAL_IS_INTEGRAL
 #include "THGenerateOne.h"

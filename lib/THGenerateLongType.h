@@ -2,7 +2,8 @@
 #define Real Long
 #define real int64_t
 #define accreal int64_t
-#define creal int64_t
+#define opreal int64_t
+#define ureal uint64_t
 #define TH_REAL_IS_LONG
 #define TH_REAL_IS_INTEGRAL
 #include "THGenerateOne.h"

@@ -2,7 +2,8 @@
 #define Real Short
 #define real int16_t
 #define accreal int64_t
-#define creal int16_t
+#define opreal int16_t
+#define ureal uint32_t
 #define TH_REAL_IS_SHORT
 #define TH_REAL_IS_INTEGRAL
 #include "THGenerateOne.h"

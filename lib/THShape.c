@@ -166,3 +166,23 @@ int THShape_checkWritable(const char *op, int ndim, const int64_t *size, const i
                "first", op, d, (long long)size[d]);
   return 0;
 }
+
+int THShape_broadcast(int64_t *out, int *ndim, const char *op, int an, const int64_t *asize,
+                      int bn, const int64_t *bsize) {
+  int n = an > bn ? an : bn;
+  for (int d = n - 1, i = an - 1, j = bn - 1; d >= 0; d--, i--, j--) {
+    int64_t x = i >= 0 ? asize[i] : 1, y = j >= 0 ? bsize[j] : 1;
+    if (x != y && x != 1 && y != 1) {
+      char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+      THError_set(TH_ERR_RUNTIME,
+                  "%s: the size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                  "non-singleton dimension %d (shapes %s and %s)",
+                  op, (long long)x, (long long)y, d, THSize_str(a, sizeof a, an, asize),
+                  THSize_str(b, sizeof b, bn, bsize));
+      return -1;
+    }
+    out[d] = x == 1 ? y : x;
+  }
+  *ndim = n;
+  return 0;
+}

@@ -27,6 +27,10 @@ int THShape_viewStrides(int64_t *newstride, int ndim, const int64_t *size, const
 int THShape_broadcastStrides(int64_t *out, const char *op, int ndim, const int64_t *size,
                              int sdim, const int64_t *ssize, const int64_t *sstride);
 
+/* The broadcast of two shapes into out (ndim = the larger rank); RuntimeError naming both
+ * shapes when they do not broadcast. out may alias asize. */
+int THShape_broadcast(int64_t *out, int *ndim, const char *op, int an, const int64_t *asize,
+                      int bn, const int64_t *bsize);
 /* RuntimeError when a tensor about to be written has elements sharing one cell (stride 0 over a
  * dim of size > 1, as expand() makes): the result would depend on the write order. */
 int THShape_checkWritable(const char *op, int ndim, const int64_t *size, const int64_t *stride);

@@ -123,6 +123,33 @@ void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int parall
     }                                                                              \
   } while (0)
 
+#define TH_ROW_LOOP4(N, DATA, STRIDE, T0, X0, T1, X1, T2, X2, T3, X3, ...)        \
+  do {                                                                             \
+    T0 *th_p0_ = (T0 *)(DATA)[0];                                                  \
+    T1 *th_p1_ = (T1 *)(DATA)[1];                                                  \
+    T2 *th_p2_ = (T2 *)(DATA)[2];                                                  \
+    T3 *th_p3_ = (T3 *)(DATA)[3];                                                  \
+    const int64_t th_s0_ = (STRIDE)[0], th_s1_ = (STRIDE)[1];                      \
+    const int64_t th_s2_ = (STRIDE)[2], th_s3_ = (STRIDE)[3];                      \
+    if (th_s0_ == 1 && th_s1_ == 1 && th_s2_ == 1 && th_s3_ == 1) {                \
+      for (int64_t i = 0; i < (N); i++) {                                          \
+        T0 *X0 = th_p0_ + i;                                                       \
+        T1 *X1 = th_p1_ + i;                                                       \
+        T2 *X2 = th_p2_ + i;                                                       \
+        T3 *X3 = th_p3_ + i;                                                       \
+        __VA_ARGS__                                                                \
+      }                                                                            \
+    } else {                                                                       \
+      for (int64_t i = 0; i < (N); i++) {                                          \
+        T0 *X0 = th_p0_ + i * th_s0_;                                              \
+        T1 *X1 = th_p1_ + i * th_s1_;                                              \
+        T2 *X2 = th_p2_ + i * th_s2_;                                              \
+        T3 *X3 = th_p3_ + i * th_s3_;                                              \
+        __VA_ARGS__                                                                \
+      }                                                                            \
+    }                                                                              \
+  } while (0)
+
 /* Advances the odometer over the outer dims by one row. */
 static inline void THIter_next(const THIter *it, int64_t *counter, int64_t *offset) {
   for (int d = it->ndim - 2; d >= 0; d--) {

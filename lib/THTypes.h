@@ -47,7 +47,7 @@
 #define TH_STORE_Double(v) ((double)(v))
 #define TH_STORE_Half(v) th_float2half((float)(v))
 #define TH_STORE_BFloat16(v) th_float2bfloat16((float)(v))
-#define TH_STORE_Bool(v) ((bool)(v))
+#define TH_STORE_Bool(v) ((bool)((v) != 0))
 
 /* Forms that follow the Real being stamped. */
 #define TH_LOAD(x) TH_CONCAT_2(TH_LOAD_, Real)(x)

@@ -13,6 +13,8 @@ from .dtypes import bool_ as bool  # noqa: A001  (pyth.bool, as torch.bool)
 from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                         logspace, ones, ones_like, tensor, zeros, zeros_like)
 from .memory import memory_stats
+from . import pointwise as _pointwise
+from ._promotion import can_cast, promote_types, result_type
 from .storage import Storage
 from .tensor import Tensor
 
@@ -24,5 +26,6 @@ for _d in ALL_DTYPES:
     globals()[_d.tensor_class.__name__] = _d.tensor_class
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
+globals().update(_pointwise.FUNCTIONS)
 
 __version__ = "0.1.0"

@@ -70,6 +70,7 @@ class _Plan:
         self.sizes: list = []      # None marks where an advanced index sits
         self.strides: list = []
         self.advanced: list = []   # (index array, dim size, dim stride, source dim)
+        self.items: list = []      # positions in the index of the advanced items
 
 
 def _plan(t, index: Any) -> _Plan:
@@ -84,7 +85,9 @@ def _plan(t, index: Any) -> _Plan:
     src_sizes, src_strides = list(t.size()), list(t.stride())
     p = _Plan(t)
     d = 0
-    for kind, item in classified:
+    for pos, (kind, item) in enumerate(classified):
+        if kind in (_ADVANCED, _MASK):
+            p.items.append(pos)
         if kind == "ellipsis":
             n = ndim - used
             p.sizes += src_sizes[d:d + n]
@@ -160,7 +163,9 @@ def _offsets(p: _Plan) -> np.ndarray:
         adv = adv + np.where(a < 0, a + n, a) * stride
     slots = [i for i, s in enumerate(p.sizes) if s is None]
     basic = [(s, st) for s, st in zip(p.sizes, p.strides) if s is not None]
-    adjacent = slots == list(range(slots[0], slots[0] + len(slots)))
+    # numpy's rule: advanced items next to each other IN THE INDEX keep their place (even an
+    # ellipsis that stands for no dims separates them); otherwise their dims go first.
+    adjacent = p.items == list(range(p.items[0], p.items[0] + len(p.items)))
     before = slots[0] if adjacent else 0  # basic dims that stay in front of the block
     nb = len(bshape)
     shape = [s for s, _ in basic[:before]] + list(bshape) + [s for s, _ in basic[before:]]

@@ -12,6 +12,7 @@ import numpy as np
 from . import _numpy
 from . import dtypes as _dt
 from ._errors import check_ptr
+from ._promotion import promote_types
 from ._th import ffi, lib
 from .tensor import Tensor, _empty, c_sizes, parse_sizes, wrap
 
@@ -29,62 +30,57 @@ def _kind_of(x: Any) -> str | None:
     return None
 
 
-def _scan(data: Any, shape: list, kinds: set, depth: int, path: list) -> None:
-    """Check that nested sequences are rectangular and numeric; record shape and kinds."""
-    if isinstance(data, Tensor):
-        data = data.tolist()
-    if isinstance(data, np.ndarray):
+_PYTHON_SCALAR = {"b": _dt.bool_, "i": _dt.int64, "f": None}  # None: the default float
+
+
+def _scalar_dtype(x: Any) -> _dt.dtype:
+    """The dtype tensor() gives a scalar: numpy scalars keep theirs, Python ones are inferred."""
+    if isinstance(x, np.generic):
+        return _dt.from_numpy_dtype(x.dtype)
+    return _PYTHON_SCALAR[_kind_of(x)] or _dt.get_default_dtype()
+
+
+def _scan(data: Any, shape: list, depth: int, path: list) -> _dt.dtype | None:
+    """Check that nested sequences are rectangular and numeric; record the shape and return
+    the promoted dtype of the scalars (None if there are none)."""
+    if isinstance(data, (Tensor, np.ndarray)):
         data = data.tolist()
     if isinstance(data, (list, tuple)):
         if depth == len(shape):
-            if any(True for _ in shape[depth:]):
-                pass
             shape.append(len(data))
-        elif depth > len(shape) - 1 or shape[depth] != len(data):
-            raise ValueError(f"expected sequence of length {shape[depth] if depth < len(shape) else 0} "
-                             f"at dim {depth} (got {len(data)})")
+        elif shape[depth] != len(data):
+            raise ValueError(f"expected sequence of length {shape[depth]} at dim {depth} "
+                             f"(got {len(data)})")
+        found = None
         for i, x in enumerate(data):
-            _scan(x, shape, kinds, depth + 1, path + [i])
-        return
+            found = promote_types(found, _scan(x, shape, depth + 1, path + [i]))
+        return found
     if depth < len(shape):
         raise ValueError(f"expected a sequence at dim {depth} (got a scalar at index {path})")
-    kind = _kind_of(data)
-    if kind is None:
+    if _kind_of(data) is None:
         raise TypeError(f"tensor(): invalid data type '{type(data).__name__}' at index {path}")
-    kinds.add(kind)
-
-
-_INFERRED = {"f": None, "i": _dt.int64, "b": _dt.bool_}
-
-
-def _infer_dtype(kinds: set) -> _dt.dtype:
-    for k in "fib":
-        if k in kinds:
-            return _INFERRED[k] or _dt.get_default_dtype()
-    return _dt.get_default_dtype()
+    return _scalar_dtype(data)
 
 
 def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of data (a scalar, nested lists, an ndarray or a tensor).
 
-    Python floats become the default float dtype, ints int64, bools bool.
+    Python floats become the default float dtype, ints int64, bools bool; numpy scalars keep
+    their dtype.
     """
     if isinstance(data, Tensor):
         return data.to(dtype or data.dtype, copy=True)
+    if isinstance(data, np.generic):
+        data = np.asarray(data)
     if isinstance(data, np.ndarray):
         src = from_numpy(data if min(data.strides, default=0) >= 0 else data.copy())
         return src.to(dtype or src.dtype, copy=True)
     shape: list = []
-    kinds: set = set()
-    _scan(data, shape, kinds, 0, [])
-    dt = dtype or _infer_dtype(kinds)
-    if isinstance(data, np.generic):
-        data = data.item()
-    carrier = np.float64 if dt.to_numpy is None or dt._np is None else dt.to_numpy()
-    if dt in (_dt.float16, _dt.bfloat16):
-        carrier = np.float64
+    found = _scan(data, shape, 0, [])
+    dt = dtype or found or _dt.get_default_dtype()
+    carrier = np.float64 if dt in (_dt.float16, _dt.bfloat16) else dt.to_numpy()
     try:
-        arr = np.array(data, dtype=carrier) if kinds else np.zeros(shape, dtype=carrier)
+        arr = np.array(data, dtype=carrier) if found else np.zeros(shape, dtype=carrier)
     except OverflowError as e:
         raise RuntimeError(f"tensor(): value out of range for {dt!r}: {e}") from None
     src = from_numpy(arr)
@@ -147,7 +143,7 @@ def ones(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
 
 def full(size: Sequence[int], fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     """A tensor of size filled with fill_value (dtype inferred from the value as tensor() does)."""
-    dt = dtype or _infer_dtype({_kind_of(fill_value) or "f"})
+    dt = dtype or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
     return _empty(parse_sizes((size,), "full"), dt).fill_(fill_value)
 
 

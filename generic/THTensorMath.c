@@ -1,0 +1,279 @@
+#ifndef TH_GENERIC_FILE
+#define TH_GENERIC_FILE "generic/THTensorMath.c"
+#else
+
+/* Pointwise kernels. Each op from THMathOps.h becomes a row function (the inner loop, see
+ * THTensorApply.h) and an entry point that checks, broadcasts, sizes the output and runs the
+ * iterator. The drivers below are shared by every op of a shape (unary, binary, ...). */
+
+#if defined(TH_REAL_IS_FLOATING)
+#define TH_ISNAN(x) isnan(x)
+#else
+#define TH_ISNAN(x) 0
+#endif
+#if defined(TH_REAL_IS_BYTE) || defined(TH_REAL_IS_BOOL)
+#define TH_NEG_P(x) 0
+#else
+#define TH_NEG_P(x) ((x) < 0)
+#endif
+
+int THTensor_(resizeOutput)(THTensor *r, const char *op, int ndim, const int64_t *size,
+                            int is_input) {
+  int same = r->nDimension == ndim;
+  for (int d = 0; same && d < ndim; d++) same = r->size[d] == size[d];
+  if (!same) {
+    char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+    THArgCheck(!is_input, TH_ERR_RUNTIME, -1,
+               "%s: output with shape %s doesn't match the broadcast shape %s", op,
+               THSize_str(a, sizeof a, r->nDimension, r->size), THSize_str(b, sizeof b, ndim, size));
+    THTry(THTensor_(resize)(r, ndim, size), -1);
+  }
+  THTry(THTensor_(checkBounds)(r, op), -1);
+  return THShape_checkWritable(op, r->nDimension, r->size, r->stride);
+}
+
+/* A 0-dim tensor on the stack viewing *value: how the <op>Scalar forms reuse the tensor ops
+ * without allocating. */
+static THTensor *THTensor_(scalarView)(THTensor *t, THStorage *s, real *value) {
+  memset(s, 0, sizeof *s);
+  memset(t, 0, sizeof *t);
+  s->data = value;
+  s->size = 1;
+  atomic_init(&s->refcount, 1);
+  s->allocator = &THDefaultAllocator;
+  t->storage = s;
+  atomic_init(&t->refcount, 1);
+  return t;
+}
+
+/* Broadcast shape of up to three inputs (NULL ones skipped), after checking their bounds. */
+static int THTensor_(broadcastShape)(int64_t *size, int *ndim, const char *op, THTensor *a,
+                                     THTensor *b, THTensor *c) {
+  THTensor *in[3] = {a, b, c};
+  *ndim = 0;
+  for (int k = 0; k < 3; k++) {
+    if (!in[k]) continue;
+    THTry(THTensor_(checkBounds)(in[k], op), -1);
+    THTry(THShape_broadcast(size, ndim, op, *ndim, size, in[k]->nDimension, in[k]->size), -1);
+  }
+  return 0;
+}
+
+/* Runs fn over (r, inputs...) with every input broadcast to r's shape. */
+static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin,
+                          THTensor *const *in, int rn, const int64_t *rsize,
+                          const int64_t *rstride, char *rdata, int64_t relsize) {
+  int64_t bstride[TH_ITER_MAXARGS][TH_MAX_DIM];
+  const int64_t *strides[TH_ITER_MAXARGS] = {rstride};
+  int64_t elsize[TH_ITER_MAXARGS] = {relsize};
+  char *base[TH_ITER_MAXARGS] = {rdata};
+  for (int k = 0; k < nin; k++) {
+    THTry(THShape_broadcastStrides(bstride[k], op, rn, rsize, in[k]->nDimension, in[k]->size,
+                                   in[k]->stride), -1);
+    strides[k + 1] = bstride[k];
+    elsize[k + 1] = sizeof(real);
+    base[k + 1] = (char *)THTensor_(data)(in[k]);
+  }
+  THIter it;
+  THIter_init(&it, nin + 1, rn, rsize, strides, elsize, 0);
+  THMathCtx ctx = {0, extra};
+  THIter_run(&it, base, fn, &ctx, 1);
+  return THMath_finish(&ctx, op);
+}
+
+#define TH_RUN(OP, FN, EXTRA, R, RDATA, RELSIZE, ...)                                        \
+  THTensor_(run)(OP, FN, EXTRA, (int)(sizeof((THTensor *[]){__VA_ARGS__}) / sizeof(THTensor *)), \
+                 (THTensor *[]){__VA_ARGS__}, (R)->nDimension, (R)->size, (R)->stride,         \
+                 (char *)(RDATA), RELSIZE)
+
+/* ---- unary: r = f(x) ------------------------------------------------------------------ */
+
+#define TH_UNARY_IMPL_(NAME, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)               \
+  static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
+    (void)ctx;                                                                                \
+    TH_ROW_LOOP2(n, data, stride, OUT_T, rp, real, ap, {                                      \
+      opreal x = TH_LOAD(*ap);                                                                 \
+      *rp = OUT_STORE(EXPR);                                                                  \
+    });                                                                                       \
+  }                                                                                           \
+  int THTensor_(NAME)(OUT * r, THTensor * a) {                                                \
+    const char *op = #NAME "()";                                                              \
+    THTry(THTensor_(checkBounds)(a, op), -1);                                                 \
+    THTry(OUT_RESIZE(r, op, a->nDimension, a->size, (void *)r == (void *)a), -1);             \
+    return TH_RUN(op, THTensor_(NAME##Row), NULL, r, OUT_DATA(r), sizeof(OUT_T), a);          \
+  }
+
+#define TH_UNARY_IMPL(NAME, EXPR) \
+  TH_UNARY_IMPL_(NAME, THTensor, real, THTensor_(resizeOutput), THTensor_(data), TH_STORE, EXPR)
+#define TH_PREDICATE_IMPL(NAME, EXPR)                                                  \
+  TH_UNARY_IMPL_(NAME, THBoolTensor, bool, THBoolTensor_resizeOutput, THBoolTensor_data, \
+                 TH_STORE_Bool, EXPR)
+
+/* ---- binary: r = x op y ------------------------------------------------------------------ */
+
+#define TH_BINARY_IMPL_(NAME, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)              \
+  static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
+    int err = 0;                                                                              \
+    TH_ROW_LOOP3(n, data, stride, OUT_T, rp, real, ap, real, bp, {                            \
+      opreal x = TH_LOAD(*ap), y = TH_LOAD(*bp);                                               \
+      *rp = OUT_STORE(EXPR);                                                                  \
+    });                                                                                       \
+    THMath_report(ctx, err);                                                                  \
+  }                                                                                           \
+  int THTensor_(NAME)(OUT * r, THTensor * a, THTensor * b) {                                  \
+    const char *op = #NAME "()";                                                              \
+    int64_t size[TH_MAX_DIM];                                                                 \
+    int ndim;                                                                                 \
+    THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, NULL), -1);                        \
+    THTry(OUT_RESIZE(r, op, ndim, size, (void *)r == (void *)a || (void *)r == (void *)b), -1); \
+    return TH_RUN(op, THTensor_(NAME##Row), NULL, r, OUT_DATA(r), sizeof(OUT_T), a, b);       \
+  }                                                                                           \
+  int THTensor_(NAME##Scalar)(OUT * r, THTensor * a, real b) {                                \
+    THStorage s;                                                                              \
+    THTensor t;                                                                               \
+    return THTensor_(NAME)(r, a, THTensor_(scalarView)(&t, &s, &b));                          \
+  }
+
+#define TH_BINARY_IMPL(NAME, EXPR) \
+  TH_BINARY_IMPL_(NAME, THTensor, real, THTensor_(resizeOutput), THTensor_(data), TH_STORE, EXPR)
+#define TH_COMPARE_IMPL(NAME, EXPR)                                                     \
+  TH_BINARY_IMPL_(NAME, THBoolTensor, bool, THBoolTensor_resizeOutput, THBoolTensor_data, \
+                  TH_STORE_Bool, EXPR)
+
+TH_ALL_BINARY_OPS(TH_BINARY_IMPL)
+TH_COMPARE_OPS(TH_COMPARE_IMPL)
+TH_ALL_PREDICATE_OPS(TH_PREDICATE_IMPL)
+
+#if defined(TH_REAL_IS_FLOATING)
+TH_FLOAT_UNARY_OPS(TH_UNARY_IMPL)
+TH_FLOAT_BINARY_OPS(TH_BINARY_IMPL)
+TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_IMPL)
+#endif
+#if defined(TH_REAL_IS_INTEGRAL)
+TH_INT_BINARY_OPS(TH_BINARY_IMPL)
+#endif
+#if defined(TH_REAL_IS_INTEGRAL) || defined(TH_REAL_IS_BOOL)
+TH_BITWISE_BINARY_OPS(TH_BINARY_IMPL)
+#if defined(TH_REAL_IS_BOOL)
+TH_UNARY_IMPL(bitwise_not, !x)
+#else
+TH_UNARY_IMPL(bitwise_not, ~x)
+#endif
+#endif
+#if !defined(TH_REAL_IS_BOOL)
+TH_NUMERIC_UNARY_OPS(TH_UNARY_IMPL)
+#endif
+
+/* ---- ternary ----------------------------------------------------------------------------- */
+
+#if !defined(TH_REAL_IS_BOOL)
+/* The shared prologue of r = f(a, b, c): broadcast shape, output sized (in place allowed). */
+static int THTensor_(ternaryOutput)(THTensor *r, const char *op, THTensor *a, THTensor *b,
+                                    THTensor *c) {
+  int64_t size[TH_MAX_DIM];
+  int ndim;
+  THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, c), -1);
+  return THTensor_(resizeOutput)(r, op, ndim, size, r == a || r == b || r == c);
+}
+#endif
+
+static void THTensor_(whereRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  (void)ctx;
+  TH_ROW_LOOP4(n, data, stride, real, rp, bool, cp, real, ap, real, bp, *rp = *cp ? *ap : *bp;);
+}
+
+int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b) {
+  const char *op = "where()";
+  int64_t size[TH_MAX_DIM], cstride[TH_MAX_DIM], astride[TH_MAX_DIM], bstride[TH_MAX_DIM];
+  int ndim;
+  THTry(THBoolTensor_checkBounds(cond, op), -1);
+  THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, NULL), -1);
+  THTry(THShape_broadcast(size, &ndim, op, ndim, size, cond->nDimension, cond->size), -1);
+  THTry(THTensor_(resizeOutput)(r, op, ndim, size, r == a || r == b), -1);
+  THTry(THShape_broadcastStrides(cstride, op, ndim, size, cond->nDimension, cond->size,
+                                 cond->stride), -1);
+  THTry(THShape_broadcastStrides(astride, op, ndim, size, a->nDimension, a->size, a->stride), -1);
+  THTry(THShape_broadcastStrides(bstride, op, ndim, size, b->nDimension, b->size, b->stride), -1);
+  const int64_t *strides[4] = {r->stride, cstride, astride, bstride};
+  const int64_t elsize[4] = {sizeof(real), sizeof(bool), sizeof(real), sizeof(real)};
+  char *base[4] = {(char *)THTensor_(data)(r), (char *)THBoolTensor_data(cond),
+                   (char *)THTensor_(data)(a), (char *)THTensor_(data)(b)};
+  THIter it;
+  THIter_init(&it, 4, ndim, size, strides, elsize, 0);
+  THIter_run(&it, base, THTensor_(whereRow), NULL, 1);
+  return 0;
+}
+
+#if !defined(TH_REAL_IS_BOOL)
+static void THTensor_(addcmulRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  const opreal v = TH_LOAD(*(const real *)((THMathCtx *)ctx)->extra);
+  TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, xp, real, yp, {
+    opreal a = TH_LOAD(*ap), x = TH_LOAD(*xp), y = TH_LOAD(*yp);
+    *rp = TH_STORE((opreal)((ureal)a + (ureal)v * (ureal)x * (ureal)y));
+  });
+}
+
+int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value) {
+  THTry(THTensor_(ternaryOutput)(r, "addcmul()", a, t1, t2), -1);
+  return TH_RUN("addcmul()", THTensor_(addcmulRow), &value, r, THTensor_(data)(r), sizeof(real),
+                a, t1, t2);
+}
+
+typedef struct {
+  int has_lo, has_hi;
+  opreal lo, hi;
+} THTensor_(ClampBounds);
+
+static void THTensor_(clampRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  const THTensor_(ClampBounds) *c = ((THMathCtx *)ctx)->extra;
+  TH_ROW_LOOP2(n, data, stride, real, rp, real, ap, {
+    opreal x = TH_LOAD(*ap);
+    if (!TH_ISNAN(x)) {
+      if (c->has_lo && x < c->lo) x = c->lo;
+      if (c->has_hi && x > c->hi) x = c->hi;
+    }
+    *rp = TH_STORE(x);
+  });
+}
+
+int THTensor_(clamp)(THTensor *r, THTensor *a, int has_lo, real lo, int has_hi, real hi) {
+  THTensor_(ClampBounds) c = {has_lo, has_hi, TH_LOAD(lo), TH_LOAD(hi)};
+  THTry(THTensor_(checkBounds)(a, "clamp()"), -1);
+  THTry(THTensor_(resizeOutput)(r, "clamp()", a->nDimension, a->size, r == a), -1);
+  return TH_RUN("clamp()", THTensor_(clampRow), &c, r, THTensor_(data)(r), sizeof(real), a);
+}
+#endif
+
+#if defined(TH_REAL_IS_FLOATING)
+static void THTensor_(lerpRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  (void)ctx;
+  TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, bp, real, wp, {
+    opreal a = TH_LOAD(*ap), b = TH_LOAD(*bp), w = TH_LOAD(*wp);
+    *rp = TH_STORE(fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w));
+  });
+}
+
+int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight) {
+  THTry(THTensor_(ternaryOutput)(r, "lerp()", a, b, weight), -1);
+  return TH_RUN("lerp()", THTensor_(lerpRow), NULL, r, THTensor_(data)(r), sizeof(real), a, b,
+                weight);
+}
+
+static void THTensor_(addcdivRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  const opreal v = TH_LOAD(*(const real *)((THMathCtx *)ctx)->extra);
+  TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, xp, real, yp, {
+    *rp = TH_STORE(TH_LOAD(*ap) + v * TH_LOAD(*xp) / TH_LOAD(*yp));
+  });
+}
+
+int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value) {
+  THTry(THTensor_(ternaryOutput)(r, "addcdiv()", a, t1, t2), -1);
+  return TH_RUN("addcdiv()", THTensor_(addcdivRow), &value, r, THTensor_(data)(r), sizeof(real),
+                a, t1, t2);
+}
+#endif
+
+#undef TH_ISNAN
+#undef TH_NEG_P
+
+#endif

@@ -1,0 +1,63 @@
+#ifndef TH_GENERIC_FILE
+#define TH_GENERIC_FILE "generic/THTensorMath.h"
+#else
+
+/* Pointwise math, declared from the op lists in THMathOps.h. Every binary op broadcasts a and
+ * b; r is resized to the broadcast shape unless it is a or b (then the shapes must agree). The
+ * <name>Scalar forms take b as a value. All return 0, or -1 with an error recorded. */
+
+#define TH_UNARY_DECL(NAME, EXPR) int THTensor_(NAME)(THTensor *r, THTensor *a);
+#define TH_BINARY_DECL(NAME, EXPR)                                 \
+  int THTensor_(NAME)(THTensor *r, THTensor *a, THTensor *b);     \
+  int THTensor_(NAME##Scalar)(THTensor *r, THTensor *a, real b);
+#define TH_COMPARE_DECL(NAME, EXPR)                                \
+  int THTensor_(NAME)(THBoolTensor *r, THTensor *a, THTensor *b); \
+  int THTensor_(NAME##Scalar)(THBoolTensor *r, THTensor *a, real b);
+#define TH_PREDICATE_DECL(NAME, EXPR) int THTensor_(NAME)(THBoolTensor *r, THTensor *a);
+
+TH_ALL_BINARY_OPS(TH_BINARY_DECL)
+TH_COMPARE_OPS(TH_COMPARE_DECL)
+TH_ALL_PREDICATE_OPS(TH_PREDICATE_DECL)
+
+#if defined(TH_REAL_IS_FLOATING)
+TH_FLOAT_UNARY_OPS(TH_UNARY_DECL)
+TH_FLOAT_BINARY_OPS(TH_BINARY_DECL)
+TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_DECL)
+/* r = a + weight * (b - a) */
+int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight);
+/* r = a + value * t1 / t2 */
+int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value);
+#endif
+
+#if defined(TH_REAL_IS_INTEGRAL)
+TH_INT_BINARY_OPS(TH_BINARY_DECL)
+#endif
+
+#if defined(TH_REAL_IS_INTEGRAL) || defined(TH_REAL_IS_BOOL)
+TH_BITWISE_BINARY_OPS(TH_BINARY_DECL)
+int THTensor_(bitwise_not)(THTensor *r, THTensor *a);
+#endif
+
+#if !defined(TH_REAL_IS_BOOL)
+TH_NUMERIC_UNARY_OPS(TH_UNARY_DECL)
+/* r = a + value * t1 * t2 */
+int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value);
+/* r = min(max(a, lo), hi); has_lo / has_hi say which bounds apply. */
+int THTensor_(clamp)(THTensor *r, THTensor *a, int has_lo, real lo, int has_hi, real hi);
+#endif
+
+/* r = cond ? a : b, all three broadcast together. */
+int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b);
+
+/* Makes r the result tensor of an op with the given shape: resized unless it is one of the
+ * op's inputs (is_input), in which case its shape must already match; never an expanded
+ * tensor (elements sharing memory). */
+int THTensor_(resizeOutput)(THTensor *r, const char *op, int ndim, const int64_t *size,
+                            int is_input);
+
+#undef TH_UNARY_DECL
+#undef TH_BINARY_DECL
+#undef TH_COMPARE_DECL
+#undef TH_PREDICATE_DECL
+
+#endif

@@ -1,0 +1,189 @@
+#ifndef TH_MATH_OPS_H
+#define TH_MATH_OPS_H
+
+/* The pointwise operations, in one place.
+ *
+ * Each list entry is _(name, expression). The expression computes on `x` (and `y`, `z`) of the
+ * compute type `opreal` (float for Half/BFloat16) and is stamped by generic/THTensorMath.c into
+ * a row function and a TH<Real>Tensor_<name> entry point, and by generic/THTensorMath.h into
+ * its declaration; cffi's declarations derive from that header. Adding an op is one line here
+ * (plus its Python table entry). Integer arithmetic wraps (it is done in the unsigned `ureal`)
+ * instead of overflowing, which C leaves undefined. TH_NEG_P and TH_ISNAN are defined per
+ * stamped type by the generic file (constant 0 where the type cannot be negative or NaN).
+ */
+
+#include "THGeneral.h"
+
+#ifndef TH_CDEF
+#include <math.h>
+#include <stdint.h>
+#endif
+
+/* r = f(x), floating types only. */
+#define TH_FLOAT_UNARY_OPS(_)          \
+  _(exp, exp(x))                       \
+  _(expm1, expm1(x))                   \
+  _(log, log(x))                       \
+  _(log1p, log1p(x))                   \
+  _(log2, log2(x))                     \
+  _(log10, log10(x))                   \
+  _(sqrt, sqrt(x))                     \
+  _(rsqrt, 1 / sqrt(x))                \
+  _(reciprocal, 1 / x)                 \
+  _(sin, sin(x))                       \
+  _(cos, cos(x))                       \
+  _(tan, tan(x))                       \
+  _(asin, asin(x))                     \
+  _(acos, acos(x))                     \
+  _(atan, atan(x))                     \
+  _(sinh, sinh(x))                     \
+  _(cosh, cosh(x))                     \
+  _(tanh, tanh(x))                     \
+  _(sigmoid, 1 / (1 + exp(-x)))        \
+  _(erf, erf(x))                       \
+  _(erfinv, TH_erfinv(x))              \
+  _(lgamma, lgamma(x))                 \
+  _(floor, floor(x))                   \
+  _(ceil, ceil(x))                     \
+  _(round, nearbyint(x))               \
+  _(trunc, trunc(x))                   \
+  _(frac, x - trunc(x))
+
+/* r = f(x), every type but bool. */
+#define TH_NUMERIC_UNARY_OPS(_)                      \
+  _(abs, (TH_NEG_P(x) ? (opreal)(-(ureal)x) : x))     \
+  _(neg, (opreal)(-(ureal)x))                         \
+  _(sign, (opreal)((x > 0) - TH_NEG_P(x)))
+
+/* r = x op y, every type (bool: add is or, mul is and). */
+#define TH_ALL_BINARY_OPS(_)                         \
+  _(add, (opreal)((ureal)x + (ureal)y))               \
+  _(sub, (opreal)((ureal)x - (ureal)y))               \
+  _(mul, (opreal)((ureal)x * (ureal)y))               \
+  _(maximum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x > y ? x : y)) \
+  _(minimum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x < y ? x : y))
+
+/* r = x op y, floating types. */
+#define TH_FLOAT_BINARY_OPS(_)                       \
+  _(div, x / y)                                      \
+  _(atan2, atan2(x, y))                              \
+  _(hypot, hypot(x, y))                              \
+  _(pow, pow(x, y))                                  \
+  _(fmod, fmod(x, y))                                \
+  _(remainder, TH_fremainder(x, y))                  \
+  _(floor_divide, TH_ffloordiv(x, y))                \
+  _(trunc_divide, trunc(x / y))
+
+/* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
+#define TH_INT_BINARY_OPS(_)                                     \
+  _(pow, (opreal)TH_ipow((int64_t)x, (int64_t)y, &err))          \
+  _(fmod, (opreal)TH_ifmod((int64_t)x, (int64_t)y, &err))        \
+  _(remainder, (opreal)TH_iremainder((int64_t)x, (int64_t)y, &err)) \
+  _(floor_divide, (opreal)TH_ifloordiv((int64_t)x, (int64_t)y, &err)) \
+  _(trunc_divide, (opreal)TH_itruncdiv((int64_t)x, (int64_t)y, &err)) \
+  _(lshift, (opreal)TH_lshift((uint64_t)(ureal)x, (int64_t)y, (int)sizeof(real) * 8)) \
+  _(rshift, (opreal)TH_rshift((int64_t)x, (int64_t)y, (int)sizeof(real) * 8))
+
+/* r = x op y, integer and bool types. */
+#define TH_BITWISE_BINARY_OPS(_) \
+  _(bitwise_and, x & y)          \
+  _(bitwise_or, x | y)           \
+  _(bitwise_xor, x ^ y)
+
+/* bool r = x op y, every type. */
+#define TH_COMPARE_OPS(_)                    \
+  _(eq, x == y)                              \
+  _(ne, x != y)                              \
+  _(lt, x < y)                               \
+  _(le, x <= y)                              \
+  _(gt, x > y)                               \
+  _(ge, x >= y)                              \
+  _(logical_and, (x != 0) && (y != 0))       \
+  _(logical_or, (x != 0) || (y != 0))        \
+  _(logical_xor, (x != 0) != (y != 0))
+
+/* bool r = f(x): every type, and floating types. */
+#define TH_ALL_PREDICATE_OPS(_) _(logical_not, x == 0)
+#define TH_FLOAT_PREDICATE_OPS(_) \
+  _(isnan, isnan(x))              \
+  _(isinf, isinf(x))              \
+  _(isfinite, isfinite(x))
+
+/* Error codes row functions report (through THMathCtx.error). */
+enum { TH_MATH_OK = 0, TH_MATH_ZERO_DIVISION = 1, TH_MATH_NEGATIVE_POWER = 2 };
+
+double TH_erfinv(double y);
+
+#ifndef TH_CDEF
+/* Python's floor division and modulo on floats (the result of % takes the divisor's sign). */
+static inline double TH_fremainder(double a, double b) {
+  double m = fmod(a, b);
+  if (m != 0 && ((b < 0) != (m < 0))) m += b;
+  return m != 0 ? m : copysign(0.0, b);
+}
+
+static inline double TH_ffloordiv(double a, double b) {
+  if (b == 0) return a / b;
+  double m = fmod(a, b), q = (a - m) / b;
+  if (m != 0 && ((b < 0) != (m < 0))) q -= 1;
+  if (q == 0) return copysign(0.0, a / b);
+  double f = floor(q);
+  return q - f > 0.5 ? f + 1 : f;
+}
+
+/* Integer division family: b == 0 sets *err; INT64_MIN / -1 wraps instead of trapping. */
+static inline int64_t TH_ifloordiv(int64_t a, int64_t b, int *err) {
+  if (b == 0) { *err = TH_MATH_ZERO_DIVISION; return 0; }
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  return q;
+}
+
+static inline int64_t TH_itruncdiv(int64_t a, int64_t b, int *err) {
+  if (b == 0) { *err = TH_MATH_ZERO_DIVISION; return 0; }
+  return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b;
+}
+
+static inline int64_t TH_iremainder(int64_t a, int64_t b, int *err) {
+  if (b == 0) { *err = TH_MATH_ZERO_DIVISION; return 0; }
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+static inline int64_t TH_ifmod(int64_t a, int64_t b, int *err) {
+  if (b == 0) { *err = TH_MATH_ZERO_DIVISION; return 0; }
+  return b == -1 ? 0 : a % b;
+}
+
+static inline int64_t TH_ipow(int64_t base, int64_t exp, int *err) {
+  if (exp < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exp & 1) ? -1 : 1;
+    *err = TH_MATH_NEGATIVE_POWER;
+    return 0;
+  }
+  uint64_t result = 1, b = (uint64_t)base;
+  while (exp) {
+    if (exp & 1) result *= b;
+    b *= b;
+    exp >>= 1;
+  }
+  return (int64_t)result;
+}
+
+/* Shifts by a negative amount or by the width or more give 0 (or -1 for a negative value
+ * shifted right), as PyTorch does. */
+static inline uint64_t TH_lshift(uint64_t a, int64_t s, int bits) {
+  return (s < 0 || s >= bits) ? 0 : a << s;
+}
+
+static inline int64_t TH_rshift(int64_t a, int64_t s, int bits) {
+  if (s < 0 || s >= bits) return a < 0 ? -1 : 0;
+  return a >> s;
+}
+#endif
+
+#endif

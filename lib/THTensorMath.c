@@ -1,0 +1,31 @@
+#include "THTensorMath.h"
+
+#include <string.h>
+#include <tgmath.h> /* exp(x) on a float is expf: one expression serves every float type */
+
+#include "THTensorApply.h"
+
+/* What a row function reports back: the first error code any thread saw. */
+typedef struct THMathCtx {
+  _Atomic int error;
+  const void *extra; /* op-specific constants (clamp bounds, addcmul's value) */
+} THMathCtx;
+
+static void THMath_report(void *ctx, int err) {
+  if (err) atomic_store(&((THMathCtx *)ctx)->error, err);
+}
+
+static int THMath_finish(THMathCtx *ctx, const char *op) {
+  switch (atomic_load(&ctx->error)) {
+    case TH_MATH_OK: return 0;
+    case TH_MATH_ZERO_DIVISION:
+      THError_set(TH_ERR_RUNTIME, "%s: ZeroDivisionError: integer division by zero", op);
+      return -1;
+    default:
+      THError_set(TH_ERR_RUNTIME, "%s: integers to negative integer powers are not allowed", op);
+      return -1;
+  }
+}
+
+#include "generic/THTensorMath.c"
+#include "THGenerateAllTypes.h"

@@ -1,0 +1,368 @@
+"""Pointwise math: unary, binary (broadcasting, promoting), comparisons, ternary ops.
+
+Each op is a row in a table saying which C kernel computes it and how its dtype is decided;
+one generic function per table builds the function form (pyth.add), the method (t.add), the
+in-place method (t.add_) and out=. The kernels are `lib.TH<Real>Tensor_<name>` (generic/
+THTensorMath.c); a Python scalar operand goes to the `<name>Scalar` form without becoming a
+tensor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes as _dt
+from ._ops import as_tensor, inplace, into, is_scalar, result_of, scalar_value
+from ._promotion import result_type
+from .tensor import Tensor
+
+# ---- dtype rules -----------------------------------------------------------------------------
+
+def _same(dt: _dt.dtype) -> _dt.dtype:
+    return dt
+
+
+def _floating(dt: _dt.dtype) -> _dt.dtype:
+    """Integer and bool inputs compute in the default float dtype (true division, exp, ...)."""
+    return dt if dt.is_floating_point else _dt.get_default_dtype()
+
+
+_KIND_NAMES = {"b": "Bool", "u": "integer", "i": "integer", "f": "floating"}
+
+
+def _require(op: str, dt: _dt.dtype, kinds: str) -> None:
+    if dt.kind not in kinds:
+        raise RuntimeError(f"{op}(): not implemented for '{dt.real}' "
+                           f"(expects {' or '.join(sorted({_KIND_NAMES[k] for k in kinds}))} "
+                           f"tensors)")
+
+
+# ---- unary -----------------------------------------------------------------------------------
+
+# name -> (dtype rule, kinds the kernel exists for, what other kinds do: None = error)
+_UNARY: dict[str, tuple] = {}
+for _n in ("exp expm1 log log1p log2 log10 sqrt rsqrt reciprocal sin cos tan asin acos atan "
+           "sinh cosh tanh sigmoid erf erfinv lgamma frac").split():
+    _UNARY[_n] = (_floating, "f", None)
+for _n in ("floor", "ceil", "round", "trunc"):
+    _UNARY[_n] = (_same, "f", "copy")        # integers are already whole
+_UNARY["abs"] = (_same, "uif", None)
+_UNARY["neg"] = (_same, "uif", None)
+_UNARY["sign"] = (_same, "uif", "copy")      # sign of a bool is itself
+_UNARY["bitwise_not"] = (_same, "uib", None)
+
+# bool-valued: name -> (kinds with a kernel, constant for the others)
+_PREDICATES = {"isnan": ("f", False), "isinf": ("f", False), "isfinite": ("f", True),
+               "logical_not": ("buif", None)}
+
+
+def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = False) -> Tensor:
+    rule, kinds, other = _UNARY[name]
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
+    dt = rule(a.dtype)
+    if dt.kind not in kinds:
+        if other != "copy":
+            _require(name, dt, kinds)
+        return a if _inplace else result_of(name, a.clone(), out)
+    src = as_tensor(a, dt)
+    fn = getattr(dt.tensor, name)
+    run = lambda r: fn(r._h, src._h)  # noqa: E731
+    if _inplace:
+        return inplace(name, a, dt, a.size(), run)
+    return into(name, dt, out, run)
+
+
+def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
+    kinds, constant = _PREDICATES[name]
+    if a.dtype.kind not in kinds:
+        from .factories import full
+        return result_of(name, full(a.size(), constant, dtype=_dt.bool_), out)
+    fn = getattr(a.dtype.tensor, name)
+    return into(name, _dt.bool_, out, lambda r: fn(r._h, a._h))
+
+
+# ---- binary ----------------------------------------------------------------------------------
+
+# name -> (dtype rule, kinds the kernel exists for, result is bool)
+_BINARY: dict[str, tuple] = {
+    "add": (_same, "buif", False), "sub": (_same, "uif", False), "mul": (_same, "buif", False),
+    "div": (_floating, "f", False), "atan2": (_floating, "f", False),
+    "hypot": (_floating, "f", False), "pow": (_same, "uif", False),
+    "fmod": (_same, "uif", False), "remainder": (_same, "uif", False),
+    "floor_divide": (_same, "uif", False), "trunc_divide": (_same, "uif", False),
+    "maximum": (_same, "buif", False),
+    "minimum": (_same, "buif", False), "bitwise_and": (_same, "uib", False),
+    "bitwise_or": (_same, "uib", False), "bitwise_xor": (_same, "uib", False),
+    "bitwise_left_shift": (_same, "ui", False), "bitwise_right_shift": (_same, "ui", False),
+}
+for _n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+    _BINARY[_n] = (_same, "buif", True)
+
+_C_NAMES = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
+
+
+def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
+            _inplace: bool = False) -> Tensor:
+    rule, kinds, to_bool = _BINARY[name]
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"{name}(): expected at least one Tensor argument")
+    dt = rule(result_type(a, b))
+    _require(name, dt, kinds)
+    if name == "sub" and dt is _dt.bool_:
+        raise RuntimeError("sub(): subtracting two bool tensors is not supported; use "
+                           "logical_xor() or bitwise_xor() instead")
+    cname = _C_NAMES.get(name, name)
+    ta = as_tensor(a, dt)
+    if is_scalar(b):
+        fn, value = getattr(dt.tensor, cname + "Scalar"), dt.to_c(scalar_value(b))
+        run = lambda r: fn(r._h, ta._h, value)  # noqa: E731
+    else:
+        tb, fn = as_tensor(b, dt), getattr(dt.tensor, cname)
+        run = lambda r: fn(r._h, ta._h, tb._h)  # noqa: E731
+    result_dt = _dt.bool_ if to_bool else dt
+    if _inplace:
+        return inplace(name, a, result_dt, None, run)
+    return into(name, result_dt, out, run)
+
+
+# ---- public functions --------------------------------------------------------------------------
+
+def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """input + alpha * other, broadcast and promoted."""
+    return _binary("add", input, other if alpha == 1 else mul(other, alpha), out)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
+    """input - alpha * other, broadcast and promoted."""
+    return _binary("sub", input, other if alpha == 1 else mul(other, alpha), out)
+
+
+def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    return _binary("mul", input, other, out)
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None,
+        out: Tensor | None = None) -> Tensor:
+    """True division (integers give floats); rounding_mode 'floor' or 'trunc' rounds."""
+    if rounding_mode in _ROUNDING:
+        return _binary(_ROUNDING[rounding_mode], input, other, out)
+    raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', not {rounding_mode!r}")
+
+
+true_divide = divide = div
+multiply, subtract = mul, sub
+
+
+def _make_binary(name: str):
+    def fn(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+        return _binary(name, input, other, out)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}(input, other), broadcast and promoted as PyTorch."
+    return fn
+
+
+def _make_unary(name: str):
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        return _unary(name, input, out)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}(input)."
+    return fn
+
+
+def _make_predicate(name: str):
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        return _predicate(name, input, out)
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}(input), a BoolTensor."
+    return fn
+
+
+_ROUNDING = {None: "div", "floor": "floor_divide", "trunc": "trunc_divide"}
+
+FUNCTIONS: dict[str, Any] = {"add": add, "sub": sub, "mul": mul, "div": div}
+for _n in _BINARY:
+    FUNCTIONS.setdefault(_n, _make_binary(_n))
+for _n in _UNARY:
+    FUNCTIONS[_n] = _make_unary(_n)
+for _n in _PREDICATES:
+    FUNCTIONS[_n] = _make_predicate(_n)
+FUNCTIONS.update(true_divide=div, divide=div, multiply=mul, subtract=sub,
+                 greater=FUNCTIONS["gt"], greater_equal=FUNCTIONS["ge"], less=FUNCTIONS["lt"],
+                 less_equal=FUNCTIONS["le"], not_equal=FUNCTIONS["ne"], negative=FUNCTIONS["neg"],
+                 absolute=FUNCTIONS["abs"], fix=FUNCTIONS["trunc"], arctan2=FUNCTIONS["atan2"])
+
+
+# ---- ternary and friends ---------------------------------------------------------------------
+
+def where(condition: Tensor, input: Any = None, other: Any = None, *,
+          out: Tensor | None = None) -> Tensor:
+    """condition ? input : other elementwise, all broadcast together."""
+    if input is None and other is None:
+        from .indexing_ops import nonzero
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor) or condition.dtype is not _dt.bool_:
+        got = condition.dtype.real if isinstance(condition, Tensor) else type(condition).__name__
+        raise RuntimeError(f"where(): expected condition to be a bool tensor, got {got}")
+    dt = result_type(input, other)
+    ta, tb = as_tensor(input, dt), as_tensor(other, dt)
+    return into("where", dt, out, lambda r: dt.tensor.where(r._h, condition._h, ta._h, tb._h))
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None,
+          _inplace: bool = False) -> Tensor:
+    """Values limited to [min, max] (either may be None; tensors broadcast); NaN stays NaN."""
+    if min is None and max is None:
+        raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        r = input
+        if min is not None:
+            r = maximum(r, min)
+        if max is not None:
+            r = minimum(r, max)
+        return _finish_inplace(input, r, "clamp") if _inplace else result_of("clamp", r, out)
+    dt = result_type(input, min, max)
+    _require("clamp", dt, "uif")
+    src = as_tensor(input, dt)
+    lo, hi = (dt.to_c(scalar_value(v)) if v is not None else dt.to_c(0) for v in (min, max))
+    run = lambda r: dt.tensor.clamp(r._h, src._h, min is not None, lo, max is not None, hi)  # noqa: E731
+    if _inplace:
+        return inplace("clamp", input, dt, None, run)
+    return into("clamp", dt, out, run)
+
+
+def _finish_inplace(self: Tensor, r: Tensor, op: str) -> Tensor:
+    if tuple(r.size()) != tuple(self.size()):
+        raise RuntimeError(f"{op}(): output with shape {list(self.size())} doesn't match the "
+                           f"broadcast shape {list(r.size())}")
+    return self.copy_(r)
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:
+    return clamp(input, max=max)
+
+
+def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
+         _inplace: bool = False) -> Tensor:
+    """input + weight * (end - input), floating types."""
+    dt = result_type(input, end)
+    _require("lerp", dt, "f")
+    a, b, w = as_tensor(input, dt), as_tensor(end, dt), as_tensor(weight, dt)
+    run = lambda r: dt.tensor.lerp(r._h, a._h, b._h, w._h)  # noqa: E731
+    if _inplace:
+        return inplace("lerp", input, dt, None, run)
+    return into("lerp", dt, out, run)
+
+
+def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any,
+          out: Tensor | None, _inplace: bool) -> Tensor:
+    dt = result_type(input, tensor1, tensor2)
+    if name == "addcdiv" and not dt.is_floating_point:
+        raise RuntimeError("addcdiv(): integer division with addcdiv is not supported; "
+                           "use floating-point tensors")
+    _require(name, dt, "uif")
+    a, x, y = as_tensor(input, dt), as_tensor(tensor1, dt), as_tensor(tensor2, dt)
+    v = dt.to_c(scalar_value(value))
+    fn = getattr(dt.tensor, name)
+    run = lambda r: fn(r._h, a._h, x._h, y._h, v)  # noqa: E731
+    if _inplace:
+        return inplace(name, input, dt, None, run)
+    return into(name, dt, out, run)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
+            out: Tensor | None = None) -> Tensor:
+    """input + value * tensor1 * tensor2, in one pass."""
+    return _addc("addcmul", input, tensor1, tensor2, value, out, False)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
+            out: Tensor | None = None) -> Tensor:
+    """input + value * tensor1 / tensor2, in one pass."""
+    return _addc("addcdiv", input, tensor1, tensor2, value, out, False)
+
+
+maximum, minimum = FUNCTIONS["maximum"], FUNCTIONS["minimum"]
+FUNCTIONS.update(where=where, clamp=clamp, clip=clamp, clamp_min=clamp_min,
+                 clamp_max=clamp_max, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv)
+
+
+# ---- methods, in-place methods and operators ---------------------------------------------------
+
+def _method(fn):
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return fn(self, *args, **kwargs)
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace_binary(name: str):
+    def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+        if alpha != 1:
+            other = mul(other, alpha)
+        return _binary(name, self, other, _inplace=True)
+    method.__name__ = name + "_"
+    return method
+
+
+def _inplace_unary(name: str):
+    def method(self: Tensor) -> Tensor:
+        return _unary(name, self, _inplace=True)
+    method.__name__ = name + "_"
+    return method
+
+
+def _reflected(name: str):
+    def method(self: Tensor, other: Any) -> Tensor:
+        return _binary(name, other, self)
+    return method
+
+
+def _install() -> None:
+    for name, fn in FUNCTIONS.items():
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, _method(fn))
+    for name in _BINARY:
+        setattr(Tensor, name + "_", _inplace_binary(name))
+    for name in _UNARY:
+        setattr(Tensor, name + "_", _inplace_unary(name))
+    Tensor.div_ = lambda self, other, *, rounding_mode=None: _binary(  # noqa: E731
+        _ROUNDING[rounding_mode], self, other, _inplace=True)
+    Tensor.clamp_ = lambda self, min=None, max=None: clamp(self, min, max, _inplace=True)  # noqa: E731
+    Tensor.clip_ = Tensor.clamp_
+    Tensor.lerp_ = lambda self, end, weight: lerp(self, end, weight, _inplace=True)  # noqa: E731
+    Tensor.addcmul_ = lambda self, t1, t2, *, value=1: _addc(  # noqa: E731
+        "addcmul", self, t1, t2, value, None, True)
+    Tensor.addcdiv_ = lambda self, t1, t2, *, value=1: _addc(  # noqa: E731
+        "addcdiv", self, t1, t2, value, None, True)
+
+    operators = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
+                 "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
+                 "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+                 "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
+    for py, name in operators.items():
+        setattr(Tensor, f"__{py}__", lambda self, other, _n=name: _binary(_n, self, other))
+        setattr(Tensor, f"__r{py}__", _reflected(name))
+        setattr(Tensor, f"__i{py}__", _inplace_binary(name))
+    for py in ("eq", "ne", "lt", "le", "gt", "ge"):
+        setattr(Tensor, f"__{py}__", lambda self, other, _n=py: _binary(_n, self, other)
+                if isinstance(other, Tensor) or is_scalar(other) else NotImplemented)
+    Tensor.__hash__ = object.__hash__
+    Tensor.__neg__ = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
+        _raise(RuntimeError("negation, the `-` operator, on a bool tensor is not supported; "
+                            "use logical_not() or ~ instead"))
+    Tensor.__pos__ = lambda self: self
+    Tensor.__abs__ = lambda self: _unary("abs", self)
+    Tensor.__invert__ = lambda self: _unary("bitwise_not", self)
+
+
+def _raise(e: Exception):
+    raise e
+
+
+_install()
