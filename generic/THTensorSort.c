@@ -172,7 +172,51 @@ static void THTensor_(medianSlice)(const THTensor_(SliceArgs) *a, THTensor_(Sort
   THTensor_(kthOfKeys)(keys, n, (m - 1) / 2 + 1, tmp, src, ss, v, ix);
 }
 
-/* The k best: the k-th best key t by quickselect, then every element better than t and the
+/* topk with k small next to n: one pass keeping a heap of the k best so far, the worst on top
+ * (of equal values the later index is worse, so ties resolve as a stable sort would), then the
+ * heap emptied worst-first from the back of the output. O(n log k), nearly one comparison per
+ * element. */
+static inline int THTensor_(pairWorse)(THTensor_(SortPair) x, THTensor_(SortPair) y, int desc) {
+  return THTensor_(before)(y.v, x.v, desc) || (!THTensor_(before)(x.v, y.v, desc) && x.i > y.i);
+}
+
+static void THTensor_(siftDown)(THTensor_(SortPair) *h, int64_t m, int desc) {
+  THTensor_(SortPair) x = h[0];
+  int64_t p = 0;
+  for (int64_t c = 1; c < m; p = c, c = 2 * c + 1) {
+    if (c + 1 < m && THTensor_(pairWorse)(h[c + 1], h[c], desc)) c++;
+    if (!THTensor_(pairWorse)(h[c], x, desc)) break;
+    h[p] = h[c];
+  }
+  h[p] = x;
+}
+
+static void THTensor_(topkHeap)(const THTensor_(SliceArgs) *a, THTensor_(SortPair) *h,
+                                const real *src, int64_t ss, real *v, int64_t vs, int64_t *ix,
+                                int64_t is) {
+  const int64_t k = a->k;
+  const int desc = a->flag;
+  for (int64_t i = 0; i < a->n; i++) {
+    THTensor_(SortPair) x = {TH_LOAD(src[i * ss]), i};
+    if (i < k) { /* sift up */
+      int64_t p = i;
+      for (; p > 0 && THTensor_(pairWorse)(x, h[(p - 1) / 2], desc); p = (p - 1) / 2)
+        h[p] = h[(p - 1) / 2];
+      h[p] = x;
+    } else if (THTensor_(before)(x.v, h[0].v, desc)) {
+      h[0] = x;
+      THTensor_(siftDown)(h, k, desc);
+    }
+  }
+  for (int64_t j = k - 1; j >= 0; j--) {
+    v[j * vs] = TH_STORE(h[0].v);
+    ix[j * is] = h[0].i;
+    h[0] = h[j];
+    THTensor_(siftDown)(h, j, desc);
+  }
+}
+
+/* topk otherwise: the k-th best key t by quickselect, then every element better than t and the
  * first ones equal to t, in index order, merge-sorted (stable) into place. */
 static void THTensor_(topkSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPair) *buf,
                                  const real *src, int64_t ss, real *v, int64_t vs, int64_t *ix,
@@ -180,6 +224,10 @@ static void THTensor_(topkSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
   const int64_t n = a->n, k = a->k;
   const int desc = a->flag;
   if (k == 0) return;
+  if (k <= TH_TOPK_HEAP && 4 * k <= n) {
+    THTensor_(topkHeap)(a, buf, src, ss, v, vs, ix, is);
+    return;
+  }
   opreal *keys = (opreal *)(buf + n);
   for (int64_t i = 0; i < n; i++) keys[i] = TH_LOAD(src[i * ss]);
   const opreal t = THTensor_(quickselect)(keys, n, k - 1, desc, (opreal *)buf);
@@ -197,8 +245,9 @@ static void THTensor_(topkSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
       buf[m++].i = i;
     }
   }
-  if (desc) THTensor_(sortDesc)(buf, buf + k, k, NULL, 0);
-  else THTensor_(sortAsc)(buf, buf + k, k, NULL, 0);
+  const int parallel = a->parallel && k >= THGetGrainSize();
+  if (desc) THTensor_(sortDesc)(buf, buf + k, k, NULL, parallel);
+  else THTensor_(sortAsc)(buf, buf + k, k, NULL, parallel);
   for (int64_t j = 0; j < k; j++) {
     v[j * vs] = TH_STORE(buf[j].v);
     ix[j * is] = buf[j].i;
@@ -217,7 +266,7 @@ static void THTensor_(modeSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
     buf[i].v = TH_LOAD(src[i * ss]);
     buf[i].i = i;
   }
-  THTensor_(sortAsc)(buf, buf + n, n, NULL, 0);
+  THTensor_(sortAsc)(buf, buf + n, n, NULL, a->parallel);
   int64_t best = 0, last = 0, start = 0;
   for (int64_t j = 1; j <= n; j++) {
     if (j < n && buf[j].v == buf[j - 1].v) continue;

@@ -17,8 +17,9 @@
  *   2. The work per slice. The slice is copied into a contiguous scratch buffer of (key, index)
  *      pairs, with keys in the compute type (`opreal`: float for Half/BFloat16, so they compare
  *      as numbers). sort and mode merge-sort the pairs (stable: ties keep their index order);
- *      topk, kthvalue and median find the k-th key with a quickselect, O(n), then take the
- *      matching elements in index order, which is what a stable sort would give.
+ *      kthvalue, median and topk find the k-th key with a quickselect, O(n), then take the
+ *      matching elements in index order, which is what a stable sort would give; a small topk
+ *      keeps a heap of the best k in one pass instead.
  *   3. Threads. With many slices, OpenMP threads take equal contiguous ranges of slices, each
  *      with its own scratch, all allocated up front by the calling thread (an allocation failure
  *      is reported there, and nothing in the parallel region can fail). A single long slice
@@ -27,45 +28,62 @@
 
 /* Merge-sort runs shorter than this are insertion-sorted first. */
 #define TH_SORT_RUN 32
+/* topk keeps a heap of the best k (rather than quickselecting) up to this k. */
+#define TH_TOPK_HEAP 128
 
 /* TH_DEFINE_MERGESORT(NAME, T, BEFORE) defines
  *   static void NAME(T *a, T *tmp, int64_t n, const void *ctx, int parallel)
  * a stable bottom-up merge sort of a[0, n) using tmp[0, n); BEFORE(ctx, x, y) is true when x
  * must come strictly before y. Runs of TH_SORT_RUN are insertion-sorted, then merged in passes
- * of doubling width; `parallel` spreads the runs and the merges of a pass over OpenMP threads.
+ * of doubling width; `parallel` spreads the runs and the merges of a pass over OpenMP threads
+ * (a serial sort never enters an OpenMP construct: short slices must not pay for one).
  * Merging takes from the left run unless the right element comes strictly first: stability. */
-#define TH_DEFINE_MERGESORT(NAME, T, BEFORE)                                               \
-  static void NAME(T *a, T *tmp, int64_t n, const void *ctx, int parallel) {               \
-    (void)ctx;                                                                             \
-    _Pragma("omp parallel for if (parallel) schedule(static)")                             \
-    for (int64_t lo = 0; lo < n; lo += TH_SORT_RUN) {                                      \
-      int64_t hi = TH_MIN(n, lo + TH_SORT_RUN);                                            \
-      for (int64_t i = lo + 1; i < hi; i++) {                                              \
-        T x = a[i];                                                                        \
-        int64_t j = i;                                                                     \
-        for (; j > lo && BEFORE(ctx, x, a[j - 1]); j--) a[j] = a[j - 1];                   \
-        a[j] = x;                                                                          \
-      }                                                                                    \
-    }                                                                                      \
-    T *src = a, *dst = tmp;                                                                \
-    for (int64_t w = TH_SORT_RUN; w < n; w *= 2) {                                         \
-      _Pragma("omp parallel for if (parallel && n / w > 2) schedule(static)")              \
-      for (int64_t lo = 0; lo < n; lo += 2 * w) {                                          \
-        int64_t mid = TH_MIN(n, lo + w), hi = TH_MIN(n, lo + 2 * w), i = lo, j = mid,      \
-                o = lo;                                                                    \
-        if (mid == hi || !BEFORE(ctx, src[mid], src[mid - 1])) { /* already in order */    \
-          memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(T));                       \
-          continue;                                                                        \
-        }                                                                                  \
-        while (i < mid && j < hi) dst[o++] = BEFORE(ctx, src[j], src[i]) ? src[j++] : src[i++]; \
-        while (i < mid) dst[o++] = src[i++];                                               \
-        while (j < hi) dst[o++] = src[j++];                                                \
-      }                                                                                    \
-      T *t = src;                                                                          \
-      src = dst;                                                                           \
-      dst = t;                                                                             \
-    }                                                                                      \
-    if (src != a) memcpy(a, src, (size_t)n * sizeof(T));                                   \
+#define TH_DEFINE_MERGESORT(NAME, T, BEFORE)                                                      \
+  static void TH_CONCAT_2(NAME, Run)(T *a, int64_t lo, int64_t n, const void *ctx) {              \
+    (void)ctx;                                                                                    \
+    const int64_t hi = TH_MIN(n, lo + TH_SORT_RUN);                                               \
+    for (int64_t i = lo + 1; i < hi; i++) {                                                       \
+      T x = a[i];                                                                                 \
+      int64_t j = i;                                                                              \
+      for (; j > lo && BEFORE(ctx, x, a[j - 1]); j--) a[j] = a[j - 1];                            \
+      a[j] = x;                                                                                   \
+    }                                                                                             \
+  }                                                                                               \
+  static void TH_CONCAT_2(NAME, Merge)(const T *src, T *dst, int64_t lo, int64_t w,               \
+                                       int64_t n, const void *ctx) {                              \
+    (void)ctx;                                                                                    \
+    const int64_t mid = TH_MIN(n, lo + w), hi = TH_MIN(n, lo + 2 * w);                            \
+    int64_t i = lo, j = mid, o = lo;                                                              \
+    if (mid == hi || !BEFORE(ctx, src[mid], src[mid - 1])) { /* already in order */               \
+      memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(T));                                  \
+      return;                                                                                     \
+    }                                                                                             \
+    while (i < mid && j < hi) dst[o++] = BEFORE(ctx, src[j], src[i]) ? src[j++] : src[i++];       \
+    while (i < mid) dst[o++] = src[i++];                                                          \
+    while (j < hi) dst[o++] = src[j++];                                                           \
+  }                                                                                               \
+  static void NAME(T *a, T *tmp, int64_t n, const void *ctx, int parallel) {                      \
+    if (parallel) {                                                                               \
+      _Pragma("omp parallel for schedule(static)")                                                \
+      for (int64_t lo = 0; lo < n; lo += TH_SORT_RUN) TH_CONCAT_2(NAME, Run)(a, lo, n, ctx);      \
+    } else {                                                                                      \
+      for (int64_t lo = 0; lo < n; lo += TH_SORT_RUN) TH_CONCAT_2(NAME, Run)(a, lo, n, ctx);      \
+    }                                                                                             \
+    T *src = a, *dst = tmp;                                                                       \
+    for (int64_t w = TH_SORT_RUN; w < n; w *= 2) {                                                \
+      if (parallel && n / w > 2) {                                                                \
+        _Pragma("omp parallel for schedule(static)")                                              \
+        for (int64_t lo = 0; lo < n; lo += 2 * w)                                                 \
+          TH_CONCAT_2(NAME, Merge)(src, dst, lo, w, n, ctx);                                      \
+      } else {                                                                                    \
+        for (int64_t lo = 0; lo < n; lo += 2 * w)                                                 \
+          TH_CONCAT_2(NAME, Merge)(src, dst, lo, w, n, ctx);                                      \
+      }                                                                                           \
+      T *t = src;                                                                                 \
+      src = dst;                                                                                  \
+      dst = t;                                                                                    \
+    }                                                                                             \
+    if (src != a) memcpy(a, src, (size_t)n * sizeof(T));                                          \
   }
 
 /* A position in the walk over slices: the THIter odometer over rows, and the column within

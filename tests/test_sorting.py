@@ -274,6 +274,20 @@ def test_topk_values_match_torch(name):
         assert type(r).__name__ == "topk"
 
 
+@pytest.mark.parametrize("name", ["float32", "int16", "bfloat16"])
+@pytest.mark.parametrize("k", [1, 5, 128, 129, 300, 1000])
+def test_topk_heap_and_quickselect_paths(name, k):
+    # small k keeps a heap of the best k, larger k quickselects: both must give the stable order
+    arr = sample((3, 1000), name, seed=k, spread=20)
+    arr[1] = np.sort(arr[1])  # ascending input: every element enters a largest-k heap
+    t = P(arr, name)
+    for largest in (True, False):
+        idx = stable_argsort(arr, 1, largest)[:, :k]
+        v, i = t.topk(k, largest=largest)
+        assert_same(i, idx)
+        assert_same(v, np.take_along_axis(arr, idx, 1))
+
+
 def test_topk_sorted_false_and_0dim():
     t = pyth.tensor([1.0, 5.0, 3.0, 5.0])
     v, i = t.topk(3, sorted=False)
