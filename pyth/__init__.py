@@ -15,6 +15,7 @@ from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_l
 from .memory import memory_stats
 from . import pointwise as _pointwise
 from ._promotion import can_cast, promote_types, result_type
+from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
 from .tensor import Tensor
 
