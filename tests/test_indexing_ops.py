@@ -630,6 +630,58 @@ def test_threaded_kernels_match_numpy(name, layout):
 
 
 # --------------------------------------------------------------------------------------------
+# t[index] / t[index] = v with one advanced item run on these kernels
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["float32", "int16", "bool", "bfloat16"])
+def test_single_advanced_index_routes_to_kernels(name, monkeypatch):
+    from pyth import _indexing
+
+    def general(p):
+        raise AssertionError("the general offsets path was used")
+    monkeypatch.setattr(_indexing, "_offsets", general)
+    t, a = build((4, 5, 6), name, "transposed")
+    m3, m2, m1 = mask_of((4, 5, 6), 1), mask_of((5, 6), 2), mask_of((4,), 3)
+    gets = [L([3, 0, 3]), (slice(None), L([[1], [-5]])), (None, slice(1, 3), L(2)),
+            pyth.tensor(m3), (slice(None), pyth.tensor(m2)), pyth.tensor(m1),
+            (pyth.tensor(m1), slice(None, None, 2)), [0, 2]]
+    for idx in gets:
+        np_idx = tuple(i.numpy() if isinstance(i, pyth.Tensor) else i
+                       for i in (idx if isinstance(idx, tuple) else (idx,)))
+        check(t[idx], a[np_idx])
+    # an int is a basic index (as in torch; numpy would move the [-1, 0] dim to the front)
+    check(t[1, ..., L([-1, 0])], a[1][..., [-1, 0]])
+    v = values((4, 2, 6), name, seed=4)
+    sets = [(L([3, 0, 3]), {"bool": True}.get(name, 5)),            # duplicates: last wins
+            (L([1, 2, 1]), values((3, 5, 6), name, seed=2)),              # last wins too
+            ((slice(None), L([4, 0])), v),
+            ((Ellipsis, L([[5], [0]])), values((4, 5, 2, 1), name, seed=3)),
+            (pyth.tensor(m3), {"bool": False}.get(name, 7)),
+            (pyth.tensor(m3), values((int(m3.sum()),), name, seed=5)),
+            ((slice(None), pyth.tensor(m2)), values((int(m2.sum()),), name, seed=6)),
+            (pyth.tensor(m1), values((6,), name, seed=7))]               # broadcast over rows
+    exp = a.copy()
+    for idx, value in sets:
+        items = idx if isinstance(idx, tuple) else (idx,)
+        exp[tuple(i.numpy() if isinstance(i, pyth.Tensor) else i for i in items)] = value
+        t[idx] = P(value, name) if isinstance(value, np.ndarray) else value
+        check(t, exp)
+    with pytest.raises(AssertionError, match="general"):
+        t[L([0]), L([1])]                                  # two advanced items: the general path
+
+
+def test_single_advanced_index_errors_name_the_source_dim():
+    t = pyth.zeros(4, 5, 6)
+    with pytest.raises(IndexError, match=kw(r"\b9\b", "dimension 2", r"\b6\b")):
+        t[0, :, L([1, 9])]
+    with pytest.raises(IndexError, match=kw(r"-6", "dimension 1", r"\b5\b")):
+        t[:, [-6]] = 1.0
+    with pytest.raises(RuntimeError, match=kw("shape", r"\[3\]")):
+        t[pyth.ones(4, 5, dtype=pyth.bool)] = pyth.ones(3)
+    assert not N(t).any(), "a failed assignment wrote"
+
+
+# --------------------------------------------------------------------------------------------
 # aliasing: outputs and sources sharing memory with what is written
 # --------------------------------------------------------------------------------------------
 
