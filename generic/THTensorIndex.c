@@ -350,7 +350,7 @@ int THTensor_(scatterFill)(THTensor *self, int64_t dim, THLongTensor *index, rea
 
 static void THTensor_(maskedFillRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
   const real value = *(const real *)ctx;
-  TH_ROW_LOOP2(n, data, stride, real, x, bool, m, if (*m) *x = value;);
+  TH_ROW_LOOP2(n, data, stride, real, x, bool, m, *x = *m ? value : *x;); /* no branch */
 }
 
 int THTensor_(maskedFill)(THTensor *self, THBoolTensor *mask, real value) {

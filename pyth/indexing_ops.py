@@ -206,12 +206,13 @@ def argwhere(input: Tensor) -> Tensor:
 
 # ---- tables: functions, methods, in-place methods ----------------------------------------------
 
-def _copy(input: Tensor, *args: Any) -> Tensor:
+def _copy(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return input.clone()
 
 
-def _broadcast_copy(input: Tensor, mask: Any, *args: Any) -> Tensor:
+def _broadcast_copy(input: Tensor, mask: Any = None, *args: Any, **kwargs: Any) -> Tensor:
     """A copy of input broadcast with mask's shape (masked_fill / masked_scatter)."""
+    mask = kwargs.get("mask", mask)
     if isinstance(mask, Tensor) and tuple(mask.shape) != tuple(input.shape):
         try:
             shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
@@ -241,7 +242,7 @@ def _out_of_place(name: str) -> Callable:
 
     def fn(input: Tensor, *args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
         _tensor(name, "input", input)
-        return result_of(name, primitive(prepare(input, *args), *args, **kwargs), out)
+        return result_of(name, primitive(prepare(input, *args, **kwargs), *args, **kwargs), out)
     fn.__name__ = name
     fn.__doc__ = f"Out-of-place {name}_: the result on a copy of input. {primitive.__doc__}"
     return fn
