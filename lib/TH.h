@@ -15,5 +15,6 @@
 #include "THTensor.h"
 #include "THTensorMath.h"
 #include "THTensorSort.h"
+#include "THTensorIndex.h"
 
 #endif

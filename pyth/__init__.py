@@ -28,5 +28,7 @@ for _d in ALL_DTYPES:
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
 globals().update(_pointwise.FUNCTIONS)
+from . import indexing_ops as _indexing_ops  # noqa: E402
+globals().update(_indexing_ops.FUNCTIONS)
 
 __version__ = "0.1.0"
