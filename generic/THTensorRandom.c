@@ -59,10 +59,19 @@
 /* Integers a floating type holds: up to its largest finite value (all of int64 but for half). */
 static int THTensor_(randomFits)(int64_t v) { return fabs((double)v) <= TH_RAND_FMAX; }
 static const int64_t THTensor_(randomMax) = (int64_t)1 << TH_RAND_DIGITS;
-#if TH_RAND_DIGITS == 53
-#define TH_RAND_UNIFORM01(g) th_uniform_double(g)
+/* Uniform [0, 1) values from generator words: TH_RAND_WORDS outputs per value (53 bits for
+ * double, the significand width otherwise); normals from the double or the float stream. */
+#if defined(TH_REAL_IS_DOUBLE)
+#define TH_RAND_WORDS 2
+#define TH_RAND_UNIFORM_AT(w, k)                                                         \
+  (((double)((w)[2 * (k)] >> 5) * 67108864.0 + (double)((w)[2 * (k) + 1] >> 6)) *      \
+   (1.0 / 9007199254740992.0))
+#define TH_RAND_NORMAL(g) th_normal(g)
 #else
-#define TH_RAND_UNIFORM01(g) th_uniform_bits(g, TH_RAND_DIGITS)
+#define TH_RAND_WORDS 1
+#define TH_RAND_UNIFORM_AT(w, k) \
+  ((double)((w)[k] >> (32 - TH_RAND_DIGITS)) * (1.0 / (double)(1 << TH_RAND_DIGITS)))
+#define TH_RAND_NORMAL(g) th_normal_float(g)
 #endif
 #else
 static int THTensor_(randomFits)(int64_t v) { return v >= TH_RAND_LO && v <= TH_RAND_HI; }
@@ -86,8 +95,32 @@ static int THTensor_(fillRandom)(THTensor *self, THGenerator *gen, const char *o
   return 0;
 }
 
+/* A row function storing EXPR, a double computed from u (a uniform double in [0, 1), 53 bits)
+ * and the parameters a, b, into each element. The uniforms are made a chunk at a time
+ * (THRandom_fillUniform): the same numbers as one th_uniform_double() per element, faster. */
+#define TH_UNIFORM_ROW(NAME, EXPR)                                                             \
+  static void THTensor_(NAME##Row)(void *vctx, int64_t n, char **data, const int64_t *stride) { \
+    THRandomCtx *c = vctx;                                                                      \
+    const double a = c->a, b = c->b;                                                            \
+    (void)a;                                                                                    \
+    (void)b;                                                                                    \
+    real *x = (real *)data[0];                                                                  \
+    const int64_t s = stride[0];                                                                \
+    double ubuf[TH_RANDOM_CHUNK / 2];                                                           \
+    for (int64_t i = 0; i < n;) {                                                               \
+      const int64_t m = TH_MIN(n - i, TH_RANDOM_CHUNK / 2);                                     \
+      THRandom_fillUniform(c->gen, ubuf, m);                                                    \
+      real *xi = x + i * s;                                                                     \
+      for (int64_t k = 0; k < m; k++) {                                                         \
+        const double u = ubuf[k];                                                               \
+        xi[k * s] = TH_STORE(EXPR);                                                             \
+      }                                                                                         \
+      i += m;                                                                                   \
+    }                                                                                           \
+  }
+
 /* A row function storing EXPR (a double computed from the draws of g and the parameters a, b)
- * into each element. */
+ * into each element, one element at a time. */
 #define TH_RANDOM_ROW(NAME, EXPR)                                                              \
   static void THTensor_(NAME##Row)(void *vctx, int64_t n, char **data, const int64_t *stride) { \
     THRandomCtx *c = vctx;                                                                      \
@@ -100,7 +133,7 @@ static int THTensor_(fillRandom)(THTensor *self, THGenerator *gen, const char *o
 
 /* ---- every type ------------------------------------------------------------------------------ */
 
-TH_RANDOM_ROW(bernoulli, th_uniform_double(g) < a)
+TH_UNIFORM_ROW(bernoulli, u < a)
 
 int THTensor_(bernoulli)(THTensor *self, THGenerator *gen, double p) {
   THArgCheck(p >= 0 && p <= 1, TH_ERR_RUNTIME, -1,
@@ -158,14 +191,31 @@ int THTensor_(bernoulliTensor)(THTensor *self, THGenerator *gen, THDoubleTensor 
   return 0;
 }
 
+/* Bounded draws as th_bounded64 makes them. Ranges up to 2^32 - 1 (one word per try) take the
+ * words a chunk at a time: each word either gives the next element or is rejected, so a chunk of
+ * k words never makes more than the k elements still wanted and no word is drawn in vain. */
 static void THTensor_(randomRow)(void *vctx, int64_t n, char **data, const int64_t *stride) {
   THRandomCtx *c = vctx;
   THGenerator *g = c->gen;
   const uint64_t from = (uint64_t)c->from, range = c->range;
-  TH_ROW_LOOP1(n, data, stride, real, rp, {
-    int64_t v = (int64_t)(from + th_bounded64(g, range)); /* wraps back into [from, to] */
-    *rp = TH_STORE(v);
-  });
+  real *x = (real *)data[0];
+  const int64_t s = stride[0];
+  if (range == 0 || range > 0xffffffffu) {
+    for (int64_t i = 0; i < n; i++) x[i * s] = TH_STORE((int64_t)(from + th_bounded64(g, range)));
+    return;
+  }
+  const uint32_t r32 = (uint32_t)range, threshold = (uint32_t)(-r32) % r32;
+  uint32_t w[TH_RANDOM_CHUNK];
+  for (int64_t i = 0; i < n;) {
+    const int64_t k = TH_MIN(n - i, TH_RANDOM_CHUNK);
+    THRandom_fill32(g, w, k);
+    for (int64_t j = 0; j < k; j++) {
+      const uint64_t m = (uint64_t)w[j] * r32;
+      if ((uint32_t)m < threshold) continue; /* Lemire's rejection */
+      x[i * s] = TH_STORE((int64_t)(from + (m >> 32))); /* wraps back into [from, to] */
+      i++;
+    }
+  }
 }
 
 /* Integers in [from, last], both already checked to fit the type. */
@@ -205,21 +255,16 @@ int THTensor_(randomFrom)(THTensor *self, THGenerator *gen, int64_t from) {
 #if defined(TH_REAL_IS_FLOATING)
 #define TH_RAND_SATURATE(v) (v)
 #else
-#define TH_RAND_SATURATE(v) ((v) >= (double)TH_RAND_HI ? (real)TH_RAND_HI : (real)(v))
+/* v converted to the type, the largest value for those beyond it (the cast would be undefined). */
+static inline real THTensor_(saturate)(double v) {
+  return v >= (double)TH_RAND_HI ? (real)TH_RAND_HI : (real)v;
+}
+#define TH_RAND_SATURATE(v) THTensor_(saturate)(v)
 #endif
 
-/* ceil(log(V) / log(1 - p)) with V = 1 - u uniform on (0, 1]; at least 1 (V = 1 would give 0).
- * b holds log1p(-p). */
-static void THTensor_(geometricRow)(void *vctx, int64_t n, char **data, const int64_t *stride) {
-  THRandomCtx *c = vctx;
-  THGenerator *g = c->gen;
-  const double logq = c->b;
-  TH_ROW_LOOP1(n, data, stride, real, rp, {
-    double v = ceil(log1p(-th_uniform_double(g)) / logq);
-    v = v < 1 ? 1 : v;
-    *rp = TH_STORE(TH_RAND_SATURATE(v));
-  });
-}
+/* ceil(log(V) / log(1 - p)) with V = 1 - u uniform on (0, 1]; at least 1 (V = 1 would give 0);
+ * b holds log1p(-p). Integer types saturate at their maximum. */
+TH_UNIFORM_ROW(geometric, TH_RAND_SATURATE(fmax(1.0, ceil(log1p(-u) / b))))
 
 int THTensor_(geometric)(THTensor *self, THGenerator *gen, double p) {
   THArgCheck(p > 0 && p < 1, TH_ERR_RUNTIME, -1,
@@ -266,7 +311,27 @@ static int THTensor_(checkFinite)(const char *op, const char *name, double v) {
   return 0;
 }
 
-TH_RANDOM_ROW(uniform, a + TH_RAND_UNIFORM01(g) * (b - a))
+/* Draws a chunk of words at a time (THRandom_fill32) and converts them in a loop the compiler
+ * vectorises; the values are those of one draw per element in order. */
+static void THTensor_(uniformRow)(void *vctx, int64_t n, char **data, const int64_t *stride) {
+  THRandomCtx *c = vctx;
+  const double from = c->a, width = c->b - c->a;
+  real *x = (real *)data[0];
+  const int64_t s = stride[0];
+  uint32_t w[TH_RANDOM_CHUNK];
+  for (int64_t i = 0; i < n;) {
+    const int64_t m = TH_MIN(n - i, TH_RANDOM_CHUNK / TH_RAND_WORDS);
+    THRandom_fill32(c->gen, w, m * TH_RAND_WORDS);
+    real *xi = x + i * s;
+    if (s == 1) {
+      for (int64_t k = 0; k < m; k++) xi[k] = TH_STORE(from + TH_RAND_UNIFORM_AT(w, k) * width);
+    } else {
+      for (int64_t k = 0; k < m; k++)
+        xi[k * s] = TH_STORE(from + TH_RAND_UNIFORM_AT(w, k) * width);
+    }
+    i += m;
+  }
+}
 
 int THTensor_(uniform)(THTensor *self, THGenerator *gen, double from, double to) {
   const char *op = "uniform_()";
@@ -282,7 +347,9 @@ int THTensor_(uniform)(THTensor *self, THGenerator *gen, double from, double to)
 
 /* Consecutive elements take consecutive normals: the cached value first, then whole Box-Muller
  * pairs, and a last odd element leaves its partner in the cache. This is exactly the sequence
- * of one th_normal() per element, without the cache round trip for every other element. */
+ * of one TH_RAND_NORMAL() per element, without the cache round trip for every other element;
+ * the float stream makes its pairs a chunk at a time with THRandom_normalFloatPairs. */
+#if defined(TH_REAL_IS_DOUBLE)
 static void THTensor_(normalRow)(void *vctx, int64_t n, char **data, const int64_t *stride) {
   THRandomCtx *c = vctx;
   THGenerator *g = c->gen;
@@ -302,6 +369,35 @@ static void THTensor_(normalRow)(void *vctx, int64_t n, char **data, const int64
   }
   if (i < n) x[i * s] = TH_STORE(mean + std * th_normal(g));
 }
+#else
+static void THTensor_(normalRow)(void *vctx, int64_t n, char **data, const int64_t *stride) {
+  THRandomCtx *c = vctx;
+  THGenerator *g = c->gen;
+  const float mean = (float)c->a, std = (float)c->b;
+  real *x = (real *)data[0];
+  const int64_t s = stride[0];
+  uint32_t w[TH_RANDOM_CHUNK];
+  float z[TH_RANDOM_CHUNK];
+  int64_t i = 0;
+  if (n > 0 && g->normal_float_valid) {
+    x[0] = TH_STORE(mean + std * th_normal_float(g));
+    i = 1;
+  }
+  while (n - i >= 2) {
+    const int64_t pairs = TH_MIN((n - i) / 2, TH_RANDOM_CHUNK / 2);
+    THRandom_fill32(g, w, 2 * pairs);
+    THRandom_normalFloatPairs(w, z, pairs);
+    real *xi = x + i * s;
+    if (s == 1) {
+      for (int64_t k = 0; k < 2 * pairs; k++) xi[k] = TH_STORE(mean + std * z[k]);
+    } else {
+      for (int64_t k = 0; k < 2 * pairs; k++) xi[k * s] = TH_STORE(mean + std * z[k]);
+    }
+    i += 2 * pairs;
+  }
+  if (i < n) x[i * s] = TH_STORE(mean + std * th_normal_float(g));
+}
+#endif
 
 int THTensor_(normal)(THTensor *self, THGenerator *gen, double mean, double std) {
   THArgCheck(std >= 0, TH_ERR_RUNTIME, -1,
@@ -313,7 +409,7 @@ int THTensor_(normal)(THTensor *self, THGenerator *gen, double mean, double std)
 static void THTensor_(normalTensorRow)(void *vctx, int64_t n, char **data, const int64_t *stride) {
   THGenerator *g = ((THRandomCtx *)vctx)->gen;
   TH_ROW_LOOP3(n, data, stride, real, rp, real, mp, real, sp,
-               *rp = TH_STORE(TH_LOAD(*mp) + TH_LOAD(*sp) * th_normal(g)););
+               *rp = TH_STORE(TH_LOAD(*mp) + TH_LOAD(*sp) * TH_RAND_NORMAL(g)););
 }
 
 /* Flags a row holding a negative (or NaN) std. */
@@ -364,7 +460,7 @@ int THTensor_(normalTensor)(THTensor *self, THGenerator *gen, THTensor *mean, TH
   return 0;
 }
 
-TH_RANDOM_ROW(exponential, th_standard_exponential(g) / a)
+TH_UNIFORM_ROW(exponential, -log1p(-u) / a)
 
 int THTensor_(exponential)(THTensor *self, THGenerator *gen, double lambd) {
   THArgCheck(lambd > 0, TH_ERR_RUNTIME, -1,
@@ -374,7 +470,7 @@ int THTensor_(exponential)(THTensor *self, THGenerator *gen, double lambd) {
 }
 
 /* The inverse CDF: median + sigma * tan(pi * (u - 1/2)). */
-TH_RANDOM_ROW(cauchy, a + b * tan(3.14159265358979323846 * (th_uniform_double(g) - 0.5)))
+TH_UNIFORM_ROW(cauchy, a + b * tan(3.14159265358979323846 * (u - 0.5)))
 
 int THTensor_(cauchy)(THTensor *self, THGenerator *gen, double median, double sigma) {
   THArgCheck(sigma > 0, TH_ERR_RUNTIME, -1,
@@ -383,7 +479,7 @@ int THTensor_(cauchy)(THTensor *self, THGenerator *gen, double median, double si
   return THTensor_(fillRandom)(self, gen, "cauchy_()", THTensor_(cauchyRow), &ctx);
 }
 
-TH_RANDOM_ROW(logNormal, exp(a + b * th_normal(g)))
+TH_RANDOM_ROW(logNormal, exp(a + b * TH_RAND_NORMAL(g)))
 
 int THTensor_(logNormal)(THTensor *self, THGenerator *gen, double mean, double std) {
   THArgCheck(std > 0, TH_ERR_RUNTIME, -1,
@@ -519,12 +615,15 @@ done:
   return status;
 }
 
-#undef TH_RAND_UNIFORM01
+#undef TH_RAND_WORDS
+#undef TH_RAND_UNIFORM_AT
+#undef TH_RAND_NORMAL
 #undef TH_RAND_FMAX
 #undef TH_RAND_DIGITS
 #endif
 
 #undef TH_RANDOM_ROW
+#undef TH_UNIFORM_ROW
 #undef TH_RAND_NAME
 #undef TH_RAND_LO
 #undef TH_RAND_HI

@@ -61,6 +61,128 @@ void THGenerator_twist(THGenerator *g) {
   g->pos = 0;
 }
 
+void THRandom_fill32(THGenerator *g, uint32_t *out, int64_t n) {
+  while (n > 0) {
+    if (g->pos >= TH_MT_N) THGenerator_twist(g);
+    const int64_t m = TH_MIN(n, (int64_t)(TH_MT_N - g->pos));
+    const uint32_t *src = g->mt + g->pos;
+    for (int64_t k = 0; k < m; k++) { /* the tempering of th_random32, vectorised */
+      uint32_t y = src[k];
+      y ^= y >> 11;
+      y ^= (y << 7) & 0x9d2c5680u;
+      y ^= (y << 15) & 0xefc60000u;
+      out[k] = y ^ (y >> 18);
+    }
+    g->pos += (int)m;
+    out += m;
+    n -= m;
+  }
+}
+
+void THRandom_fillUniform(THGenerator *g, double *u, int64_t n) {
+  uint32_t w[TH_RANDOM_CHUNK];
+  while (n > 0) {
+    const int64_t m = TH_MIN(n, TH_RANDOM_CHUNK / 2);
+    THRandom_fill32(g, w, 2 * m);
+    for (int64_t k = 0; k < m; k++) /* genrand_res53, as th_uniform_double */
+      u[k] = ((double)(w[2 * k] >> 5) * 67108864.0 + (double)(w[2 * k + 1] >> 6)) *
+             (1.0 / 9007199254740992.0);
+    u += m;
+    n -= m;
+  }
+}
+
+/* ---- float normals ------------------------------------------------------------------------------
+ * Box-Muller in float: z0 = r cos(2 pi u1), z1 = r sin(2 pi u1), r = sqrt(-2 log(1 - u2)), with
+ * u1, u2 the top 24 bits of one output each. The C library's logf / sqrtf / sincosf cannot be
+ * vectorised (errno, calls), so the loop uses branch-free versions of its own, written as plain
+ * arithmetic the compiler turns into SIMD code:
+ *   - log: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(m) by Cephes' minimax polynomial in
+ *     m - 1 and e log(2) added in two parts (Cody-Waite) to keep the rounding error small;
+ *   - sqrt: Newton's iteration for 1/sqrt(x) from the classic bit-level first guess, three steps,
+ *     then x * (1/sqrt(x));
+ *   - sin / cos of 2 pi u: u is an exact multiple of 2^-24, so u - q/4 with q = round(4u) is exact
+ *     (the reduction costs no accuracy); t = 2 pi (u - q/4) lies in [-pi/4, pi/4] where Cephes'
+ *     polynomials for sin and cos are accurate to float precision, and the quadrant q swaps and
+ *     negates them.
+ * Every output is within 2 float ulp of the exactly computed value. */
+
+static inline float th_bits_to_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static inline uint32_t th_float_to_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+/* mask ? a : b for a mask of all ones or all zeros, without a branch. */
+static inline float th_select(uint32_t mask, float a, float b) {
+  return th_bits_to_float((th_float_to_bits(a) & mask) | (th_float_to_bits(b) & ~mask));
+}
+
+/* log(x) for a normal float x > 0. */
+static inline float th_logf(float x) {
+  uint32_t bits = th_float_to_bits(x);
+  int32_t e = (int32_t)(bits >> 23) - 126;
+  float m = th_bits_to_float((bits & 0x007fffffu) | 0x3f000000u); /* x = m 2^e, m in [0.5, 1) */
+  uint32_t low = -(uint32_t)(m < 0.70710678118654752440f);
+  e -= (int32_t)(low & 1u);
+  m = th_select(low, m + m, m) - 1.0f; /* now x = (1 + m) 2^e, 1 + m in [sqrt(1/2), sqrt(2)) */
+  float z = m * m;
+  float y = 7.0376836292e-2f;
+  y = y * m - 1.1514610310e-1f;
+  y = y * m + 1.1676998740e-1f;
+  y = y * m - 1.2420140846e-1f;
+  y = y * m + 1.4249322787e-1f;
+  y = y * m - 1.6668057665e-1f;
+  y = y * m + 2.0000714765e-1f;
+  y = y * m - 2.4999993993e-1f;
+  y = y * m + 3.3333331174e-1f;
+  y = y * m * z;
+  float fe = (float)e;
+  y += -2.12194440e-4f * fe; /* log(2) = 0.693359375 - 2.12194440e-4 */
+  y += -0.5f * z;
+  return m + y + 0.693359375f * fe;
+}
+
+/* sqrt(x) for x >= 0 (0 gives 0). */
+static inline float th_sqrtf(float x) {
+  float y = th_bits_to_float(0x5f3759dfu - (th_float_to_bits(x) >> 1));
+  float h = 0.5f * x;
+  y = y * (1.5f - h * y * y);
+  y = y * (1.5f - h * y * y);
+  y = y * (1.5f - h * y * y);
+  return x * y;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TH_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TH_SIMD_CLONES
+#endif
+
+TH_SIMD_CLONES
+void THRandom_normalFloatPairs(const uint32_t *restrict w, float *restrict z, int64_t npairs) {
+  for (int64_t i = 0; i < npairs; i++) {
+    const float u1 = (float)(w[2 * i] >> 8) * (1.0f / 16777216.0f);
+    const float v = 1.0f - (float)(w[2 * i + 1] >> 8) * (1.0f / 16777216.0f); /* (0, 1] */
+    const float r = th_sqrtf(-2.0f * th_logf(v));
+    const int32_t q = (int32_t)(4.0f * u1 + 0.5f);
+    const float t = (u1 - 0.25f * (float)q) * 6.28318530717958647692f;
+    const float tt = t * t;
+    const float s = ((-1.9515295891e-4f * tt + 8.3321608736e-3f) * tt - 1.6666654611e-1f) * tt * t + t;
+    const float c = ((2.443315711809948e-5f * tt - 1.388731625493765e-3f) * tt +
+                     4.166664568298827e-2f) * tt * tt - 0.5f * tt + 1.0f;
+    /* sin(t + q pi/2), cos(t + q pi/2): odd q swaps sin and cos, then signs follow q */
+    const uint32_t swap = -((uint32_t)q & 1u);
+    const float sq = th_select(swap, c, s), cq = th_select(swap, s, c);
+    z[2 * i] = r * th_bits_to_float(th_float_to_bits(cq) ^ ((((uint32_t)q + 1u) & 2u) << 30));
+    z[2 * i + 1] = r * th_bits_to_float(th_float_to_bits(sq) ^ (((uint32_t)q & 2u) << 30));
+  }
+}
+
 /* ---- lifetime and seeding ------------------------------------------------------------------- */
 
 static void THGenerator_reseed(THGenerator *g, uint64_t seed) {
@@ -74,6 +196,8 @@ static void THGenerator_reseed(THGenerator *g, uint64_t seed) {
   g->seed = seed;
   g->normal_valid = 0;
   g->normal_next = 0.0;
+  g->normal_float_valid = 0;
+  g->normal_float_next = 0.0f;
 }
 
 static int THGenerator_init(THGenerator *g, uint64_t seed) {
@@ -181,7 +305,9 @@ enum {
   ST_POS = ST_MT + 4 * TH_MT_N,
   ST_NORMAL_VALID = ST_POS + 4,
   ST_NORMAL = ST_NORMAL_VALID + 4,
-  ST_SIZE = ST_NORMAL + 8
+  ST_FLOAT_VALID = ST_NORMAL + 8,
+  ST_FLOAT_NORMAL = ST_FLOAT_VALID + 4,
+  ST_SIZE = ST_FLOAT_NORMAL + 4
 };
 _Static_assert((int)ST_SIZE == (int)TH_GENERATOR_STATE_SIZE, "the state layout and its size disagree");
 
@@ -200,6 +326,8 @@ int THGenerator_getState(THGenerator *gen, THByteTensor *out) {
   uint64_t bits;
   memcpy(&bits, &gen->normal_next, sizeof bits);
   put64(buf + ST_NORMAL, bits);
+  put32(buf + ST_FLOAT_VALID, (uint32_t)gen->normal_float_valid);
+  put32(buf + ST_FLOAT_NORMAL, th_float_to_bits(gen->normal_float_next));
   THGenerator_unlock(gen);
   uint8_t *data = THByteTensor_data(out);
   for (int64_t i = 0; i < ST_SIZE; i++) data[i * out->stride[0]] = buf[i];
@@ -218,14 +346,16 @@ static int THGenerator_checkState(const uint8_t *buf) {
   uint32_t pos = get32(buf + ST_POS);
   THArgCheck(pos <= TH_MT_N, TH_ERR_RUNTIME, -1,
              "%s: invalid generator state: position %u is outside [0, %d]", op, pos, TH_MT_N);
-  uint32_t valid = get32(buf + ST_NORMAL_VALID);
-  THArgCheck(valid <= 1, TH_ERR_RUNTIME, -1,
-             "%s: invalid generator state: cached-normal flag is %u, expected 0 or 1", op, valid);
+  uint32_t valid = get32(buf + ST_NORMAL_VALID), fvalid = get32(buf + ST_FLOAT_VALID);
+  THArgCheck(valid <= 1 && fvalid <= 1, TH_ERR_RUNTIME, -1,
+             "%s: invalid generator state: cached-normal flags are %u and %u, expected 0 or 1", op,
+             valid, fvalid);
   uint64_t bits = get64(buf + ST_NORMAL);
   double normal;
   memcpy(&normal, &bits, sizeof normal);
-  THArgCheck(!valid || isfinite(normal), TH_ERR_RUNTIME, -1,
-             "%s: invalid generator state: the cached normal value is not finite", op);
+  float fnormal = th_bits_to_float(get32(buf + ST_FLOAT_NORMAL));
+  THArgCheck((!valid || isfinite(normal)) && (!fvalid || isfinite(fnormal)), TH_ERR_RUNTIME, -1,
+             "%s: invalid generator state: a cached normal value is not finite", op);
   /* The twist reads only the top bit of word 0; with the rest zero the stream is all zeros. */
   int degenerate = (get32(buf + ST_MT) & MT_UPPER) == 0;
   for (int i = 1; degenerate && i < TH_MT_N; i++) degenerate = get32(buf + ST_MT + 4 * i) == 0;
@@ -254,6 +384,8 @@ int THGenerator_setState(THGenerator *gen, THByteTensor *state) {
   gen->pos = (int)get32(buf + ST_POS);
   gen->normal_valid = (int)get32(buf + ST_NORMAL_VALID);
   memcpy(&gen->normal_next, &bits, sizeof bits);
+  gen->normal_float_valid = (int)get32(buf + ST_FLOAT_VALID);
+  gen->normal_float_next = th_bits_to_float(get32(buf + ST_FLOAT_NORMAL));
   THGenerator_unlock(gen);
   return 0;
 }

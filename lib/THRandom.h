@@ -19,7 +19,13 @@
  *    per number), so a fill takes a contiguous run of the stream whatever the threads do.
  *    Generators are refcounted (THGenerator_retain / _free); THGenerator_default() is the
  *    process-wide one, created on first use and never released.
- * 4. State. THGenerator_getState serialises a generator into a ByteTensor of
+ * 4. Two normal streams. Double tensors (and THRandom_normal) take normals computed in double
+ *    precision from 53-bit uniforms with the C library's log/cos/sin. Float, half and bfloat16
+ *    tensors take normals computed in float from 24-bit uniforms (one output each) with this
+ *    file's own vectorisable log / sin / cos (THRandom_normalFloatPairs, within 2 ulp), many
+ *    pairs at a time: that is what makes randn as fast as PyTorch's. Each stream has its own
+ *    cached second value (PyTorch keeps two as well), and both are part of the state.
+ * 5. State. THGenerator_getState serialises a generator into a ByteTensor of
  *    TH_GENERATOR_STATE_SIZE bytes with a fixed little-endian layout, the same on every
  *    machine, so a state saved by one process restores in another:
  *        offset  bytes  field
@@ -29,11 +35,13 @@
  *            16   2496  Mersenne Twister state: 624 x uint32
  *          2512      4  position: outputs of the current block already used, uint32 in [0, 624]
  *                       (624: the next draw regenerates the block)
- *          2516      4  cached normal present, uint32 0 or 1
- *          2520      8  cached normal value, IEEE-754 binary64 bits as uint64
- *          2528         total
- *    THGenerator_setState checks the size and every field (magic, version, position, flag, a
- *    finite cached value, a state that is not all zero) before touching the generator, and
+ *          2516      4  cached double normal present, uint32 0 or 1
+ *          2520      8  cached double normal, IEEE-754 binary64 bits as uint64
+ *          2528      4  cached float normal present, uint32 0 or 1
+ *          2532      4  cached float normal, IEEE-754 binary32 bits as uint32
+ *          2536         total
+ *    THGenerator_setState checks the size and every field (magic, version, position, flags,
+ *    finite cached values, a state that is not all zero) before touching the generator, and
  *    fails with a RuntimeError on any mismatch.
  */
 
@@ -48,7 +56,7 @@
 
 #define TH_MT_N 624
 /* Bytes in a serialised state (an enum so the cffi binding sees it). */
-enum { TH_GENERATOR_STATE_SIZE = 2528 };
+enum { TH_GENERATOR_STATE_SIZE = 2536 };
 /* PyTorch's default seed for new generators. */
 #define TH_GENERATOR_DEFAULT_SEED 67280421310721ULL
 
@@ -86,6 +94,8 @@ struct THGenerator {
   uint64_t seed;       /* the initial seed */
   int normal_valid;    /* the second Box-Muller value is waiting in normal_next */
   double normal_next;
+  int normal_float_valid; /* the same for the float stream */
+  float normal_float_next;
   pthread_mutex_t mutex;
   TH_ATOMIC int32_t refcount;
 };
@@ -95,6 +105,16 @@ void THGenerator_lock(THGenerator *gen);
 void THGenerator_unlock(THGenerator *gen);
 /* Regenerates the block of TH_MT_N words (the "twist"). */
 void THGenerator_twist(THGenerator *gen);
+/* Bulk draws: out receives the next n outputs (the same as n th_random32 calls, faster). */
+void THRandom_fill32(THGenerator *gen, uint32_t *out, int64_t n);
+/* u receives the next n uniform doubles (the same as n th_uniform_double calls, faster). */
+void THRandom_fillUniform(THGenerator *gen, double *u, int64_t n);
+/* Pure arithmetic: npairs Box-Muller pairs z[2i], z[2i+1] from the outputs w[2i] (the angle) and
+ * w[2i+1] (the radius), in float. */
+void THRandom_normalFloatPairs(const uint32_t *w, float *z, int64_t npairs);
+
+/* Words a bulk kernel draws at a time (a stack buffer). */
+#define TH_RANDOM_CHUNK 256
 
 /* ---- draws: the caller holds gen's lock ---------------------------------------------------- */
 
@@ -177,6 +197,21 @@ static inline double th_normal(THGenerator *g) {
   th_box_muller(g, &z0, &g->normal_next);
   g->normal_valid = 1;
   return z0;
+}
+
+/* A standard normal from the float stream (see 4. above). */
+static inline float th_normal_float(THGenerator *g) {
+  if (g->normal_float_valid) {
+    g->normal_float_valid = 0;
+    return g->normal_float_next;
+  }
+  uint32_t w[2];
+  float z[2];
+  THRandom_fill32(g, w, 2);
+  THRandom_normalFloatPairs(w, z, 1);
+  g->normal_float_next = z[1];
+  g->normal_float_valid = 1;
+  return z[0];
 }
 
 /* Exp(1): -log(1 - u), finite since 1 - u is in (0, 1]. */

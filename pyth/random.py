@@ -117,8 +117,8 @@ def _handle(generator: Generator | None):
 
 
 def manual_seed(seed: Any) -> Generator:
-    """Seed the default generator; returns it."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator (seed goes through int(), as in PyTorch); returns it."""
+    return default_generator.manual_seed(int(seed))
 
 
 def seed() -> int:
@@ -144,6 +144,7 @@ def set_rng_state(new_state: Tensor) -> None:
 # ---- kernels -----------------------------------------------------------------------------------
 
 # C kernel -> the dtype kinds it is stamped for ('b' bool, 'u'/'i' integer, 'f' floating)
+_KIND_NAMES = {"b": "bool", "u": "integer", "i": "integer", "f": "floating"}
 _KINDS = {
     "uniform": "f", "normal": "f", "normalTensor": "f", "exponential": "f", "cauchy": "f",
     "logNormal": "f", "multinomial": "f", "geometric": "uif", "randperm": "uif",
@@ -155,7 +156,9 @@ _KINDS = {
 def _kernel(name: str, dt: _dt.dtype, op: str):
     """lib.TH<Real>Tensor_<name>, or NotImplementedError (a RuntimeError) for other kinds."""
     if dt.kind not in _KINDS[name]:
-        raise NotImplementedError(f"{op}(): not implemented for '{dt.real}'")
+        kinds = " or ".join(sorted({_KIND_NAMES[k] for k in _KINDS[name]}))
+        raise NotImplementedError(f"{op}(): not implemented for '{dt.real}' (expects {kinds} "
+                                  "tensors)")
     return getattr(dt.tensor, name)
 
 
