@@ -248,7 +248,7 @@ int THTensor_(randomFrom)(THTensor *self, THGenerator *gen, int64_t from) {
   return THTensor_(randomRange)(self, gen, from, THTensor_(randomMax));
 }
 
-/* ---- every type but bool ----------------------------------------------------------------------- */
+/* ---- every type but bool ------------------------------------------------------------------ */
 
 #if !defined(TH_REAL_IS_BOOL)
 

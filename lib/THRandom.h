@@ -18,12 +18,14 @@
  *    mutex, and a tensor-filling kernel holds it for the whole fill (one lock per tensor, not
  *    per number), so a fill takes a contiguous run of the stream whatever the threads do.
  *    Generators are refcounted (THGenerator_retain / _free); THGenerator_default() is the
- *    process-wide one, created on first use and never released.
+ *    process-wide one, created on first use and never released (a forked child gets a
+ *    fresh mutex for it and a copy of the parent's stream, as with PyTorch).
  * 4. Two normal streams. Double tensors (and THRandom_normal) take normals computed in double
  *    precision from 53-bit uniforms with the C library's log/cos/sin. Float, half and bfloat16
  *    tensors take normals computed in float from 24-bit uniforms (one output each) with this
- *    file's own vectorisable log / sin / cos (THRandom_normalFloatPairs, within 2 ulp), many
- *    pairs at a time: that is what makes randn as fast as PyTorch's. Each stream has its own
+ *    file's own vectorisable log / sin / cos (THRandom_normalFloatPairs, a few ulp), many
+ *    pairs at a time: that is what makes randn as fast as PyTorch's (24-bit uniforms bound
+ *    |z| by sqrt(48 log 2) = 5.77, as PyTorch's float path does). Each stream has its own
  *    cached second value (PyTorch keeps two as well), and both are part of the state.
  * 5. State. THGenerator_getState serialises a generator into a ByteTensor of
  *    TH_GENERATOR_STATE_SIZE bytes with a fixed little-endian layout, the same on every

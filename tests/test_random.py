@@ -65,7 +65,9 @@ def ks_1samp(x, cdf):
 def ks_2samp(x, y):
     x, y = np.sort(np.asarray(x, np.float64)), np.sort(np.asarray(y, np.float64))
     allv = np.concatenate([x, y])
-    d = np.abs(np.searchsorted(x, allv, "right") / len(x) - np.searchsorted(y, allv, "right") / len(y))
+    fx = np.searchsorted(x, allv, "right") / len(x)
+    fy = np.searchsorted(y, allv, "right") / len(y)
+    d = np.abs(fx - fy)
     return d.max()
 
 
@@ -102,7 +104,8 @@ def test_64_bit_seed_uses_init_by_array_and_every_bit():
     ours = [lib.THRandom_random(g._h) for _ in range(700)]
     ref = np.random.RandomState([lo, hi])._bit_generator.random_raw(700).tolist()
     assert ours == ref
-    assert pyth.rand(5, generator=gen(1)).tolist() != pyth.rand(5, generator=gen(2**32 + 1)).tolist()
+    a = pyth.rand(5, generator=gen(1)).tolist()
+    assert a != pyth.rand(5, generator=gen(2**32 + 1)).tolist()
 
 
 def test_uniform_double_is_genrand_res53_like_numpy():
@@ -278,7 +281,8 @@ def test_state_round_trip_after_odd_normal_draws(dt):
 
 def test_normal_stream_is_continuous_across_calls():
     for dt in (pyth.float32, pyth.float64):
-        one = [pyth.randn(k, dtype=dt, generator=g).tolist() for g in [gen(8)] for k in (1, 3, 1, 600, 5)]
+        g = gen(8)
+        one = [pyth.randn(k, dtype=dt, generator=g).tolist() for k in (1, 3, 1, 600, 5)]
         flat = sum(one, [])
         assert flat == pyth.randn(len(flat), dtype=dt, generator=gen(8)).tolist()
         # element-at-a-time kernels draw the same stream
@@ -397,6 +401,23 @@ def test_generators_are_independent():
     assert pyth.get_rng_state().tolist() == default_before    # nor did the default
     del g1
     assert pyth.rand(1, generator=g2).numel() == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_forked_child_continues_a_copy_of_the_default_stream():
+    pyth.manual_seed(17)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            os.write(w, json.dumps(pyth.rand(4).tolist()).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r) as f:
+        child = json.loads(f.read())
+    os.waitpid(pid, 0)
+    assert child == pyth.rand(4).tolist()
 
 
 # --------------------------------------------------------------------------------------------
@@ -520,14 +541,16 @@ def test_normal_tensor_forms():
     assert pyth.normal(pyth.zeros(3), 0.0).tolist() == [0.0] * 3
     assert pyth.normal(5.0, pyth.zeros(2, 2)).tolist() == [[5.0, 5.0], [5.0, 5.0]]
     torch = pytest.importorskip("torch")
-    for m, s in ((pyth.zeros(3, dtype=pyth.float64), pyth.ones(3)), (pyth.zeros(2, 1), pyth.ones(3)),
+    for m, s in ((pyth.zeros(3, dtype=pyth.float64), pyth.ones(3)),
+                 (pyth.zeros(2, 1), pyth.ones(3)),
                  (pyth.zeros(3), 1.0), (0.0, pyth.ones(2, dtype=pyth.float16))):
         tm = torch.tensor(m.tolist(), dtype=getattr(torch, str(m.dtype).split(".")[1])) \
             if isinstance(m, pyth.Tensor) else m
         ts = torch.tensor(s.tolist(), dtype=getattr(torch, str(s.dtype).split(".")[1])) \
             if isinstance(s, pyth.Tensor) else s
         r, t = pyth.normal(m, s), torch.normal(tm, ts)
-        assert tuple(r.shape) == tuple(t.shape) and str(r.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+        assert tuple(r.shape) == tuple(t.shape)
+        assert str(r.dtype).split(".")[1] == str(t.dtype).split(".")[1]
     out = pyth.empty(0, dtype=pyth.float64)
     assert pyth.normal(pyth.zeros(4), pyth.ones(4), out=out) is out and out.shape == (4,)
 
@@ -662,7 +685,8 @@ def test_randperm():
     for n in (0, 1, 2, 10, 1000):
         p = pyth.randperm(n, generator=gen(n))
         assert p.dtype is pyth.int64 and sorted(p.tolist()) == list(range(n))
-    firsts = np.array([pyth.randperm(4, generator=g).tolist() for g in [gen(23)] for _ in range(8000)])
+    g = gen(23)
+    firsts = np.array([pyth.randperm(4, generator=g).tolist() for _ in range(8000)])
     for pos in range(4):
         counts = np.bincount(firsts[:, pos], minlength=4)
         assert np.all(np.abs(counts - 2000) < 5 * math.sqrt(8000 * 0.25 * 0.75))
@@ -705,7 +729,8 @@ def test_multinomial_without_replacement():
 
 def test_multinomial_shapes_and_dtypes_like_torch():
     torch = pytest.importorskip("torch")
-    for shape, n, repl in (((5,), 3, False), ((4, 6), 2, False), ((3,), 7, True), ((2, 2), 5, True)):
+    for shape, n, repl in (((5,), 3, False), ((4, 6), 2, False), ((3,), 7, True),
+                           ((2, 2), 5, True)):
         r = pyth.multinomial(pyth.ones(*shape), n, repl)
         t = torch.multinomial(torch.ones(*shape), n, repl)
         assert tuple(r.shape) == tuple(t.shape) and r.dtype is pyth.int64 and t.dtype == torch.int64
