@@ -16,5 +16,6 @@
 #include "THTensorMath.h"
 #include "THTensorSort.h"
 #include "THTensorIndex.h"
+#include "THTensorRandom.h"
 
 #endif

@@ -13,6 +13,9 @@ from .dtypes import bool_ as bool  # noqa: A001  (pyth.bool, as torch.bool)
 from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                         logspace, ones, ones_like, tensor, zeros, zeros_like)
 from .memory import memory_stats
+from .random import (Generator, bernoulli, default_generator, get_rng_state, initial_seed,  # noqa: F401
+                     manual_seed, multinomial, normal, rand, rand_like, randint, randint_like,
+                     randn, randn_like, randperm, seed, set_rng_state)
 from . import pointwise as _pointwise
 from ._promotion import can_cast, promote_types, result_type
 from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
