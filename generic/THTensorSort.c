@@ -46,6 +46,48 @@ TH_DEFINE_MERGESORT(THTensor_(sortKeys), opreal, TH_KEY_BEFORE)
 #undef TH_PAIR_DESC
 #undef TH_KEY_BEFORE
 
+#if defined(TH_REAL_IS_BYTE) || defined(TH_REAL_IS_CHAR) || defined(TH_REAL_IS_BOOL)
+/* One-byte keys take at most 256 values: a stable counting sort (a histogram, then each pair
+ * scattered to its bucket in index order) is two passes instead of log n. */
+#if defined(TH_REAL_IS_CHAR)
+#define TH_SORT_BUCKET(v) ((int)(v) + 128)
+#else
+#define TH_SORT_BUCKET(v) ((int)(v))
+#endif
+static void THTensor_(countingSort)(THTensor_(SortPair) *a, THTensor_(SortPair) *tmp,
+                                    int64_t n, int desc) {
+  int64_t start[257] = {0};
+  for (int64_t i = 0; i < n; i++) {
+    int b = TH_SORT_BUCKET(a[i].v);
+    start[(desc ? 255 - b : b) + 1]++;
+  }
+  for (int b = 0; b < 256; b++) start[b + 1] += start[b];
+  for (int64_t i = 0; i < n; i++) {
+    int b = TH_SORT_BUCKET(a[i].v);
+    tmp[start[desc ? 255 - b : b]++] = a[i];
+  }
+  memcpy(a, tmp, (size_t)n * sizeof *a);
+}
+#undef TH_SORT_BUCKET
+#define TH_SORT_COUNTING 1
+#else
+#define TH_SORT_COUNTING 0
+#endif
+
+/* Stable sort of n pairs (tmp: n more), ascending or descending. */
+static void THTensor_(sortPairs)(THTensor_(SortPair) *a, THTensor_(SortPair) *tmp, int64_t n,
+                                 int desc, int parallel) {
+#if TH_SORT_COUNTING
+  if (n > 256) {
+    THTensor_(countingSort)(a, tmp, n, desc);
+    return;
+  }
+#endif
+  if (desc) THTensor_(sortDesc)(a, tmp, n, NULL, parallel);
+  else THTensor_(sortAsc)(a, tmp, n, NULL, parallel);
+}
+#undef TH_SORT_COUNTING
+
 /* Moves the key a stable sort (descending if desc) would put at position kk of keys[0, n)
  * there and returns it: Hoare quickselect with a median-of-three pivot, O(n) expected. A
  * range that refuses to shrink (an adversarial input) is merge-sorted instead, using tmp
@@ -113,8 +155,7 @@ static void THTensor_(sortSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
     buf[i].v = TH_LOAD(src[i * ss]);
     buf[i].i = i;
   }
-  if (a->flag) THTensor_(sortDesc)(buf, buf + n, n, NULL, a->parallel);
-  else THTensor_(sortAsc)(buf, buf + n, n, NULL, a->parallel);
+  THTensor_(sortPairs)(buf, buf + n, n, a->flag, a->parallel);
   for (int64_t j = 0; j < n; j++) { /* from the keys: self may be the output (in place) */
     if (v) v[j * vs] = TH_STORE(buf[j].v);
     ix[j * is] = buf[j].i;
@@ -246,8 +287,7 @@ static void THTensor_(topkSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
     }
   }
   const int parallel = a->parallel && k >= THGetGrainSize();
-  if (desc) THTensor_(sortDesc)(buf, buf + k, k, NULL, parallel);
-  else THTensor_(sortAsc)(buf, buf + k, k, NULL, parallel);
+  THTensor_(sortPairs)(buf, buf + k, k, desc, parallel);
   for (int64_t j = 0; j < k; j++) {
     v[j * vs] = TH_STORE(buf[j].v);
     ix[j * is] = buf[j].i;
@@ -266,7 +306,7 @@ static void THTensor_(modeSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
     buf[i].v = TH_LOAD(src[i * ss]);
     buf[i].i = i;
   }
-  THTensor_(sortAsc)(buf, buf + n, n, NULL, a->parallel);
+  THTensor_(sortPairs)(buf, buf + n, n, 0, a->parallel);
   int64_t best = 0, last = 0, start = 0;
   for (int64_t j = 1; j <= n; j++) {
     if (j < n && buf[j].v == buf[j - 1].v) continue;
@@ -502,6 +542,7 @@ static int THTensor_(uniqueOutputs)(THTensor *values, THLongTensor *inverse,
 int THTensor_(unique)(THTensor *values, THLongTensor *inverse, THLongTensor *counts,
                       THTensor *self) {
   THTry(THTensor_(checkBounds)(self, "unique()"), -1);
+  THArgCheck(values != self, TH_ERR_RUNTIME, -1, "unique(): the values output is the input");
   const int64_t n = THTensor_(nElement)(self);
   THTensor *c = THTensor_(newContiguous)(self);
   if (!c) return -1;
@@ -515,7 +556,7 @@ int THTensor_(unique)(THTensor *values, THLongTensor *inverse, THLongTensor *cou
     buf[i].v = TH_LOAD(src[i]);
     buf[i].i = i;
   }
-  THTensor_(sortAsc)(buf, buf + n, n, NULL, n >= THGetGrainSize() && !omp_in_parallel());
+  THTensor_(sortPairs)(buf, buf + n, n, 0, n >= THGetGrainSize() && !omp_in_parallel());
   int64_t nruns = n > 0;
   for (int64_t j = 1; j < n; j++) nruns += !(buf[j].v == buf[j - 1].v);
   int status = THTensor_(uniqueOutputs)(values, inverse, counts, nruns, self->nDimension,
@@ -602,6 +643,7 @@ int THTensor_(uniqueDim)(THTensor *values, THLongTensor *inverse, THLongTensor *
   const char *op = "unique()";
   int d;
   THTry(THTensor_(checkBounds)(self, op), -1);
+  THArgCheck(values != self, TH_ERR_RUNTIME, -1, "unique(): the values output is the input");
   THArgCheck(self->nDimension > 0, TH_ERR_INDEX, -1,
              "unique(): dim %lld specified but the tensor has no dimensions", (long long)dim);
   THTry(THShape_wrapDim(&d, op, dim, self->nDimension), -1);

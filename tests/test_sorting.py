@@ -215,6 +215,27 @@ def test_sort_many_slices_threaded(name):
         assert_same(r.values, np.take_along_axis(arr, idx, dim))
 
 
+@pytest.mark.parametrize("name", ["uint8", "int8", "bool"])
+def test_one_byte_types_counting_sort(name):
+    # one-byte keys are counting-sorted above 256 elements: stable, both directions, extremes
+    arr = sample((3, 2000), name, seed=31, spread=60)
+    if name != "bool":
+        info = np.iinfo(arr.dtype)
+        arr[0, :6] = [info.max, info.min, 0, info.max, info.min, 1]
+    t = P(arr, name)
+    for descending in (False, True):
+        idx = stable_argsort(arr, 1, descending)
+        r = t.sort(-1, descending)
+        assert_same(r.indices, idx)
+        assert_same(r.values, np.take_along_axis(arr, idx, 1))
+    vals, idxs = mode_oracle(arr, 1)
+    assert_same(t.mode().values, vals)
+    assert_same(t.mode().indices, idxs)
+    ref = np.unique(arr, return_inverse=True, return_counts=True)
+    for got, exp in zip(t.unique(return_inverse=True, return_counts=True), ref):
+        assert_same(got, exp.reshape(got.shape))
+
+
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_one_long_slice_threaded(descending):
     arr = sample((150_001,), "float64", seed=6, spread=1000)
