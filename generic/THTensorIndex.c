@@ -28,33 +28,35 @@ static void THTensor_(gatherRow)(void *ctx, int64_t n, char **data, const int64_
 }
 
 /* Sizes r to (rdim, rsize) and runs gatherRow over that shape: r, src with dim d restrided,
- * and index (istride: its strides over r's shape). Inputs sharing r's storage are copied
- * before r is resized, which could move that storage. */
+ * and index (for index_select, a `vector` along dim d; for gather, shaped like r). Inputs
+ * sharing r's storage are copied before r is resized, which could move that storage. */
 static int THTensor_(runGather)(const char *op, THTensor *r, int rdim, const int64_t *rsize,
-                                THTensor *src, int d, const int64_t *sstride,
-                                THLongTensor *index, const int64_t *istride) {
-  const int nd = TH_IDX_NDIM(src);
-  const int64_t step = sstride[d];
-  int64_t size[TH_MAX_DIM], restrided[TH_MAX_DIM];
-  memcpy(size, rdim > 0 ? rsize : th_index_one, sizeof(int64_t) * nd);
-  memcpy(restrided, sstride, sizeof(int64_t) * nd);
-  restrided[d] = 0;
+                                THTensor *src, int d, THLongTensor *index, int vector) {
   THTensor *s = THTensor_(newUnaliased)(src, r->storage);
   THLongTensor *idx = s ? THLongTensor_newUnaliased(index, r->storage) : NULL;
-  int status = -1;
-  if (idx && THTensor_(resizeOutput)(r, op, rdim, rsize, 0) == 0) {
-    const int64_t *strides[3] = {TH_IDX_STRIDE(r), restrided, istride};
-    const int64_t elsize[3] = {sizeof(real), sizeof(real), sizeof(int64_t)};
-    char *base[3] = {(char *)THTensor_(data)(r), (char *)THTensor_(data)(s),
-                     (char *)THLongTensor_data(idx)};
-    THIter it;
-    THIter_init(&it, 3, nd, size, strides, elsize, 0);
-    THIter_run(&it, base, THTensor_(gatherRow), (void *)&step, 1);
-    status = 0;
+  if (!idx || THTensor_(resizeOutput)(r, op, rdim, rsize, 0) != 0) {
+    THLongTensor_free(idx);
+    THTensor_(free)(s);
+    return -1;
   }
+  const int nd = TH_IDX_NDIM(s);
+  const int64_t step = TH_IDX_STRIDE(s)[d];
+  int64_t size[TH_MAX_DIM], restrided[TH_MAX_DIM], istride[TH_MAX_DIM] = {0};
+  memcpy(size, rdim > 0 ? rsize : th_index_one, sizeof(int64_t) * nd);
+  memcpy(restrided, TH_IDX_STRIDE(s), sizeof(int64_t) * nd);
+  restrided[d] = 0;
+  if (vector) istride[d] = idx->nDimension ? idx->stride[0] : 0;
+  else memcpy(istride, TH_IDX_STRIDE(idx), sizeof(int64_t) * nd);
+  const int64_t *strides[3] = {TH_IDX_STRIDE(r), restrided, istride};
+  const int64_t elsize[3] = {sizeof(real), sizeof(real), sizeof(int64_t)};
+  char *base[3] = {(char *)THTensor_(data)(r), (char *)THTensor_(data)(s),
+                   (char *)THLongTensor_data(idx)};
+  THIter it;
+  THIter_init(&it, 3, nd, size, strides, elsize, 0);
+  THIter_run(&it, base, THTensor_(gatherRow), (void *)&step, 1);
   THLongTensor_free(idx);
   THTensor_(free)(s);
-  return status;
+  return 0;
 }
 
 int THTensor_(indexSelect)(THTensor *r, THTensor *src, int64_t dim, THLongTensor *index) {
@@ -69,12 +71,10 @@ int THTensor_(indexSelect)(THTensor *r, THTensor *src, int64_t dim, THLongTensor
              "%s: an index into a 0-dim tensor can have only 1 value, got %lld", op,
              (long long)n);
   THTry(THIndex_checkDim(op, TH_ERR_INDEX, index, d, TH_IDX_SIZE(src)[d], 0), -1);
-  int64_t size[TH_MAX_DIM], istride[TH_MAX_DIM] = {0};
+  int64_t size[TH_MAX_DIM];
   memcpy(size, TH_IDX_SIZE(src), sizeof(int64_t) * TH_IDX_NDIM(src));
   size[d] = n;
-  istride[d] = index->nDimension ? index->stride[0] : 0;
-  return THTensor_(runGather)(op, r, src->nDimension, size, src, d, TH_IDX_STRIDE(src), index,
-                              istride);
+  return THTensor_(runGather)(op, r, src->nDimension, size, src, d, index, 1);
 }
 
 int THTensor_(gather)(THTensor *r, THTensor *src, int64_t dim, THLongTensor *index) {
@@ -96,8 +96,7 @@ int THTensor_(gather)(THTensor *r, THTensor *src, int64_t dim, THLongTensor *ind
                THSize_str(a, sizeof a, index->nDimension, index->size),
                THSize_str(b, sizeof b, src->nDimension, src->size), d);
   THTry(THIndex_checkDim(op, TH_ERR_RUNTIME, index, d, ssize[d], 0), -1);
-  return THTensor_(runGather)(op, r, index->nDimension, index->size, src, d,
-                              TH_IDX_STRIDE(src), index, TH_IDX_STRIDE(index));
+  return THTensor_(runGather)(op, r, index->nDimension, index->size, src, d, index, 0);
 }
 
 /* ---- line kernels: index_copy_, index_add_, index_fill_ ---------------------------------- */

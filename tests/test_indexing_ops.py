@@ -705,6 +705,18 @@ def test_inputs_sharing_memory_with_the_output():
     assert i.tolist() == [2, 1, 3]
     t = pyth.tensor(a)
     check(pyth.gather(t, 1, L([[1], [0], [3]]), out=t), np.take_along_axis(a, np.array([[1], [0], [3]]), 1))
+    # non-contiguous inputs that are the output: read from copies with their own strides
+    t = pyth.tensor(a)
+    check(pyth.index_select(t.t(), 1, L([2, 0]), out=t), a.T[:, [2, 0]])
+    t = pyth.tensor(a)
+    check(pyth.gather(t.t(), 0, L([[1, 0, 3], [2, 2, 0]]), out=t),
+          np.take_along_axis(a.T, np.array([[1, 0, 3], [2, 2, 0]]), 0))
+    i = L([[0, 1], [2, 0]]).t()                          # a transposed index, also the output
+    check(pyth.gather(L([[5, 6, 7], [8, 9, 10]]), 1, i, out=i), [[5, 7], [9, 8]])
+    i = L([2, 0, 1, 9])[::2]
+    check(pyth.take(L([5, 6, 7]), i, out=i), [7, 6])
+    i = L([[2, 0], [1, 0]]).t()
+    check(pyth.index_select(L([5, 6, 7]), 0, i[0], out=i), [7, 6])
 
 
 # --------------------------------------------------------------------------------------------
