@@ -64,6 +64,26 @@ static int THTensor_(broadcastShape)(int64_t *size, int *ndim, const char *op, T
   return 0;
 }
 
+/* RuntimeError when input `in` and the output share some memory without being the very same
+ * view (in-place is fine; a shifted window would read values the op already wrote). */
+static int THTensor_(checkOverlap)(const char *op, THTensor *in, int rn, const int64_t *rsize,
+                                   const int64_t *rstride, const char *rdata, int64_t relsize) {
+  int64_t rspan, ispan;
+  const char *idata = (const char *)THTensor_(data)(in);
+  if (!rdata || !idata) return 0;
+  THTry(THShape_span(&rspan, op, 0, rn, rsize, rstride), -1);
+  THTry(THShape_span(&ispan, op, 0, in->nDimension, in->size, in->stride), -1);
+  const char *rend = rdata + rspan * relsize, *iend = idata + ispan * (int64_t)sizeof(real);
+  if (rspan == 0 || ispan == 0 || rend <= idata || iend <= rdata) return 0;
+  int same = rdata == idata && relsize == (int64_t)sizeof(real) && rn == in->nDimension;
+  for (int d = 0; same && d < rn; d++)
+    same = rsize[d] == in->size[d] && rstride[d] == in->stride[d];
+  THArgCheck(same, TH_ERR_RUNTIME, -1,
+             "%s: unsupported operation: some elements of the input tensor and the written-to "
+             "tensor refer to a single memory location; clone() the input first", op);
+  return 0;
+}
+
 /* Runs fn over (r, inputs...) with every input broadcast to r's shape. */
 static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin,
                           THTensor *const *in, int rn, const int64_t *rsize,
@@ -73,6 +93,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
   int64_t elsize[TH_ITER_MAXARGS] = {relsize};
   char *base[TH_ITER_MAXARGS] = {rdata};
   for (int k = 0; k < nin; k++) {
+    THTry(THTensor_(checkOverlap)(op, in[k], rn, rsize, rstride, rdata, relsize), -1);
     THTry(THShape_broadcastStrides(bstride[k], op, rn, rsize, in[k]->nDimension, in[k]->size,
                                    in[k]->stride), -1);
     strides[k + 1] = bstride[k];
@@ -241,9 +262,9 @@ static void THTensor_(clampRow)(void *ctx, int64_t n, char **data, const int64_t
   const THTensor_(ClampBounds) *c = ((THMathCtx *)ctx)->extra;
   TH_ROW_LOOP2(n, data, stride, real, rp, real, ap, {
     opreal x = TH_LOAD(*ap);
-    if (!TH_ISNAN(x)) {
-      if (c->has_lo && x < c->lo) x = c->lo;
-      if (c->has_hi && x > c->hi) x = c->hi;
+    if (!TH_ISNAN(x)) { /* a NaN bound makes the result NaN, as in PyTorch */
+      if (c->has_lo && (x < c->lo || TH_ISNAN(c->lo))) x = c->lo;
+      if (c->has_hi && (x > c->hi || TH_ISNAN(c->hi))) x = c->hi;
     }
     *rp = TH_STORE(x);
   });

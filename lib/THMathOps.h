@@ -176,11 +176,13 @@ static inline int64_t TH_ifmod(int64_t a, int64_t b, int *err) {
   return b == -1 ? 0 : a % b;
 }
 
+/* A negative exponent gives 1 / base^-exp truncated: 0 unless base is 1 or -1 (PyTorch's
+ * result for tensor exponents; a negative scalar exponent is refused before this). */
 static inline int64_t TH_ipow(int64_t base, int64_t exp, int *err) {
+  (void)err;
   if (exp < 0) {
     if (base == 1) return 1;
     if (base == -1) return (exp & 1) ? -1 : 1;
-    *err = TH_MATH_NEGATIVE_POWER;
     return 0;
   }
   uint64_t result = 1, b = (uint64_t)base;
