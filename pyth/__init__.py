@@ -5,6 +5,7 @@ preprocessor; cffi exposes it as pyth._th; this package wraps the handles in PyT
 classes.
 """
 
+from . import _openblas  # noqa: F401  (loads OpenBLAS before pyth._th, which links to it)
 from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)
 from ._size import Size
 from .dtypes import (ALL_DTYPES, bfloat16, dtype, float16, float32, float64, get_default_dtype,
@@ -14,6 +15,8 @@ from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_l
                         logspace, ones, ones_like, tensor, zeros, zeros_like)
 from .memory import memory_stats
 from . import pointwise as _pointwise
+from . import matmul as _matmul
+from . import linalg
 from ._promotion import can_cast, promote_types, result_type
 from .storage import Storage
 from .tensor import Tensor
@@ -27,5 +30,7 @@ for _d in ALL_DTYPES:
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
 globals().update(_pointwise.FUNCTIONS)
+globals().update(_matmul.FUNCTIONS)
+globals().update(linalg.TOPLEVEL)
 
 __version__ = "0.1.0"
