@@ -86,7 +86,9 @@ static int THTensor_(gemmBatched)(const char *op, int nb, const int64_t *bsize, 
   for (int d = 0; d < nb; d++) nbatch *= bsize[d];
   if (n == 0 || m == 0) return 0;
   if (k == 0 || nbatch == 0) { /* empty sums: r = beta * r */
-    for (int64_t b = 0; b < (accumulate ? 1 : nbatch); b++) {
+    if (accumulate) /* r has no batch dims: one matrix */
+      THTensor_(scaleMatrix)((real *)r->data, r->s0, r->s1, n, m, beta);
+    for (int64_t b = 0; !accumulate && b < nbatch; b++) {
       THTensor_(batchOffsets)(off, b, nb, bsize, r, x, y);
       THTensor_(scaleMatrix)((real *)r->data + off[0], r->s0, r->s1, n, m, beta);
     }

@@ -330,6 +330,9 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
     if name not in _LSTSQ_DRIVERS:
         raise RuntimeError(f"{api}: parameter `driver` should be one of "
                            f"(gels, gelsy, gelsd, gelss)")
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError(f"{api}: input.dim() must be greater or equal to other.dim() and "
+                           f"(input.dim() - other.dim()) <= 1")
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.dim() < 2 or Bm.shape[-2] != A.shape[-2]:
