@@ -15,9 +15,31 @@ int THBlas_(gemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, rea
                   const real *a, int64_t lda, const real *b, int64_t ldb, real beta, real *c,
                   int64_t ldc) {
   if (m == 0 || n == 0) return 0;
-  TH_CBLAS(gemm)(CblasColMajor, THBlas_trans(transa), THBlas_trans(transb), (blasint)m,
-                 (blasint)n, (blasint)k, alpha, a, (blasint)lda, b, (blasint)ldb, beta, c,
-                 (blasint)ldc);
+  const CBLAS_TRANSPOSE ta = THBlas_trans(transa), tb = THBlas_trans(transb);
+  const int nt = THBlas_splitThreads(m, n, k);
+  if (nt <= 1) {
+    TH_CBLAS(gemm)(CblasColMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, alpha, a,
+                   (blasint)lda, b, (blasint)ldb, beta, c, (blasint)ldc);
+    return 0;
+  }
+  /* blocks of c's columns (or rows, for a tall product), a few per thread, handed out
+   * dynamically: independent products sharing op(a) (or op(b)); a thread that the OS
+   * deschedules holds up one block, not half of the product */
+  const int by_cols = n >= m;
+  const int64_t len = by_cols ? n : m, nblocks = THBlas_blocks(len, nt);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1)
+  for (int64_t blk = 0; blk < nblocks; blk++) {
+    int64_t lo, hi;
+    THBlas_splitRange(&lo, &hi, len, blk, nblocks);
+    if (lo < hi && by_cols)
+      TH_CBLAS(gemm)(CblasColMajor, ta, tb, (blasint)m, (blasint)(hi - lo), (blasint)k, alpha, a,
+                     (blasint)lda, b + (tb == CblasTrans ? lo : lo * ldb), (blasint)ldb, beta,
+                     c + lo * ldc, (blasint)ldc);
+    else if (lo < hi)
+      TH_CBLAS(gemm)(CblasColMajor, ta, tb, (blasint)(hi - lo), (blasint)n, (blasint)k, alpha,
+                     a + (ta == CblasTrans ? lo * lda : lo), (blasint)lda, b, (blasint)ldb, beta,
+                     c + lo, (blasint)ldc);
+  }
   return 0;
 }
 

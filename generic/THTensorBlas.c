@@ -17,8 +17,8 @@
  *   2. Folding. When the right operand is shared by the whole batch and the left operand and
  *      the result lay their batch out as consecutive rows, the batch is one tall product (what
  *      (B, n, k) @ (k, m) becomes), so BLAS sees one large call.
- *   3. Batches. Otherwise each matrix is one BLAS call; small products run in parallel across
- *      the batch (OpenMP), large ones leave the threading to OpenBLAS.
+ *   3. Batches. Otherwise each matrix is one BLAS call, the batch split between OpenMP threads
+ *      when there is enough work in all (a single product is split by THBlas_(gemm) itself).
  *   4. A product with one row or column is handed to gemv.
  */
 
@@ -116,10 +116,9 @@ static int THTensor_(gemmBatched)(const char *op, int nb, const int64_t *bsize, 
 
   if (xt && yt && rt) {
     const int parallel = !accumulate && nbatch > 1 &&
-                         (double)n * (double)k * (double)m < TH_BATCH_PARALLEL_WORK &&
                          (double)n * (double)k * (double)m * (double)nbatch >= TH_BATCH_PARALLEL_WORK;
     int err = 0;
-#pragma omp parallel for schedule(static) if (parallel) private(off)
+#pragma omp parallel for schedule(dynamic, 4) if (parallel) private(off)
     for (int64_t b = 0; b < nbatch; b++) {
       THTensor_(batchOffsets)(off, b, nb, bsize, r, x, y);
       int st = THTensor_(gemm1)((real *)r->data + off[0], rt, rld, (real *)x->data + off[1], xt,

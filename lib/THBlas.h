@@ -9,7 +9,8 @@
  *   - Float and Double call OpenBLAS (scipy-openblas32: 32-bit BLAS ints, symbols prefixed with
  *     BLAS_SYMBOL_PREFIX). Their sizes, increments and leading dims must fit in an int, with the
  *     leading dims at least the stored rows and increments nonzero (the tensor layer copies an
- *     operand that breaks this).
+ *     operand that breaks this). OpenBLAS runs single-threaded; a large gemm is split into
+ *     blocks across OpenMP threads here (lib/THBlas.c), so one thread pool serves all of pyth.
  *   - Half and BFloat16 gemm converts to float, runs sgemm and rounds the result back once.
  *   - The integer types run a cache-blocked C kernel (THTensorBlas.c's strategy comment) that
  *     accumulates with wrap-around modulo 2^bits, as PyTorch's integer matmul does; Half and

@@ -17,8 +17,8 @@ typedef struct THMatrices {
   int64_t bstride[TH_MAX_DIM];
 } THMatrices;
 
-/* A batch whose products are each below this many multiply-adds, but together above it, runs
- * its products in parallel (OpenMP); larger products are threaded inside OpenBLAS. */
+/* A batch of products with this many multiply-adds in all runs its products in parallel
+ * (OpenMP), each on one thread. */
 #define TH_BATCH_PARALLEL_WORK (1 << 18)
 
 enum { TH_MAT = 0, TH_ROW = 1, TH_COL = 2 };

@@ -18,3 +18,7 @@ except ImportError as e:  # pragma: no cover - the package is a declared depende
 
 PATH = os.path.join(_package.get_lib_dir(), _package.get_library(fullname=True))
 LIBRARY = ctypes.CDLL(PATH, mode=ctypes.RTLD_GLOBAL)
+
+# pyth threads its products with OpenMP (lib/THBlas.c): OpenBLAS's own pthreads would compete
+# with that pool for the same cores, so each OpenBLAS call runs on its caller's thread.
+LIBRARY.scipy_openblas_set_num_threads(1)
