@@ -9,6 +9,7 @@ below 1 means pyth is faster).
     python benchmarks/bench_matmul.py                # the full set
     python benchmarks/bench_matmul.py --quick        # fewer rounds, sizes up to 1024
     python benchmarks/bench_matmul.py --json out.json
+    python benchmarks/bench_matmul.py --threads 1    # kernels alone, no threading
 
 The machine's OpenBLAS environment (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE) affects pyth and numpy,
 which both use OpenBLAS, but not torch (MKL); the header prints what each library runs.
@@ -26,8 +27,9 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import pyth  # noqa: E402
-from pyth._th import ffi, lib  # noqa: E402
+from pyth._th import ffi, lib
+
+import pyth
 
 try:
     import torch
@@ -72,8 +74,8 @@ def run_case(dt: str, ashape, bshape, rounds: int) -> dict:
     rng = np.random.default_rng(0)
     a = rng.standard_normal(ashape).astype(dt)
     b = rng.standard_normal(bshape).astype(dt)
-    fns = {"pyth": (lambda x=pyth.from_numpy(a), y=pyth.from_numpy(b): x @ y),
-           "numpy": (lambda: a @ b)}
+    pa, pb = pyth.from_numpy(a), pyth.from_numpy(b)
+    fns = {"pyth": (lambda: pa @ pb), "numpy": (lambda: a @ b)}
     if torch is not None:
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
         fns["torch"] = lambda: ta @ tb
@@ -94,7 +96,7 @@ def run_case(dt: str, ashape, bshape, rounds: int) -> dict:
 
 def describe() -> str:
     cfg = ffi.string(lib.THBlas_config()).decode()
-    lines = [f"pyth OpenBLAS: {cfg} (threads {lib.THBlas_getNumThreads()})",
+    lines = [f"pyth OpenBLAS: {cfg} (OpenMP threads {lib.THGetNumThreads()})",
              f"numpy {np.__version__}"]
     try:
         from threadpoolctl import threadpool_info
@@ -116,7 +118,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--json", default=None, help="write the results to this file")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for pyth (OpenMP) and torch; numpy keeps its own")
     args = parser.parse_args()
+    if args.threads:
+        lib.THSetNumThreads(args.threads)
+        if torch is not None:
+            torch.set_num_threads(args.threads)
     rounds = args.rounds or (5 if args.quick else 9)
     print(describe())
     head = f"{'case':<34}{'pyth ms':>10}{'numpy ms':>10}{'torch ms':>10}{'GF/s':>8}" \

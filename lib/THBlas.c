@@ -39,6 +39,14 @@ static void THBlas_splitRange(int64_t *lo, int64_t *hi, int64_t len, int64_t b, 
   *hi = TH_MIN(len, *lo + chunk);
 }
 
+/* The C kernel's hot function is compiled twice, for AVX2 and for baseline x86-64, and the
+ * loader picks one for the CPU it runs on (the build never assumes more than x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TH_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TH_SIMD_CLONES
+#endif
+
 static CBLAS_TRANSPOSE THBlas_trans(char t) {
   return (t == 't' || t == 'T') ? CblasTrans : CblasNoTrans;
 }

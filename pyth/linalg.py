@@ -10,7 +10,8 @@ types); integers and float16 / bfloat16 raise as in PyTorch.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,9 +62,6 @@ class ResultWithInfo(NamedTuple):
 
 
 # ---- checks -----------------------------------------------------------------------------------
-
-_TYPE_NAMES = {d: d.real for d in _dt.ALL_DTYPES}
-
 
 def _lapack_dtype(api: str, *tensors: Any) -> _dt.dtype:
     """The shared float32 / float64 dtype of the inputs, or PyTorch's errors."""

@@ -222,9 +222,9 @@ def _install() -> None:
         setattr(Tensor, name, fn)
     for op in _ADD_OPS:
         setattr(Tensor, op + "_", _inplace_add(op))
-    Tensor.__matmul__ = lambda self, other: (  # noqa: E731
+    Tensor.__matmul__ = lambda self, other: (
         matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
-    Tensor.__rmatmul__ = lambda self, other: (  # noqa: E731
+    Tensor.__rmatmul__ = lambda self, other: (
         matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
     Tensor.__imatmul__ = _imatmul
 

@@ -19,7 +19,7 @@ import pyth
 from pyth.linalg import LinAlgError
 
 FLOATS = ["float32", "float64"]
-TOL = {"float32": dict(rtol=1e-4, atol=1e-4), "float64": dict(rtol=1e-10, atol=1e-10)}
+TOL = {"float32": {"rtol": 1e-4, "atol": 1e-4}, "float64": {"rtol": 1e-10, "atol": 1e-10}}
 
 
 def T(a, name="float64", transposed=False):
@@ -139,7 +139,7 @@ def test_cholesky_reads_one_triangle_and_solves():
 
 def test_cholesky_ex_reports_info():
     good, bad = np.eye(2), np.array([[1.0, 2.0], [2.0, 1.0]])
-    L, info = pyth.linalg.cholesky_ex(T(np.stack([good, bad, good])))
+    _, info = pyth.linalg.cholesky_ex(T(np.stack([good, bad, good])))
     assert info.tolist() == [0, 2, 0]
     assert info.dtype is pyth.int32
 
