@@ -6,8 +6,10 @@
  *   1. check the batch of matrices (THTensor_(matrixDims)): rows, cols, batch count;
  *   2. copy the input into a column-major working tensor (LAPACK overwrites its input, and reads
  *      only column-major matrices), matrices consecutive so matrix i starts at i * rows * cols;
- *   3. ask LAPACK for its workspace size once (lwork = -1), allocate it once;
- *   4. run the routine on each matrix, recording its info;
+ *   3. ask LAPACK for its workspace size once (lwork = -1), allocate it once per thread;
+ *   4. run the routine on each matrix, recording its info; a batch with enough work is shared
+ *      out between OpenMP threads, each running single-threaded LAPACK on its matrices
+ *      (THLapack_batchThreads);
  *   5. hand the working tensor over as an output (THTensor_(set)) or copy the part wanted.
  * Every exit frees what the function took. */
 
@@ -86,14 +88,19 @@ int THTensor_(linalgSolve)(THTensor *x, THIntTensor *info, THTensor *a, THTensor
   }
   const int64_t k = b->size[nd - 1];
   THTensor *lu = THTensor_(newColumnMajor)(a);
-  int *ipiv = lu ? THAlloc(sizeof(int) * (size_t)TH_MAX(n, 1)) : NULL;
+  const int nt = THLapack_batchThreads(nbatch, n, n), ld = (int)TH_MAX(n, 1);
+  int *ipiv = lu ? THAlloc(sizeof(int) * (size_t)ld * (size_t)nt) : NULL;
   int status = ipiv ? 0 : -1;
   if (status == 0) status = THTensor_(resizeColumnMajor)(x, nd - 2, b->size, n, k);
   if (status == 0) status = THTensor_(copy)(x, b);
   if (status == 0) status = THIntTensor_resize(info, TH_BATCH(a));
-  for (int64_t i = 0; status == 0 && i < nbatch; i++)
-    THLapack_(gesv)((int)n, (int)k, THTensor_(data)(lu) + i * n * n, (int)TH_MAX(n, 1), ipiv,
-                    THTensor_(data)(x) + i * n * k, (int)TH_MAX(n, 1), THIntTensor_data(info) + i);
+  if (status == 0) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (int64_t i = 0; i < nbatch; i++)
+      THLapack_(gesv)((int)n, (int)k, THTensor_(data)(lu) + i * n * n, ld,
+                      ipiv + omp_get_thread_num() * ld, THTensor_(data)(x) + i * n * k, ld,
+                      THIntTensor_data(info) + i);
+  }
   THFree(ipiv);
   if (lu) THTensor_(free)(lu);
   return status;
@@ -109,16 +116,21 @@ int THTensor_(linalgInv)(THTensor *r, THIntTensor *info, THTensor *a) {
   THTry(THIntTensor_resize(info, TH_BATCH(a)), -1);
   real query = 0;
   int qinfo = 0;
-  int *ipiv = THAlloc(sizeof(int) * (size_t)lda);
+  const int nt = THLapack_batchThreads(nbatch, n, n);
+  int *ipiv = THAlloc(sizeof(int) * (size_t)lda * (size_t)nt);
   if (!ipiv) return -1;
   THLapack_(getri)((int)n, THTensor_(data)(r), lda, ipiv, &query, -1, &qinfo);
   const int lwork = THTensor_(lworkOf)(query);
-  real *work = THAlloc(sizeof(real) * (size_t)lwork);
-  for (int64_t i = 0; work && i < nbatch; i++) {
-    real *m = THTensor_(data)(r) + i * n * n;
-    int *inf = THIntTensor_data(info) + i;
-    THLapack_(getrf)((int)n, (int)n, m, lda, ipiv, inf);
-    if (*inf == 0) THLapack_(getri)((int)n, m, lda, ipiv, work, lwork, inf);
+  real *work = THAlloc(sizeof(real) * (size_t)lwork * (size_t)nt);
+  if (work) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+    for (int64_t i = 0; i < nbatch; i++) {
+      const int t = omp_get_thread_num();
+      real *m = THTensor_(data)(r) + i * n * n;
+      int *inf = THIntTensor_data(info) + i;
+      THLapack_(getrf)((int)n, (int)n, m, lda, ipiv + t * lda, inf);
+      if (*inf == 0) THLapack_(getri)((int)n, m, lda, ipiv + t * lda, work + t * lwork, lwork, inf);
+    }
   }
   THFree(ipiv);
   THFree(work);
@@ -133,11 +145,13 @@ int THTensor_(linalgDet)(THTensor *det, THTensor *sign, THTensor *logabsdet, THT
   for (int j = 0; j < 3; j++)
     if (out[j]) THTry(THTensor_(resize)(out[j], TH_BATCH(a)), -1);
   THTensor *lu = THTensor_(newColumnMajor)(a);
-  int *ipiv = lu ? THAlloc(sizeof(int) * (size_t)TH_MAX(n, 1)) : NULL;
-  for (int64_t i = 0; ipiv && i < nbatch; i++) {
+  const int nt = THLapack_batchThreads(nbatch, n, n), ld = (int)TH_MAX(n, 1);
+  int *ipiv_all = lu ? THAlloc(sizeof(int) * (size_t)ld * (size_t)nt) : NULL;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (int64_t i = 0; i < (ipiv_all ? nbatch : 0); i++) {
     real *m = THTensor_(data)(lu) + i * n * n;
-    int inf;
-    THLapack_(getrf)((int)n, (int)n, m, (int)TH_MAX(n, 1), ipiv, &inf);
+    int *ipiv = ipiv_all + omp_get_thread_num() * ld, inf;
+    THLapack_(getrf)((int)n, (int)n, m, ld, ipiv, &inf);
     /* det = (-1)^(row swaps) * prod(diag(U)); a zero pivot (inf > 0) makes it 0 */
     double prod = 1, sgn = 1, logabs = 0;
     for (int64_t j = 0; j < n; j++) {
@@ -152,8 +166,8 @@ int THTensor_(linalgDet)(THTensor *det, THTensor *sign, THTensor *logabsdet, THT
     if (sign) THTensor_(data)(sign)[i] = (real)sgn;
     if (logabsdet) THTensor_(data)(logabsdet)[i] = (real)logabs;
   }
-  const int status = ipiv ? 0 : -1;
-  THFree(ipiv);
+  const int status = ipiv_all ? 0 : -1;
+  THFree(ipiv_all);
   if (lu) THTensor_(free)(lu);
   return status;
 }
@@ -172,6 +186,8 @@ int THTensor_(linalgCholesky)(THTensor *r, THIntTensor *info, THTensor *a, int u
   THTry(THTensor_(resizeColumnMajor)(r, TH_BATCH(a), n, n), -1);
   THTry(THTensor_(copy)(r, a), -1);
   THTry(THIntTensor_resize(info, TH_BATCH(a)), -1);
+  const int nt = THLapack_batchThreads(nbatch, n, n);
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
   for (int64_t i = 0; i < nbatch; i++) {
     real *m = THTensor_(data)(r) + i * n * n;
     THLapack_(potrf)(upper ? 'U' : 'L', (int)n, m, (int)TH_MAX(n, 1), THIntTensor_data(info) + i);
@@ -221,24 +237,30 @@ int THTensor_(linalgQr)(THTensor *q, THTensor *r, THTensor *a, int mode) {
   }
   THTensor *w = THTensor_(newColumnMajor)(a);
   if (!w) return -1;
-  real *tau = THAlloc(sizeof(real) * (size_t)TH_MAX(k, 1)), q1 = 0, q2 = 0, *work = NULL;
+  const int nt = THLapack_batchThreads(nbatch, m, n);
+  const int64_t ntau = TH_MAX(k, 1);
+  real *tau = THAlloc(sizeof(real) * (size_t)(ntau * nt)), q1 = 0, q2 = 0, *work = NULL;
   int inf = 0, lwork = 1;
   if (tau) {
     THLapack_(geqrf)((int)m, (int)n, THTensor_(data)(w), lda, tau, &q1, -1, &inf);
     if (mode != TH_QR_R)
       THLapack_(orgqr)((int)m, (int)qcols, (int)k, THTensor_(data)(q), lda, tau, &q2, -1, &inf);
     lwork = TH_MAX(THTensor_(lworkOf)(q1), THTensor_(lworkOf)(q2));
-    work = THAlloc(sizeof(real) * (size_t)lwork);
+    work = THAlloc(sizeof(real) * (size_t)lwork * (size_t)nt);
   }
-  for (int64_t i = 0; work && i < nbatch; i++) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (int64_t i = 0; i < (work ? nbatch : 0); i++) {
+    const int t = omp_get_thread_num();
     real *wm = THTensor_(data)(w) + i * m * n, *rm = THTensor_(data)(r) + i * rrows * n;
-    THLapack_(geqrf)((int)m, (int)n, wm, lda, tau, work, lwork, &inf);
+    real *tt = tau + t * ntau, *wk = work + t * lwork;
+    int ti;
+    THLapack_(geqrf)((int)m, (int)n, wm, lda, tt, wk, lwork, &ti);
     for (int64_t j = 0; j < n; j++)
       for (int64_t row = 0; row < rrows; row++) rm[row + j * rrows] = row <= j ? wm[row + j * m] : 0;
     if (mode == TH_QR_R) continue;
     real *qm = THTensor_(data)(q) + i * m * qcols;
     memcpy(qm, wm, sizeof(real) * (size_t)(m * TH_MIN(n, qcols)));
-    THLapack_(orgqr)((int)m, (int)qcols, (int)k, qm, lda, tau, work, lwork, &inf);
+    THLapack_(orgqr)((int)m, (int)qcols, (int)k, qm, lda, tt, wk, lwork, &ti);
   }
   const int status = work ? 0 : -1;
   THFree(tau);
@@ -278,7 +300,9 @@ int THTensor_(linalgSvd)(THTensor *u, THTensor *s, THTensor *vh, THIntTensor *in
   THTensor *w = THTensor_(newColumnMajor)(a);
   if (!w) return -1;
   real dummy = 0, query = 0;
-  int *iwork = THAlloc(sizeof(int) * (size_t)(8 * TH_MAX(k, 1))), inf = 0, lwork = 1;
+  const int nt = THLapack_batchThreads(nbatch, m, n);
+  const int64_t niwork = 8 * TH_MAX(k, 1);
+  int *iwork = THAlloc(sizeof(int) * (size_t)(niwork * nt)), inf = 0, lwork = 1;
   real *work = NULL;
   const int ldu = (int)TH_MAX(m, 1), ldvt = (int)TH_MAX(vrows, 1);
   if (iwork) {
@@ -286,9 +310,11 @@ int THTensor_(linalgSvd)(THTensor *u, THTensor *s, THTensor *vh, THIntTensor *in
                      compute_uv ? THTensor_(data)(u) : &dummy, ldu,
                      compute_uv ? THTensor_(data)(vh) : &dummy, ldvt, &query, -1, iwork, &inf);
     lwork = THTensor_(lworkOf)(query);
-    work = THAlloc(sizeof(real) * (size_t)lwork);
+    work = THAlloc(sizeof(real) * (size_t)lwork * (size_t)nt);
   }
-  for (int64_t i = 0; work && i < nbatch; i++) {
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (int64_t i = 0; i < (work ? nbatch : 0); i++) {
+    const int t = omp_get_thread_num();
     real *wm = THTensor_(data)(w) + i * m * n, *sv = THTensor_(data)(s) + i * k;
     real *um = compute_uv ? THTensor_(data)(u) + i * m * ucols : &dummy;
     real *vm = compute_uv ? THTensor_(data)(vh) + i * vrows * n : &dummy;
@@ -304,7 +330,8 @@ int THTensor_(linalgSvd)(THTensor *u, THTensor *s, THTensor *vh, THIntTensor *in
       if (compute_uv) THTensor_(eyeMatrix)(um, m, ucols), THTensor_(eyeMatrix)(vm, vrows, n);
       continue;
     }
-    THLapack_(gesdd)(jobz, (int)m, (int)n, wm, ldu, sv, um, ldu, vm, ldvt, work, lwork, iwork, ip);
+    THLapack_(gesdd)(jobz, (int)m, (int)n, wm, ldu, sv, um, ldu, vm, ldvt, work + t * lwork, lwork,
+                     iwork + t * niwork, ip);
   }
   const int status = work ? 0 : -1;
   THFree(iwork);
@@ -333,12 +360,16 @@ int THTensor_(linalgEigh)(THTensor *w, THTensor *v, THIntTensor *info, THTensor 
   THLapack_(syevd)(jobz, uplo, (int)n, THTensor_(data)(vec), lda, THTensor_(data)(w), &query, -1,
                    &iquery, -1, &inf);
   const int lwork = THTensor_(lworkOf)(query), liwork = TH_MAX(iquery, 1);
-  real *work = THAlloc(sizeof(real) * (size_t)lwork);
-  int *iwork = work ? THAlloc(sizeof(int) * (size_t)liwork) : NULL;
-  for (int64_t i = 0; iwork && i < nbatch; i++)
+  const int nt = THLapack_batchThreads(nbatch, n, n);
+  real *work = THAlloc(sizeof(real) * (size_t)lwork * (size_t)nt);
+  int *iwork = work ? THAlloc(sizeof(int) * (size_t)liwork * (size_t)nt) : NULL;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+  for (int64_t i = 0; i < (iwork ? nbatch : 0); i++) {
+    const int t = omp_get_thread_num();
     THLapack_(syevd)(jobz, uplo, (int)n, THTensor_(data)(vec) + i * n * n, lda,
-                     THTensor_(data)(w) + i * n, work, lwork, iwork, liwork,
-                     THIntTensor_data(info) + i);
+                     THTensor_(data)(w) + i * n, work + t * lwork, lwork, iwork + t * liwork,
+                     liwork, THIntTensor_data(info) + i);
+  }
   int status = iwork ? 0 : -1;
   if (status == 0 && compute_v) status = THTensor_(set)(v, vec);
   THFree(work);

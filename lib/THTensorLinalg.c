@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -94,6 +95,14 @@ static int THMatrices_foldRows(int64_t *rows, int64_t *s0, const THMatrices *mt,
 
 #include "generic/THTensorBlas.c"
 #include "THGenerateAllTypes.h"
+
+/* Threads for a batch of nbatch LAPACK calls on rows x cols matrices: up to the OpenMP thread
+ * count, one matrix at a time each, when the batch holds about TH_BATCH_PARALLEL_WORK flops. */
+static int THLapack_batchThreads(int64_t nbatch, int64_t rows, int64_t cols) {
+  const double work = (double)nbatch * (double)rows * (double)cols * (double)TH_MAX(TH_MIN(rows, cols), 1);
+  if (nbatch < 2 || work < TH_BATCH_PARALLEL_WORK || omp_in_parallel()) return 1;
+  return (int)TH_MIN((int64_t)omp_get_max_threads(), nbatch);
+}
 
 #include "generic/THTensorLapack.c"
 #include "THGenerateBlasTypes.h"

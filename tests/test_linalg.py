@@ -444,3 +444,23 @@ def test_error_messages_vs_torch():
         assert str(ours.value) == str(theirs.value)
         assert isinstance(ours.value, LinAlgError) == isinstance(theirs.value,
                                                                  torch.linalg.LinAlgError)
+
+
+def test_large_batches_run_in_parallel_correctly():
+    """A batch big enough to be split between threads (each with its own LAPACK workspace)."""
+    rng = np.random.default_rng(15)
+    a = well_conditioned(rng, (64, 16, 16))
+    s = spd(rng, (64, 16, 16))
+    b = rng.standard_normal((64, 16, 3))
+    close(pyth.linalg.inv(T(a)), np.linalg.inv(a))
+    close(pyth.linalg.solve(T(a), T(b)), np.linalg.solve(a, b))
+    close(pyth.linalg.det(T(a)), np.linalg.det(a))
+    close(pyth.linalg.cholesky(T(s)), np.linalg.cholesky(s))
+    close(pyth.linalg.eigvalsh(T(s)), np.linalg.eigvalsh(s))
+    close(pyth.linalg.svdvals(T(a)), np.linalg.svd(a, compute_uv=False))
+    q, r = pyth.linalg.qr(T(a))
+    close(q @ r, a)
+    with pytest.raises(LinAlgError, match=r"\(Batch element 37\)"):
+        bad = a.copy()
+        bad[37] = 0
+        pyth.linalg.inv(T(bad))
