@@ -18,8 +18,10 @@
  * the cores. A product above TH_GEMM_SPLIT_WORK multiply-adds is cut into blocks of result
  * columns (or rows), each an independent single-threaded gemm, shared out between the OpenMP
  * threads; inside an enclosing parallel region (a batch split across threads) a product stays
- * on its thread. */
-#define TH_GEMM_SPLIT_WORK (1 << 20)
+ * on its thread. The threshold (about a 256^3 product, under a millisecond on one core) keeps
+ * small products on the calling thread: waking a second thread costs more than it saves when
+ * that core is busy with another process, which on a shared 2-core machine is common. */
+#define TH_GEMM_SPLIT_WORK (1 << 24)
 
 static int THBlas_splitThreads(int64_t m, int64_t n, int64_t k) {
   if ((double)m * (double)n * (double)k < TH_GEMM_SPLIT_WORK || omp_in_parallel()) return 1;

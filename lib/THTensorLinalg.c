@@ -20,7 +20,7 @@ typedef struct THMatrices {
 
 /* A batch of products with this many multiply-adds in all runs its products in parallel
  * (OpenMP), each on one thread. */
-#define TH_BATCH_PARALLEL_WORK (1 << 18)
+#define TH_BATCH_PARALLEL_WORK (1 << 24)
 
 enum { TH_MAT = 0, TH_ROW = 1, TH_COL = 2 };
 

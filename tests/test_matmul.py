@@ -161,8 +161,10 @@ def test_folded_and_parallel_batches():
     rng = np.random.default_rng(5)
     x, y = rng.standard_normal((6, 40, 30)), rng.standard_normal((30, 20))
     assert_close(make(x, "float64") @ make(y, "float64"), x @ y, "float64")   # one tall gemm
-    x, y = rng.standard_normal((400, 6, 5)), rng.standard_normal((400, 5, 7))
+    x, y = rng.standard_normal((40, 70, 90)), rng.standard_normal((40, 90, 80))
     assert_close(make(x, "float32") @ make(y, "float32"), x @ y, "float32")   # parallel batch
+    x, y = rng.standard_normal((300, 300)), rng.standard_normal((300, 400))
+    assert_close(make(x, "float64") @ make(y, "float64"), x @ y, "float64")   # split product
     xi, yi = values(rng, (400, 6, 5), "int32"), values(rng, (400, 5, 7), "int32")
     assert_close(make(xi, "int32") @ make(yi, "int32"), oracle_matmul(xi, yi, "int32"), "int32")
 
