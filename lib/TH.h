@@ -18,5 +18,6 @@
 #include "THTensorIndex.h"
 #include "THTensorRandom.h"
 #include "THTensorShape.h"
+#include "THTensorLinalg.h"
 
 #endif
