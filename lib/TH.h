@@ -14,5 +14,6 @@
 #include "THStorage.h"
 #include "THTensor.h"
 #include "THTensorMath.h"
+#include "THTensorReduce.h"
 
 #endif

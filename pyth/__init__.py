@@ -14,6 +14,7 @@ from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_l
                         logspace, ones, ones_like, tensor, zeros, zeros_like)
 from .memory import memory_stats
 from . import pointwise as _pointwise
+from . import reductions as _reductions
 from ._promotion import can_cast, promote_types, result_type
 from .storage import Storage
 from .tensor import Tensor
@@ -27,5 +28,6 @@ for _d in ALL_DTYPES:
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
 globals().update(_pointwise.FUNCTIONS)
+globals().update(_reductions.FUNCTIONS)
 
 __version__ = "0.1.0"
