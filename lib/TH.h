@@ -19,5 +19,6 @@
 #include "THTensorRandom.h"
 #include "THTensorShape.h"
 #include "THTensorLinalg.h"
+#include "THTensorReduce.h"
 
 #endif

@@ -21,6 +21,7 @@ from . import pointwise as _pointwise
 from . import shape_ops as _shape_ops
 from . import matmul as _matmul
 from . import linalg
+from . import reductions as _reductions
 from ._promotion import can_cast, promote_types, result_type
 from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
@@ -40,5 +41,6 @@ globals().update(_indexing_ops.FUNCTIONS)
 globals().update(_shape_ops.FUNCTIONS)
 globals().update(_matmul.FUNCTIONS)
 globals().update(linalg.TOPLEVEL)
+globals().update(_reductions.FUNCTIONS)
 
 __version__ = "0.1.0"
