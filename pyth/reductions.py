@@ -278,9 +278,11 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     0 (count of non-zeros) or any other float: sum(|x|**p)**(1/p)."""
     _require_tensor("norm", input)
     if isinstance(p, str):
-        if p != "fro":
-            raise RuntimeError(f"norm(): p={p!r} (a matrix norm) is not supported; use p='fro' "
-                               f"or a number")
+        if p != "fro":  # 'nuc' and other matrix norms: pyth.linalg computes them (SVD)
+            from .linalg import matrix_norm
+            mdim = (-2, -1) if dim is None else dim
+            r = matrix_norm(input if dtype is None else input.to(dtype), p, mdim, keepdim)
+            return r if out is None else out.resize_(r.size()).copy_(r)
         p = 2.0
     p = 2.0 if p is None else float(p)
     src = input if dtype is None or dtype is input.dtype else input.to(dtype)
