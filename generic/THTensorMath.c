@@ -59,7 +59,9 @@ static int THTensor_(broadcastShape)(int64_t *size, int *ndim, const char *op, T
   return 0;
 }
 
-/* Runs fn over (r, inputs...) with every input broadcast to r's shape. */
+/* Runs fn over (r, inputs...) with every input broadcast to r's shape. An input whose memory
+ * partially overlaps r's (a.add_(a.t()), views of one ndarray) is read from a copy, so the
+ * result is as if computed through a temporary, whatever the iteration order or threads. */
 static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin,
                           THTensor *const *in, int rn, const int64_t *rsize,
                           const int64_t *rstride, char *rdata, int64_t relsize) {
@@ -67,18 +69,31 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
   const int64_t *strides[TH_ITER_MAXARGS] = {rstride};
   int64_t elsize[TH_ITER_MAXARGS] = {relsize};
   char *base[TH_ITER_MAXARGS] = {rdata};
+  THTensor *tmp[TH_ITER_MAXARGS] = {NULL};
+  int status = -1;
   for (int k = 0; k < nin; k++) {
-    THTry(THShape_broadcastStrides(bstride[k], op, rn, rsize, in[k]->nDimension, in[k]->size,
-                                   in[k]->stride), -1);
+    THTensor *x = in[k];
+    if (THShape_broadcastStrides(bstride[k], op, rn, rsize, x->nDimension, x->size,
+                                 x->stride) != 0)
+      goto done;
+    if (THShape_overlap(rn, rsize, rdata, relsize, rstride, (char *)THTensor_(data)(x),
+                        sizeof(real), bstride[k]) == TH_OVERLAP_PARTIAL) {
+      x = tmp[k] = THTensor_(newClone)(x);
+      if (!x) goto done;
+      THShape_broadcastStrides(bstride[k], op, rn, rsize, x->nDimension, x->size, x->stride);
+    }
     strides[k + 1] = bstride[k];
     elsize[k + 1] = sizeof(real);
-    base[k + 1] = (char *)THTensor_(data)(in[k]);
+    base[k + 1] = (char *)THTensor_(data)(x);
   }
   THIter it;
   THIter_init(&it, nin + 1, rn, rsize, strides, elsize, 0);
   THMathCtx ctx = {0, extra};
   THIter_run(&it, base, fn, &ctx, 1);
-  return THMath_finish(&ctx, op);
+  status = THMath_finish(&ctx, op);
+done:
+  for (int k = 0; k < nin; k++) THTensor_(free)(tmp[k]);
+  return status;
 }
 
 #define TH_RUN(OP, FN, EXTRA, R, RDATA, RELSIZE, ...)                                        \
@@ -185,23 +200,42 @@ static void THTensor_(whereRow)(void *ctx, int64_t n, char **data, const int64_t
 int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b) {
   const char *op = "where()";
   int64_t size[TH_MAX_DIM], cstride[TH_MAX_DIM], astride[TH_MAX_DIM], bstride[TH_MAX_DIM];
-  int ndim;
+  int ndim, status = -1;
+  THBoolTensor *ctmp = NULL;
+  THTensor *atmp = NULL, *btmp = NULL;
   THTry(THBoolTensor_checkBounds(cond, op), -1);
   THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, NULL), -1);
   THTry(THShape_broadcast(size, &ndim, op, ndim, size, cond->nDimension, cond->size), -1);
   THTry(THTensor_(resizeOutput)(r, op, ndim, size, r == a || r == b), -1);
-  THTry(THShape_broadcastStrides(cstride, op, ndim, size, cond->nDimension, cond->size,
-                                 cond->stride), -1);
-  THTry(THShape_broadcastStrides(astride, op, ndim, size, a->nDimension, a->size, a->stride), -1);
-  THTry(THShape_broadcastStrides(bstride, op, ndim, size, b->nDimension, b->size, b->stride), -1);
+  /* inputs partially overlapping r are read from copies (see THTensor_(run)) */
+  char *rdata = (char *)THTensor_(data)(r);
+#define TH_WHERE_UNALIAS(X, XT, XSTRIDE, ELSIZE, DATA, CLONE)                                    \
+  if (THShape_broadcastStrides(XSTRIDE, op, ndim, size, X->nDimension, X->size, X->stride) != 0) \
+    goto done;                                                                                   \
+  if (THShape_overlap(ndim, size, rdata, sizeof(real), r->stride, (char *)DATA(X), ELSIZE,       \
+                      XSTRIDE) == TH_OVERLAP_PARTIAL) {                                          \
+    if (!(XT = CLONE(X))) goto done;                                                             \
+    X = XT;                                                                                      \
+    THShape_broadcastStrides(XSTRIDE, op, ndim, size, X->nDimension, X->size, X->stride);        \
+  }
+  TH_WHERE_UNALIAS(cond, ctmp, cstride, (int64_t)sizeof(bool), THBoolTensor_data,
+                   THBoolTensor_newClone)
+  TH_WHERE_UNALIAS(a, atmp, astride, (int64_t)sizeof(real), THTensor_(data), THTensor_(newClone))
+  TH_WHERE_UNALIAS(b, btmp, bstride, (int64_t)sizeof(real), THTensor_(data), THTensor_(newClone))
+#undef TH_WHERE_UNALIAS
   const int64_t *strides[4] = {r->stride, cstride, astride, bstride};
   const int64_t elsize[4] = {sizeof(real), sizeof(bool), sizeof(real), sizeof(real)};
-  char *base[4] = {(char *)THTensor_(data)(r), (char *)THBoolTensor_data(cond),
-                   (char *)THTensor_(data)(a), (char *)THTensor_(data)(b)};
+  char *base[4] = {rdata, (char *)THBoolTensor_data(cond), (char *)THTensor_(data)(a),
+                   (char *)THTensor_(data)(b)};
   THIter it;
   THIter_init(&it, 4, ndim, size, strides, elsize, 0);
   THIter_run(&it, base, THTensor_(whereRow), NULL, 1);
-  return 0;
+  status = 0;
+done:
+  THBoolTensor_free(ctmp);
+  THTensor_(free)(atmp);
+  THTensor_(free)(btmp);
+  return status;
 }
 
 #if !defined(TH_REAL_IS_BOOL)

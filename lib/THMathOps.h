@@ -158,11 +158,13 @@ static inline int64_t TH_ifmod(int64_t a, int64_t b, int *err) {
   return b == -1 ? 0 : a % b;
 }
 
+/* A negative exponent truncates 1 / base^-exp toward zero, as PyTorch does for tensor
+ * exponents (a Python scalar exponent is refused by pyth.pointwise, as PyTorch refuses it). */
 static inline int64_t TH_ipow(int64_t base, int64_t exp, int *err) {
+  (void)err;
   if (exp < 0) {
     if (base == 1) return 1;
     if (base == -1) return (exp & 1) ? -1 : 1;
-    *err = TH_MATH_NEGATIVE_POWER;
     return 0;
   }
   uint64_t result = 1, b = (uint64_t)base;

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._errors import check
-from ._th import ffi
+from ._th import ffi, lib
 
 _ADVANCED, _MASK = "advanced", "mask"
 
@@ -210,6 +210,9 @@ def setitem(t, index: Any, value: Any) -> None:
         if isinstance(value, Tensor):
             view.copy_(value)
         elif isinstance(value, (bool, int, float, np.generic)):
+            # fill_ alone would write a stride-0 (expanded) view; PyTorch refuses, as copy_ does
+            check(lib.THShape_checkWritable(b"__setitem__()", view._h.nDimension, view._h.size,
+                                            view._h.stride))
             view.fill_(value)
         else:
             view.copy_(_as_values(t, value))

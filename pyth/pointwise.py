@@ -102,6 +102,11 @@ for _n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "log
 _C_NAMES = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
 
 
+def _operand_dtype(x: Any) -> _dt.dtype | None:
+    """A tensor's dtype, bool for a Python bool, None otherwise."""
+    return x.dtype if isinstance(x, Tensor) else _dt.bool_ if isinstance(x, bool) else None
+
+
 def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
             _inplace: bool = False) -> Tensor:
     rule, kinds, to_bool = _BINARY[name]
@@ -109,9 +114,11 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
         raise TypeError(f"{name}(): expected at least one Tensor argument")
     dt = rule(result_type(a, b))
     _require(name, dt, kinds)
-    if name == "sub" and dt is _dt.bool_:
-        raise RuntimeError("sub(): subtracting two bool tensors is not supported; use "
-                           "logical_xor() or bitwise_xor() instead")
+    if name == "sub" and _dt.bool_ in (_operand_dtype(a), _operand_dtype(b)):
+        raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
+                           "supported; use logical_xor() or bitwise_xor() instead")
+    if name == "pow" and not dt.is_floating_point and isinstance(b, int) and b < 0:
+        raise RuntimeError("pow(): integers to negative integer powers are not allowed")
     cname = _C_NAMES.get(name, name)
     ta = as_tensor(a, dt)
     if is_scalar(b):
@@ -128,14 +135,25 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
 
 # ---- public functions --------------------------------------------------------------------------
 
+def _scaled(op: str, input: Any, other: Any, alpha: Any) -> Any:
+    """alpha * other in the dtype of (input, other): alpha takes no part in promotion."""
+    if alpha == 1 and not isinstance(alpha, float):
+        return other
+    dt = result_type(input, other)
+    if not dt.is_floating_point and not isinstance(alpha, (bool, int)):
+        raise RuntimeError(f"{op}(): for integral input tensors, argument alpha must not be a "
+                           f"floating point number")
+    return mul(as_tensor(other, dt), alpha)
+
+
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
-    """input + alpha * other, broadcast and promoted."""
-    return _binary("add", input, other if alpha == 1 else mul(other, alpha), out)
+    """input + alpha * other, broadcast and promoted (alpha does not promote)."""
+    return _binary("add", input, _scaled("add", input, other, alpha), out)
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
-    """input - alpha * other, broadcast and promoted."""
-    return _binary("sub", input, other if alpha == 1 else mul(other, alpha), out)
+    """input - alpha * other, broadcast and promoted (alpha does not promote)."""
+    return _binary("sub", input, _scaled("sub", input, other, alpha), out)
 
 
 def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
@@ -249,7 +267,7 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
          _inplace: bool = False) -> Tensor:
     """input + weight * (end - input), floating types."""
-    dt = result_type(input, end)
+    dt = result_type(input, end, weight)
     _require("lerp", dt, "f")
     a, b, w = as_tensor(input, dt), as_tensor(end, dt), as_tensor(weight, dt)
     run = lambda r: dt.tensor.lerp(r._h, a._h, b._h, w._h)  # noqa: E731
@@ -303,9 +321,7 @@ def _method(fn):
 
 def _inplace_binary(name: str):
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-        if alpha != 1:
-            other = mul(other, alpha)
-        return _binary(name, self, other, _inplace=True)
+        return _binary(name, self, _scaled(name, self, other, alpha), _inplace=True)
     method.__name__ = name + "_"
     return method
 
