@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -68,6 +69,7 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
     Python floats become the default float dtype, ints int64, bools bool; numpy scalars keep
     their dtype.
     """
+    dtype = _dt.resolve(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data.dtype, copy=True)
     if isinstance(data, np.generic):
@@ -122,7 +124,7 @@ def from_numpy(a: np.ndarray) -> Tensor:
 # ---- filled tensors ----
 
 def _sizes_and_dtype(size: Sequence[Any], dtype: _dt.dtype | None, op: str) -> tuple:
-    return parse_sizes(size, op), dtype or _dt.get_default_dtype()
+    return parse_sizes(size, op), _dt.resolve(dtype) or _dt.get_default_dtype()
 
 
 def empty(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
@@ -143,12 +145,12 @@ def ones(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
 
 def full(size: Sequence[int], fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     """A tensor of size filled with fill_value (dtype inferred from the value as tensor() does)."""
-    dt = dtype or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
+    dt = _dt.resolve(dtype) or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
     return _empty(parse_sizes((size,), "full"), dt).fill_(fill_value)
 
 
 def empty_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
-    return _empty(t.size(), dtype or t.dtype)
+    return _empty(t.size(), _dt.resolve(dtype) or t.dtype)
 
 
 def zeros_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
@@ -178,7 +180,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None =
     kinds = {_kind_of(x) for x in (start, end, step)}
     if None in kinds:
         raise TypeError("arange(): start, end and step must be real numbers")
-    dt = dtype or (_dt.get_default_dtype() if "f" in kinds else _dt.int64)
+    dt = _dt.resolve(dtype) or (_dt.get_default_dtype() if "f" in kinds else _dt.int64)
     if step == 0:
         raise RuntimeError("arange(): step must be nonzero")
     if not all(math.isfinite(float(x)) for x in (start, end)):
@@ -196,10 +198,10 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None =
 def linspace(start: float, end: float, steps: int, dtype: _dt.dtype | None = None,
              **_: Any) -> Tensor:
     """steps values evenly spaced from start to end inclusive (symmetric, as PyTorch)."""
-    steps = int(steps)
+    steps = operator.index(steps)
     if steps < 0:
         raise RuntimeError("linspace(): number of steps must be non-negative")
-    dt = dtype or _dt.get_default_dtype()
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     i = np.arange(steps, dtype=np.float64)
     if steps == 1:
         values = np.array([float(start)])

@@ -75,6 +75,8 @@ def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = 
 
 def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
     kinds, constant = _PREDICATES[name]
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
     if a.dtype.kind not in kinds:
         from .factories import full
         return result_of(name, full(a.size(), constant, dtype=_dt.bool_), out)
@@ -112,11 +114,11 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
     rule, kinds, to_bool = _BINARY[name]
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor argument")
-    dt = rule(result_type(a, b))
-    _require(name, dt, kinds)
     if name == "sub" and _dt.bool_ in (_operand_dtype(a), _operand_dtype(b)):
         raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
                            "supported; use logical_xor() or bitwise_xor() instead")
+    dt = rule(result_type(a, b))
+    _require(name, dt, kinds)
     if name == "pow" and not dt.is_floating_point and isinstance(b, int) and b < 0:
         raise RuntimeError("pow(): integers to negative integer powers are not allowed")
     cname = _C_NAMES.get(name, name)
