@@ -22,6 +22,12 @@ SOURCES = sorted(
     os.path.relpath(p, HERE) for p in glob(os.path.join(HERE, "lib", "*.c"))
 )
 INCLUDE_DIRS = ["lib", "."]
+# Headers and generic sources: a change to any of them rebuilds the extension.
+DEPENDS = sorted(
+    os.path.relpath(p, HERE)
+    for pattern in ("lib/*.h", "generic/*")
+    for p in glob(os.path.join(HERE, pattern))
+)
 
 # Declarations pyth's Python layer adds: callbacks implemented in Python.
 PYTHON_CALLBACKS = """
@@ -40,8 +46,9 @@ def preprocessed_header() -> str:
 
 def compile_args() -> tuple[list[str], list[str]]:
     """Compiler and linker flags: optimised by default, or sanitized / debug on request."""
-    common = ["-std=c11", "-Wall", "-Wextra", "-fopenmp", "-D_GNU_SOURCE"]
-    link = ["-fopenmp"]
+    # -fno-math-errno: math functions never set errno, so loops calling them vectorise (libmvec)
+    common = ["-std=c11", "-Wall", "-Wextra", "-fopenmp", "-D_GNU_SOURCE", "-fno-math-errno"]
+    link = ["-fopenmp", "-lmvec", "-lm"]
     sanitize = os.environ.get("PYTH_SANITIZE", "").strip()
     if sanitize:
         flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
@@ -62,6 +69,7 @@ def make_builder() -> FFI:
         '#include "TH.h"\n',
         sources=SOURCES,
         include_dirs=INCLUDE_DIRS,
+        depends=DEPENDS,
         extra_compile_args=cflags,
         extra_link_args=ldflags,
     )

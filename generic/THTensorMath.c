@@ -6,6 +6,11 @@
  * THTensorApply.h) and an entry point that checks, broadcasts, sizes the output and runs the
  * iterator. The drivers below are shared by every op of a shape (unary, binary, ...). */
 
+#if defined(TH_REAL_IS_DOUBLE)
+#define TH_M(fn) fn
+#else
+#define TH_M(fn) fn##f /* float, and Half/BFloat16 which compute in float */
+#endif
 #if defined(TH_REAL_IS_FLOATING)
 #define TH_ISNAN(x) isnan(x)
 #else
@@ -103,8 +108,16 @@ done:
 
 /* ---- unary: r = f(x) ------------------------------------------------------------------ */
 
+/* Transcendental row functions are compute-bound: those of float and double get per-ISA clones
+ * (THMathOps.h). Everything else is memory-bound and stays single-version. */
+#if defined(TH_REAL_IS_FLOAT) || defined(TH_REAL_IS_DOUBLE)
+#define TH_UNARY_ROW_ATTR TH_VECTOR_CLONES
+#else
+#define TH_UNARY_ROW_ATTR
+#endif
+
 #define TH_UNARY_IMPL_(NAME, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)               \
-  static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
+  TH_UNARY_ROW_ATTR static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
     (void)ctx;                                                                                \
     TH_ROW_LOOP2(n, data, stride, OUT_T, rp, real, ap, {                                      \
       opreal x = TH_LOAD(*ap);                                                                 \
@@ -283,7 +296,7 @@ static void THTensor_(lerpRow)(void *ctx, int64_t n, char **data, const int64_t 
   (void)ctx;
   TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, bp, real, wp, {
     opreal a = TH_LOAD(*ap), b = TH_LOAD(*bp), w = TH_LOAD(*wp);
-    *rp = TH_STORE(fabs(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w));
+    *rp = TH_STORE(TH_M(fabs)(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w));
   });
 }
 
@@ -307,7 +320,9 @@ int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, rea
 }
 #endif
 
+#undef TH_M
 #undef TH_ISNAN
 #undef TH_NEG_P
+#undef TH_UNARY_ROW_ATTR
 
 #endif

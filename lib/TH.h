@@ -14,5 +14,8 @@
 #include "THStorage.h"
 #include "THTensor.h"
 #include "THTensorMath.h"
+#include "THTensorSort.h"
+#include "THTensorIndex.h"
+#include "THTensorRandom.h"
 
 #endif

@@ -9,7 +9,8 @@
  * its declaration; cffi's declarations derive from that header. Adding an op is one line here
  * (plus its Python table entry). Integer arithmetic wraps (it is done in the unsigned `ureal`)
  * instead of overflowing, which C leaves undefined. TH_NEG_P and TH_ISNAN are defined per
- * stamped type by the generic file (constant 0 where the type cannot be negative or NaN).
+ * stamped type by the generic file (constant 0 where the type cannot be negative or NaN), and
+ * so is TH_M(f): the C math function for the compute type (expf for float, exp for double).
  */
 
 #include "THGeneral.h"
@@ -20,94 +21,111 @@
 #endif
 
 /* r = f(x), floating types only. */
-#define TH_FLOAT_UNARY_OPS(_)          \
-  _(exp, exp(x))                       \
-  _(expm1, expm1(x))                   \
-  _(log, log(x))                       \
-  _(log1p, log1p(x))                   \
-  _(log2, log2(x))                     \
-  _(log10, log10(x))                   \
-  _(sqrt, sqrt(x))                     \
-  _(rsqrt, 1 / sqrt(x))                \
-  _(reciprocal, 1 / x)                 \
-  _(sin, sin(x))                       \
-  _(cos, cos(x))                       \
-  _(tan, tan(x))                       \
-  _(asin, asin(x))                     \
-  _(acos, acos(x))                     \
-  _(atan, atan(x))                     \
-  _(sinh, sinh(x))                     \
-  _(cosh, cosh(x))                     \
-  _(tanh, tanh(x))                     \
-  _(sigmoid, 1 / (1 + exp(-x)))        \
-  _(erf, erf(x))                       \
-  _(erfinv, TH_erfinv(x))              \
-  _(lgamma, lgamma(x))                 \
-  _(floor, floor(x))                   \
-  _(ceil, ceil(x))                     \
-  _(round, nearbyint(x))               \
-  _(trunc, trunc(x))                   \
-  _(frac, x - trunc(x))
+#define TH_FLOAT_UNARY_OPS(_)                                         \
+  _(exp, TH_M(exp)(x))                                                \
+  _(expm1, TH_M(expm1)(x))                                            \
+  _(log, TH_M(log)(x))                                                \
+  _(log1p, TH_M(log1p)(x))                                            \
+  _(log2, TH_M(log2)(x))                                              \
+  _(log10, TH_M(log10)(x))                                            \
+  _(sqrt, TH_M(sqrt)(x))                                              \
+  _(rsqrt, 1 / TH_M(sqrt)(x))                                         \
+  _(reciprocal, 1 / x)                                                \
+  _(sin, TH_M(sin)(x))                                                \
+  _(cos, TH_M(cos)(x))                                                \
+  _(tan, TH_M(tan)(x))                                                \
+  _(asin, TH_M(asin)(x))                                              \
+  _(acos, TH_M(acos)(x))                                              \
+  _(atan, TH_M(atan)(x))                                              \
+  _(sinh, TH_M(sinh)(x))                                              \
+  _(cosh, TH_M(cosh)(x))                                              \
+  _(tanh, TH_M(tanh)(x))                                              \
+  _(sigmoid, 1 / (1 + TH_M(exp)(-x)))                                 \
+  _(erf, TH_M(erf)(x))                                                \
+  _(erfinv, TH_erfinv(x))                                             \
+  _(lgamma, TH_M(lgamma)(x))                                          \
+  _(floor, TH_M(floor)(x))                                            \
+  _(ceil, TH_M(ceil)(x))                                              \
+  _(round, TH_M(nearbyint)(x))                                        \
+  _(trunc, TH_M(trunc)(x))                                            \
+  _(frac, x - TH_M(trunc)(x))
 
 /* r = f(x), every type but bool. */
-#define TH_NUMERIC_UNARY_OPS(_)                      \
-  _(abs, (TH_NEG_P(x) ? (opreal)(-(ureal)x) : x))     \
-  _(neg, (opreal)(-(ureal)x))                         \
+#define TH_NUMERIC_UNARY_OPS(_)                                       \
+  _(abs, (TH_NEG_P(x) ? (opreal)(-(ureal)x) : x))                     \
+  _(neg, (opreal)(-(ureal)x))                                         \
   _(sign, (opreal)((x > 0) - TH_NEG_P(x)))
 
 /* r = x op y, every type (bool: add is or, mul is and). */
-#define TH_ALL_BINARY_OPS(_)                         \
-  _(add, (opreal)((ureal)x + (ureal)y))               \
-  _(sub, (opreal)((ureal)x - (ureal)y))               \
-  _(mul, (opreal)((ureal)x * (ureal)y))               \
-  _(maximum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x > y ? x : y)) \
+#define TH_ALL_BINARY_OPS(_)                                          \
+  _(add, (opreal)((ureal)x + (ureal)y))                               \
+  _(sub, (opreal)((ureal)x - (ureal)y))                               \
+  _(mul, (opreal)((ureal)x * (ureal)y))                               \
+  _(maximum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x > y ? x : y))     \
   _(minimum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x < y ? x : y))
 
 /* r = x op y, floating types. */
-#define TH_FLOAT_BINARY_OPS(_)                       \
-  _(div, x / y)                                      \
-  _(atan2, atan2(x, y))                              \
-  _(hypot, hypot(x, y))                              \
-  _(pow, pow(x, y))                                  \
-  _(fmod, fmod(x, y))                                \
-  _(remainder, TH_fremainder(x, y))                  \
-  _(floor_divide, TH_ffloordiv(x, y))                \
-  _(trunc_divide, trunc(x / y))
+#define TH_FLOAT_BINARY_OPS(_)                                        \
+  _(div, x / y)                                                       \
+  _(atan2, TH_M(atan2)(x, y))                                         \
+  _(hypot, TH_M(hypot)(x, y))                                         \
+  _(pow, TH_M(pow)(x, y))                                             \
+  _(fmod, TH_M(fmod)(x, y))                                           \
+  _(remainder, TH_fremainder(x, y))                                   \
+  _(floor_divide, TH_ffloordiv(x, y))                                 \
+  _(trunc_divide, TH_M(trunc)(x / y))
 
 /* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
-#define TH_INT_BINARY_OPS(_)                                     \
-  _(pow, (opreal)TH_ipow((int64_t)x, (int64_t)y, &err))          \
-  _(fmod, (opreal)TH_ifmod((int64_t)x, (int64_t)y, &err))        \
-  _(remainder, (opreal)TH_iremainder((int64_t)x, (int64_t)y, &err)) \
+#define TH_INT_BINARY_OPS(_)                                          \
+  _(pow, (opreal)TH_ipow((int64_t)x, (int64_t)y, &err))               \
+  _(fmod, (opreal)TH_ifmod((int64_t)x, (int64_t)y, &err))             \
+  _(remainder, (opreal)TH_iremainder((int64_t)x, (int64_t)y, &err))   \
   _(floor_divide, (opreal)TH_ifloordiv((int64_t)x, (int64_t)y, &err)) \
   _(trunc_divide, (opreal)TH_itruncdiv((int64_t)x, (int64_t)y, &err)) \
   _(lshift, (opreal)TH_lshift((uint64_t)(ureal)x, (int64_t)y, (int)sizeof(real) * 8)) \
   _(rshift, (opreal)TH_rshift((int64_t)x, (int64_t)y, (int)sizeof(real) * 8))
 
 /* r = x op y, integer and bool types. */
-#define TH_BITWISE_BINARY_OPS(_) \
-  _(bitwise_and, x & y)          \
-  _(bitwise_or, x | y)           \
+#define TH_BITWISE_BINARY_OPS(_)                                      \
+  _(bitwise_and, x & y)                                               \
+  _(bitwise_or, x | y)                                                \
   _(bitwise_xor, x ^ y)
 
 /* bool r = x op y, every type. */
-#define TH_COMPARE_OPS(_)                    \
-  _(eq, x == y)                              \
-  _(ne, x != y)                              \
-  _(lt, x < y)                               \
-  _(le, x <= y)                              \
-  _(gt, x > y)                               \
-  _(ge, x >= y)                              \
-  _(logical_and, (x != 0) && (y != 0))       \
-  _(logical_or, (x != 0) || (y != 0))        \
+#define TH_COMPARE_OPS(_)                                             \
+  _(eq, x == y)                                                       \
+  _(ne, x != y)                                                       \
+  _(lt, x < y)                                                        \
+  _(le, x <= y)                                                       \
+  _(gt, x > y)                                                        \
+  _(ge, x >= y)                                                       \
+  _(logical_and, (x != 0) && (y != 0))                                \
+  _(logical_or, (x != 0) || (y != 0))                                 \
   _(logical_xor, (x != 0) != (y != 0))
 
 /* bool r = f(x): every type, and floating types. */
 #define TH_ALL_PREDICATE_OPS(_) _(logical_not, x == 0)
-#define TH_FLOAT_PREDICATE_OPS(_) \
-  _(isnan, isnan(x))              \
-  _(isinf, isinf(x))              \
+#define TH_FLOAT_PREDICATE_OPS(_)                                     \
+  _(isnan, isnan(x))                                                  \
+  _(isinf, isinf(x))                                                  \
   _(isfinite, isfinite(x))
+
+#if !defined(TH_CDEF) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    defined(__GLIBC__)
+/* Vector math. glibc's libmvec has SIMD versions of these functions; declaring them `simd`
+ * lets GCC vectorise loops that call them (with -fno-math-errno, which the build sets), and
+ * TH_VECTOR_CLONES below compiles hot row functions for AVX-512, AVX2 and baseline x86-64,
+ * chosen at load time, so one build runs on any x86-64 and uses the widest units it finds. */
+#define TH_MVEC(fn) float fn##f(float) __attribute__((simd("notinbranch"))); \
+                    double fn(double) __attribute__((simd("notinbranch")));
+TH_MVEC(exp) TH_MVEC(expm1) TH_MVEC(log) TH_MVEC(log1p) TH_MVEC(log2) TH_MVEC(log10)
+TH_MVEC(sin) TH_MVEC(cos) TH_MVEC(tan) TH_MVEC(asin) TH_MVEC(acos) TH_MVEC(atan)
+TH_MVEC(sinh) TH_MVEC(cosh) TH_MVEC(tanh) TH_MVEC(erf)
+#undef TH_MVEC
+#define TH_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define TH_VECTOR_CLONES
+#endif
 
 /* Error codes row functions report (through THMathCtx.error). */
 enum { TH_MATH_OK = 0, TH_MATH_ZERO_DIVISION = 1, TH_MATH_NEGATIVE_POWER = 2 };

@@ -1,7 +1,7 @@
 #include "THTensorMath.h"
 
+#include <math.h>
 #include <string.h>
-#include <tgmath.h> /* exp(x) on a float is expf: one expression serves every float type */
 
 #include "THTensorApply.h"
 

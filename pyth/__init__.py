@@ -13,8 +13,12 @@ from .dtypes import bool_ as bool  # noqa: A001  (pyth.bool, as torch.bool)
 from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                         logspace, ones, ones_like, tensor, zeros, zeros_like)
 from .memory import memory_stats
+from .random import (Generator, bernoulli, default_generator, get_rng_state, initial_seed,  # noqa: F401
+                     manual_seed, multinomial, normal, rand, rand_like, randint, randint_like,
+                     randn, randn_like, randperm, seed, set_rng_state)
 from . import pointwise as _pointwise
 from ._promotion import can_cast, promote_types, result_type
+from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
 from .tensor import Tensor
 
@@ -27,5 +31,7 @@ for _d in ALL_DTYPES:
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
 globals().update(_pointwise.FUNCTIONS)
+from . import indexing_ops as _indexing_ops  # noqa: E402
+globals().update(_indexing_ops.FUNCTIONS)
 
 __version__ = "0.1.0"

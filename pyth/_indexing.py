@@ -2,11 +2,16 @@
 
 Strategy. Basic items (ints, slices with positive steps, None, ...) only change the geometry,
 so they are folded into one (offset, sizes, strides) triple and become a single view. Advanced
-items (integer index tensors or lists, bool masks) select arbitrary elements: their indices are
-broadcast together, checked, and turned into element offsets into the storage, combined by
-numpy broadcasting with the offsets of the remaining basic dims. One C call then gathers (or
-scatters) all elements at those offsets. Where the advanced dims go follows numpy: in place when
-they are adjacent, first otherwise.
+items (integer index tensors or lists, bool masks) select arbitrary elements:
+- One advanced item, the common case, goes to an indexing kernel on the view of the rest of the
+  index (pyth.indexing_ops): an integer index on one dim is index_select / index_copy_ /
+  index_fill_ along that dim, a bool mask over some dims is masked_select / masked_scatter_ /
+  masked_fill_ with the mask broadcast over the other dims.
+- Several advanced items follow the general numpy rule: their indices are broadcast together,
+  checked, and turned into element offsets into the storage, combined by numpy broadcasting with
+  the offsets of the remaining basic dims; one C call gathers (or scatters) all elements at those
+  offsets. Where the advanced dims go follows numpy: in place when they are adjacent, first
+  otherwise.
 """
 
 from __future__ import annotations
@@ -69,8 +74,9 @@ class _Plan:
         self.offset = t.storage_offset()
         self.sizes: list = []      # None marks where an advanced index sits
         self.strides: list = []
-        self.advanced: list = []   # (index array, dim size, dim stride, source dim)
+        self.advanced: list = []   # (index array or None for a mask's, size, stride, source dim)
         self.items: list = []      # positions in the index of the advanced items
+        self.kinds: list = []      # (kind, item, source dim) of each advanced item
 
 
 def _plan(t, index: Any) -> _Plan:
@@ -85,9 +91,12 @@ def _plan(t, index: Any) -> _Plan:
     src_sizes, src_strides = list(t.size()), list(t.stride())
     p = _Plan(t)
     d = 0
-    for pos, (kind, item) in enumerate(classified):
+    pos = -1  # an item's position in the index, ints not counted: PyTorch applies them as
+    for kind, item in classified:  # selects first, so they never separate advanced items
+        pos += kind != "int"
         if kind in (_ADVANCED, _MASK):
             p.items.append(pos)
+            p.kinds.append((kind, item, d))
         if kind == "ellipsis":
             n = ndim - used
             p.sizes += src_sizes[d:d + n]
@@ -128,9 +137,8 @@ def _plan(t, index: Any) -> _Plan:
                         raise IndexError(f"The shape of the mask {list(item.shape)} at index {j} "
                                          f"does not match the shape of the indexed tensor "
                                          f"{list(want)} at index {d + j}")
-            for j, idx in enumerate(np.nonzero(item)):
-                p.advanced.append((idx.astype(np.int64), src_sizes[d + j], src_strides[d + j],
-                                   d + j))
+            for j in range(item.ndim):  # its indices (np.nonzero) only if _offsets needs them
+                p.advanced.append((None, src_sizes[d + j], src_strides[d + j], d + j))
                 p.sizes.append(None)
                 p.strides.append(None)
             d += item.ndim
@@ -146,9 +154,19 @@ def _view(t, p: _Plan):
                                              c_sizes(p.sizes), c_sizes(p.strides)))
 
 
+def _wrapped(a: np.ndarray, n: int, d: int) -> np.ndarray:
+    """Indices a into a dim d of size n, negative ones counted from the end; IndexError naming
+    the first one outside [-n, n)."""
+    if a.size and (a.min() < -n or a.max() >= n):
+        bad = a[(a < -n) | (a >= n)].flat[0]
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    return np.where(a < 0, a + n, a)
+
+
 def _offsets(p: _Plan) -> np.ndarray:
     """Storage offsets of every element the index selects, in the result's shape."""
-    arrays = [a for a, _, _, _ in p.advanced]
+    arrays = [a for kind, item, _ in p.kinds
+              for a in (np.nonzero(item) if kind == _MASK else (item,))]
     try:
         bshape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
@@ -156,15 +174,13 @@ def _offsets(p: _Plan) -> np.ndarray:
         raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together "
                          f"with shapes {shapes}") from None
     adv = np.zeros(bshape, dtype=np.int64)
-    for a, n, stride, d in p.advanced:
-        if a.size and (a.min() < -n or a.max() >= n):
-            bad = a[(a < -n) | (a >= n)].flat[0]
-            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-        adv = adv + np.where(a < 0, a + n, a) * stride
+    for a, (_, n, stride, d) in zip(arrays, p.advanced):
+        adv = adv + _wrapped(a, n, d) * stride
     slots = [i for i, s in enumerate(p.sizes) if s is None]
     basic = [(s, st) for s, st in zip(p.sizes, p.strides) if s is not None]
     # numpy's rule: advanced items next to each other IN THE INDEX keep their place (even an
-    # ellipsis that stands for no dims separates them); otherwise their dims go first.
+    # ellipsis that stands for no dims separates them; an int does not, see _plan); otherwise
+    # their dims go first.
     adjacent = p.items == list(range(p.items[0], p.items[0] + len(p.items)))
     before = slots[0] if adjacent else 0  # basic dims that stay in front of the block
     nb = len(bshape)
@@ -180,11 +196,74 @@ def _offsets(p: _Plan) -> np.ndarray:
     return np.array(np.broadcast_to(total, shape), dtype=np.int64, order="C")
 
 
+class _Single:
+    """An index with one advanced item, seen as a kernel call on the view of the rest.
+
+    The view keeps the dims the item indexes whole; they start at `pos` in it. An integer
+    index becomes the flat int64 tensor `index` along dim pos (its own shape replaces that dim
+    in the result); a mask becomes `mask`, shaped to broadcast against the view, selecting
+    `count` elements of the dims it covers.
+    """
+
+    def __init__(self, t, p: _Plan) -> None:
+        from .factories import tensor
+        from .tensor import c_sizes, wrap
+        kind, item, d = p.kinds[0]
+        sizes, strides = list(p.sizes), list(p.strides)
+        slots = [i for i, s in enumerate(sizes) if s is None]
+        for slot, (_, n, stride, _) in zip(slots, p.advanced):
+            sizes[slot], strides[slot] = n, stride
+        self.pos = pos = slots[0]
+        dt = t.dtype
+        self.view = wrap(dt, dt.tensor.newWithStorage(t._h.storage, p.offset, len(sizes),
+                                                      c_sizes(sizes), c_sizes(strides)))
+        lead, covered = tuple(sizes[:pos]), 1 if kind == _ADVANCED else item.ndim
+        rest = tuple(sizes[pos + covered:])
+        if kind == _ADVANCED:
+            self.index = tensor(_wrapped(item, sizes[pos], d).reshape(-1), dtype=_dt.int64)
+            self.mask = None
+            self.shape = lead + item.shape + rest          # the selected elements' shape
+            self.flat = lead + (item.size,) + rest         # the same, index flattened
+        else:
+            self.mask = tensor(item.reshape(item.shape + (1,) * len(rest)), dtype=_dt.bool_)
+            self.shape = self.flat = lead + (int(item.sum()),) + rest
+
+    @staticmethod
+    def of(t, p: _Plan) -> "_Single | None":
+        """The single-item form of plan p, when it has one (masks of at least one dim)."""
+        if len(p.kinds) != 1 or (p.kinds[0][0] == _MASK and p.kinds[0][1].ndim == 0):
+            return None
+        return _Single(t, p)
+
+    def get(self):
+        from .indexing_ops import index_select, masked_select
+        if self.mask is not None:
+            return masked_select(self.view, self.mask).view(self.shape)
+        return index_select(self.view, self.pos, self.index).view(self.shape)
+
+    def set(self, value: Any) -> None:
+        from .indexing_ops import index_copy_, index_fill_, masked_fill_, masked_scatter_
+        if isinstance(value, (bool, int, float, np.generic)):
+            if self.mask is not None:
+                masked_fill_(self.view, self.mask, value)
+            else:
+                index_fill_(self.view, self.pos, self.index, value)
+            return
+        values = _broadcast_values(self.view, value, self.shape).reshape(self.flat)
+        if self.mask is not None:
+            masked_scatter_(self.view, self.mask, values)
+        else:
+            index_copy_(self.view, self.pos, self.index, values)
+
+
 def getitem(t, index: Any):
     """t[index]: a view for basic indices, a gathered copy for advanced ones."""
     p = _plan(t, index)
     if not p.advanced:
         return _view(t, p)
+    single = _Single.of(t, p)
+    if single is not None:
+        return single.get()
     from .tensor import _empty
     offsets = _offsets(p)
     out = _empty(offsets.shape, t.dtype)
@@ -199,6 +278,16 @@ def _as_values(t, value: Any):
     if isinstance(value, Tensor):
         return value
     return tensor(value, dtype=t.dtype)
+
+
+def _broadcast_values(t, value: Any, shape: tuple):
+    """value as a contiguous tensor of t's dtype and the given shape (broadcast)."""
+    values = _as_values(t, value)
+    try:
+        return values.to(t.dtype).expand(shape).contiguous()
+    except RuntimeError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.size())} cannot "
+                           f"be broadcast to indexing result of shape {list(shape)}") from None
 
 
 def setitem(t, index: Any, value: Any) -> None:
@@ -217,13 +306,11 @@ def setitem(t, index: Any, value: Any) -> None:
         else:
             view.copy_(_as_values(t, value))
         return
+    single = _Single.of(t, p)
+    if single is not None:
+        single.set(value)
+        return
     offsets = _offsets(p)
-    values = _as_values(t, value)
-    try:
-        values = values.to(t.dtype).expand(offsets.shape).contiguous()
-    except RuntimeError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.size())} cannot "
-                           f"be broadcast to indexing result of shape "
-                           f"{list(offsets.shape)}") from None
+    values = _broadcast_values(t, value, offsets.shape)
     check(t.dtype.tensor.scatterOffsets(t._h.storage, ffi.cast("int64_t *", offsets.ctypes.data),
                                         offsets.size, values._h))

@@ -13,8 +13,10 @@ from typing import Any
 
 from . import dtypes as _dt
 from ._ops import as_tensor, inplace, into, is_scalar, result_of, scalar_value
-from ._promotion import result_type
-from .tensor import Tensor
+from ._errors import raise_error
+from ._promotion import category, result_type
+from ._th import ffi
+from .tensor import Tensor, wrap
 
 # ---- dtype rules -----------------------------------------------------------------------------
 
@@ -109,30 +111,83 @@ def _operand_dtype(x: Any) -> _dt.dtype | None:
     return x.dtype if isinstance(x, Tensor) else _dt.bool_ if isinstance(x, bool) else None
 
 
+class _Kernel:
+    """A binary op resolved for one compute dtype: its C functions and result dtype."""
+
+    __slots__ = ("dt", "result_dt", "fn", "scalar_fn", "error")
+
+    def __init__(self, name: str, dt: _dt.dtype) -> None:
+        rule, kinds, to_bool = _BINARY[name]
+        self.dt = rule(dt)
+        self.result_dt = _dt.bool_ if to_bool else self.dt
+        self.error = None
+        try:
+            _require(name, self.dt, kinds)
+            if name == "sub" and self.dt is _dt.bool_:
+                raise RuntimeError("sub(): subtracting two bool tensors is not supported; use "
+                                   "logical_xor() or bitwise_xor() instead")
+        except RuntimeError as e:
+            self.error = e
+            return
+        cname = _C_NAMES.get(name, name)
+        self.fn = getattr(self.dt.tensor, cname)
+        self.scalar_fn = getattr(self.dt.tensor, cname + "Scalar")
+
+
+_KERNELS: dict[tuple, _Kernel] = {}
+
+
+def _kernel(name: str, dt: _dt.dtype) -> _Kernel:
+    k = _KERNELS.get((name, dt))
+    if k is None:
+        k = _KERNELS[(name, dt)] = _Kernel(name, dt)
+    if k.error is not None:
+        raise RuntimeError(str(k.error))
+    return k
+
+
 def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
             _inplace: bool = False) -> Tensor:
-    rule, kinds, to_bool = _BINARY[name]
+    """The one path of every binary op: resolve the dtype, then run the C kernel into a new
+    tensor, out= or self. Same-dtype tensors and tensor-scalar pairs take a short path."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor argument")
     if name == "sub" and _dt.bool_ in (_operand_dtype(a), _operand_dtype(b)):
         raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
                            "supported; use logical_xor() or bitwise_xor() instead")
-    dt = rule(result_type(a, b))
-    _require(name, dt, kinds)
-    if name == "pow" and not dt.is_floating_point and isinstance(b, int) and b < 0:
+    if type(a) is type(b) or not isinstance(b, Tensor) and is_scalar(b) and \
+            isinstance(a, Tensor) and _scalar_keeps(a.dtype, b):
+        k = _kernel(name, a.dtype)
+    else:
+        k = _kernel(name, result_type(a, b))
+    dt = k.dt
+    if name == "pow" and type(b) is int and b < 0 and not dt.is_floating_point:
         raise RuntimeError("pow(): integers to negative integer powers are not allowed")
-    cname = _C_NAMES.get(name, name)
-    ta = as_tensor(a, dt)
+    ta = a if type(a) is dt.tensor_class else as_tensor(a, dt)
     if is_scalar(b):
-        fn, value = getattr(dt.tensor, cname + "Scalar"), dt.to_c(scalar_value(b))
+        fn, value = k.scalar_fn, dt.to_c(scalar_value(b))
         run = lambda r: fn(r._h, ta._h, value)  # noqa: E731
     else:
-        tb, fn = as_tensor(b, dt), getattr(dt.tensor, cname)
+        tb, fn = (b if type(b) is dt.tensor_class else as_tensor(b, dt)), k.fn
         run = lambda r: fn(r._h, ta._h, tb._h)  # noqa: E731
-    result_dt = _dt.bool_ if to_bool else dt
     if _inplace:
-        return inplace(name, a, result_dt, None, run)
-    return into(name, result_dt, out, run)
+        return inplace(name, a, k.result_dt, None, run)
+    if out is None:
+        rdt = k.result_dt
+        r = wrap(rdt, rdt.tensor.new())
+        if run(r):
+            raise_error()
+        return r
+    return into(name, k.result_dt, out, run)
+
+
+def _scalar_keeps(dt: _dt.dtype, x: Any) -> bool:
+    """Whether tensor dtype dt absorbs scalar x without promotion (the common case)."""
+    kind = _SCALAR_KIND.get(type(x))
+    return kind is not None and (kind <= category(dt)) and dt.kind != "b"
+
+
+_SCALAR_KIND = {bool: 0, int: 1, float: 2}
 
 
 # ---- public functions --------------------------------------------------------------------------

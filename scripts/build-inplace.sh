@@ -3,7 +3,7 @@
 # renamed over the old one), so running Python processes that loaded the old one keep working.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python setup.py -q build_ext >/dev/null
+python setup.py -q build_ext -j 2 >/dev/null
 so=$(ls build/lib*/pyth/_th*.so | head -1)
 cp "$so" "pyth/.$(basename "$so").tmp"
 mv "pyth/.$(basename "$so").tmp" "pyth/$(basename "$so")"
