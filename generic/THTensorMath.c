@@ -64,9 +64,27 @@ static int THTensor_(broadcastShape)(int64_t *size, int *ndim, const char *op, T
   return 0;
 }
 
-/* Runs fn over (r, inputs...) with every input broadcast to r's shape. An input whose memory
- * partially overlaps r's (a.add_(a.t()), views of one ndarray) is read from a copy, so the
- * result is as if computed through a temporary, whatever the iteration order or threads. */
+/* RuntimeError when input `in` and the output share some memory without being the very same
+ * view (in-place is fine; a shifted window would read values the op already wrote). */
+static int THTensor_(checkOverlap)(const char *op, THTensor *in, int rn, const int64_t *rsize,
+                                   const int64_t *rstride, const char *rdata, int64_t relsize) {
+  int64_t rspan, ispan;
+  const char *idata = (const char *)THTensor_(data)(in);
+  if (!rdata || !idata) return 0;
+  THTry(THShape_span(&rspan, op, 0, rn, rsize, rstride), -1);
+  THTry(THShape_span(&ispan, op, 0, in->nDimension, in->size, in->stride), -1);
+  const char *rend = rdata + rspan * relsize, *iend = idata + ispan * (int64_t)sizeof(real);
+  if (rspan == 0 || ispan == 0 || rend <= idata || iend <= rdata) return 0;
+  int same = rdata == idata && relsize == (int64_t)sizeof(real) && rn == in->nDimension;
+  for (int d = 0; same && d < rn; d++)
+    same = rsize[d] == in->size[d] && rstride[d] == in->stride[d];
+  THArgCheck(same, TH_ERR_RUNTIME, -1,
+             "%s: unsupported operation: some elements of the input tensor and the written-to "
+             "tensor refer to a single memory location; clone() the input first", op);
+  return 0;
+}
+
+/* Runs fn over (r, inputs...) with every input broadcast to r's shape. */
 static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin,
                           THTensor *const *in, int rn, const int64_t *rsize,
                           const int64_t *rstride, char *rdata, int64_t relsize) {
@@ -74,31 +92,19 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
   const int64_t *strides[TH_ITER_MAXARGS] = {rstride};
   int64_t elsize[TH_ITER_MAXARGS] = {relsize};
   char *base[TH_ITER_MAXARGS] = {rdata};
-  THTensor *tmp[TH_ITER_MAXARGS] = {NULL};
-  int status = -1;
   for (int k = 0; k < nin; k++) {
-    THTensor *x = in[k];
-    if (THShape_broadcastStrides(bstride[k], op, rn, rsize, x->nDimension, x->size,
-                                 x->stride) != 0)
-      goto done;
-    if (THShape_overlap(rn, rsize, rdata, relsize, rstride, (char *)THTensor_(data)(x),
-                        sizeof(real), bstride[k]) == TH_OVERLAP_PARTIAL) {
-      x = tmp[k] = THTensor_(newClone)(x);
-      if (!x) goto done;
-      THShape_broadcastStrides(bstride[k], op, rn, rsize, x->nDimension, x->size, x->stride);
-    }
+    THTry(THTensor_(checkOverlap)(op, in[k], rn, rsize, rstride, rdata, relsize), -1);
+    THTry(THShape_broadcastStrides(bstride[k], op, rn, rsize, in[k]->nDimension, in[k]->size,
+                                   in[k]->stride), -1);
     strides[k + 1] = bstride[k];
     elsize[k + 1] = sizeof(real);
-    base[k + 1] = (char *)THTensor_(data)(x);
+    base[k + 1] = (char *)THTensor_(data)(in[k]);
   }
   THIter it;
   THIter_init(&it, nin + 1, rn, rsize, strides, elsize, 0);
   THMathCtx ctx = {0, extra};
   THIter_run(&it, base, fn, &ctx, 1);
-  status = THMath_finish(&ctx, op);
-done:
-  for (int k = 0; k < nin; k++) THTensor_(free)(tmp[k]);
-  return status;
+  return THMath_finish(&ctx, op);
 }
 
 #define TH_RUN(OP, FN, EXTRA, R, RDATA, RELSIZE, ...)                                        \
@@ -213,42 +219,33 @@ static void THTensor_(whereRow)(void *ctx, int64_t n, char **data, const int64_t
 int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b) {
   const char *op = "where()";
   int64_t size[TH_MAX_DIM], cstride[TH_MAX_DIM], astride[TH_MAX_DIM], bstride[TH_MAX_DIM];
-  int ndim, status = -1;
-  THBoolTensor *ctmp = NULL;
-  THTensor *atmp = NULL, *btmp = NULL;
+  int ndim;
   THTry(THBoolTensor_checkBounds(cond, op), -1);
   THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, NULL), -1);
   THTry(THShape_broadcast(size, &ndim, op, ndim, size, cond->nDimension, cond->size), -1);
   THTry(THTensor_(resizeOutput)(r, op, ndim, size, r == a || r == b), -1);
-  /* inputs partially overlapping r are read from copies (see THTensor_(run)) */
-  char *rdata = (char *)THTensor_(data)(r);
-#define TH_WHERE_UNALIAS(X, XT, XSTRIDE, ELSIZE, DATA, CLONE)                                    \
-  if (THShape_broadcastStrides(XSTRIDE, op, ndim, size, X->nDimension, X->size, X->stride) != 0) \
-    goto done;                                                                                   \
-  if (THShape_overlap(ndim, size, rdata, sizeof(real), r->stride, (char *)DATA(X), ELSIZE,       \
-                      XSTRIDE) == TH_OVERLAP_PARTIAL) {                                          \
-    if (!(XT = CLONE(X))) goto done;                                                             \
-    X = XT;                                                                                      \
-    THShape_broadcastStrides(XSTRIDE, op, ndim, size, X->nDimension, X->size, X->stride);        \
-  }
-  TH_WHERE_UNALIAS(cond, ctmp, cstride, (int64_t)sizeof(bool), THBoolTensor_data,
-                   THBoolTensor_newClone)
-  TH_WHERE_UNALIAS(a, atmp, astride, (int64_t)sizeof(real), THTensor_(data), THTensor_(newClone))
-  TH_WHERE_UNALIAS(b, btmp, bstride, (int64_t)sizeof(real), THTensor_(data), THTensor_(newClone))
-#undef TH_WHERE_UNALIAS
+  THTry(THShape_broadcastStrides(cstride, op, ndim, size, cond->nDimension, cond->size,
+                                 cond->stride), -1);
+  THTry(THShape_broadcastStrides(astride, op, ndim, size, a->nDimension, a->size, a->stride), -1);
+  THTry(THShape_broadcastStrides(bstride, op, ndim, size, b->nDimension, b->size, b->stride), -1);
+  /* as every pointwise op: an input partially overlapping the output is refused */
+  const char *rdata = (const char *)THTensor_(data)(r);
+  THTry(THTensor_(checkOverlap)(op, a, ndim, size, r->stride, rdata, sizeof(real)), -1);
+  THTry(THTensor_(checkOverlap)(op, b, ndim, size, r->stride, rdata, sizeof(real)), -1);
+  THArgCheck(THShape_overlap(ndim, size, rdata, sizeof(real), r->stride,
+                             (const char *)THBoolTensor_data(cond), sizeof(bool),
+                             cstride) != TH_OVERLAP_PARTIAL,
+             TH_ERR_RUNTIME, -1, "%s: unsupported operation: some elements of the input tensor "
+             "and the written-to tensor refer to a single memory location; clone() the input "
+             "first", op);
   const int64_t *strides[4] = {r->stride, cstride, astride, bstride};
   const int64_t elsize[4] = {sizeof(real), sizeof(bool), sizeof(real), sizeof(real)};
-  char *base[4] = {rdata, (char *)THBoolTensor_data(cond), (char *)THTensor_(data)(a),
-                   (char *)THTensor_(data)(b)};
+  char *base[4] = {(char *)THTensor_(data)(r), (char *)THBoolTensor_data(cond),
+                   (char *)THTensor_(data)(a), (char *)THTensor_(data)(b)};
   THIter it;
   THIter_init(&it, 4, ndim, size, strides, elsize, 0);
   THIter_run(&it, base, THTensor_(whereRow), NULL, 1);
-  status = 0;
-done:
-  THBoolTensor_free(ctmp);
-  THTensor_(free)(atmp);
-  THTensor_(free)(btmp);
-  return status;
+  return 0;
 }
 
 #if !defined(TH_REAL_IS_BOOL)
@@ -275,9 +272,9 @@ static void THTensor_(clampRow)(void *ctx, int64_t n, char **data, const int64_t
   const THTensor_(ClampBounds) *c = ((THMathCtx *)ctx)->extra;
   TH_ROW_LOOP2(n, data, stride, real, rp, real, ap, {
     opreal x = TH_LOAD(*ap);
-    if (!TH_ISNAN(x)) {
-      if (c->has_lo && x < c->lo) x = c->lo;
-      if (c->has_hi && x > c->hi) x = c->hi;
+    if (!TH_ISNAN(x)) { /* a NaN bound makes the result NaN, as in PyTorch */
+      if (c->has_lo && (x < c->lo || TH_ISNAN(c->lo))) x = c->lo;
+      if (c->has_hi && (x > c->hi || TH_ISNAN(c->hi))) x = c->hi;
     }
     *rp = TH_STORE(x);
   });

@@ -17,5 +17,6 @@
 #include "THTensorSort.h"
 #include "THTensorIndex.h"
 #include "THTensorRandom.h"
+#include "THTensorShape.h"
 
 #endif

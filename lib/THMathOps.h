@@ -176,8 +176,8 @@ static inline int64_t TH_ifmod(int64_t a, int64_t b, int *err) {
   return b == -1 ? 0 : a % b;
 }
 
-/* A negative exponent truncates 1 / base^-exp toward zero, as PyTorch does for tensor
- * exponents (a Python scalar exponent is refused by pyth.pointwise, as PyTorch refuses it). */
+/* A negative exponent gives 1 / base^-exp truncated: 0 unless base is 1 or -1 (PyTorch's
+ * result for tensor exponents; a negative scalar exponent is refused before this). */
 static inline int64_t TH_ipow(int64_t base, int64_t exp, int *err) {
   (void)err;
   if (exp < 0) {

@@ -17,6 +17,7 @@ from .random import (Generator, bernoulli, default_generator, get_rng_state, ini
                      manual_seed, multinomial, normal, rand, rand_like, randint, randint_like,
                      randn, randn_like, randperm, seed, set_rng_state)
 from . import pointwise as _pointwise
+from . import shape_ops as _shape_ops
 from ._promotion import can_cast, promote_types, result_type
 from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
@@ -33,5 +34,6 @@ del _d
 globals().update(_pointwise.FUNCTIONS)
 from . import indexing_ops as _indexing_ops  # noqa: E402
 globals().update(_indexing_ops.FUNCTIONS)
+globals().update(_shape_ops.FUNCTIONS)
 
 __version__ = "0.1.0"

@@ -43,12 +43,13 @@ def new_result(dt: _dt.dtype) -> Tensor:
 
 
 def into(op: str, result_dtype: _dt.dtype, out: Tensor | None,
-         run: Callable[[Tensor], int]) -> Tensor:
+         run: Callable[[Tensor], int], strict: bool = False) -> Tensor:
     """Runs run(r) on a suitable result tensor r and returns the op's result.
 
     out=None: r is new. Otherwise out receives the result: directly when its dtype is the
     result dtype, through a temporary and a copy when the result casts to it without a drop in
-    category (as PyTorch allows), and RuntimeError when it does not.
+    category (as PyTorch allows), and RuntimeError when it does not (or, with strict=True, when
+    the dtypes differ at all: some PyTorch ops insist on that).
     """
     if out is None:
         r = new_result(result_dtype)
@@ -59,6 +60,9 @@ def into(op: str, result_dtype: _dt.dtype, out: Tensor | None,
     if out.dtype is result_dtype:
         check(run(out))
         return out
+    if strict:
+        raise RuntimeError(f"{op}(): found dtype {out.dtype.real} for out= but expected "
+                           f"{result_dtype.real}")
     if not can_cast(result_dtype, out.dtype):
         raise RuntimeError(f"{op}(): result type {result_dtype.real} can't be cast to the "
                            f"desired output type {out.dtype.real}")
@@ -87,7 +91,18 @@ def inplace(op: str, self: Tensor, result_dtype: _dt.dtype, shape: Any,
     return self.copy_(r)
 
 
-def result_of(op: str, r: Tensor, out: Tensor | None) -> Tensor:
+def assign_inplace(op: str, self: Tensor, r: Tensor) -> Tensor:
+    """self <- an already computed result r, under the same rules as inplace()."""
+    if not can_cast(r.dtype, self.dtype):
+        raise RuntimeError(f"{op}(): result type {r.dtype.real} can't be cast to the "
+                           f"desired output type {self.dtype.real}")
+    if tuple(r.size()) != tuple(self.size()):
+        raise RuntimeError(f"{op}(): output with shape {list(self.size())} doesn't match "
+                           f"the broadcast shape {list(r.size())}")
+    return self.copy_(r)
+
+
+def result_of(op: str, r: Tensor, out: Tensor | None, strict: bool = False) -> Tensor:
     """An already computed result r, returned or stored into out (resized, cast as into())."""
     if out is None:
         return r
@@ -95,4 +110,4 @@ def result_of(op: str, r: Tensor, out: Tensor | None) -> Tensor:
     def store(o: Tensor) -> int:
         o.resize_(r.size()).copy_(r)
         return 0
-    return into(op, r.dtype, out, store)
+    return into(op, r.dtype, out, store, strict)

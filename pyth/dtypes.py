@@ -44,7 +44,8 @@ class dtype:
         self.is_signed = kind in "if"
         self.itemsize = ffi.sizeof(ctype)
         self._np = np.dtype(np_dtype) if np_dtype else None
-        self.to_c = _numbers_only(to_c, name)  # Python scalar -> C real
+        self.to_c = _numbers_only(to_c, name)  # Python scalar -> C real (range-checked)
+        self.wrap_c = self.to_c               # the same, integers wrapping as C arithmetic does
         self.from_c = from_c                  # C real -> Python scalar
         self.min, self.max = lo, hi           # representable range of integer types
         self.tensor = _CFunctions(f"TH{real}Tensor_")
@@ -89,13 +90,23 @@ def resolve(d: Any) -> "dtype | None":
 def _int_to_c(name: str, lo: int, hi: int) -> Callable[[Any], int]:
     def convert(v: Any) -> int:
         if isinstance(v, float):
-            if not math.isfinite(v):
+            if not (math.isfinite(v) and lo - 1 < v < hi + 1) or v < lo:
                 raise RuntimeError(f"value {v} cannot be converted to type {name} without overflow")
             v = math.trunc(v)
         v = int(v)
         if not lo <= v <= hi:
             raise RuntimeError(f"value {v} cannot be converted to type {name} without overflow")
         return v
+    return convert
+
+
+def _int_wrap_c(lo: int, hi: int, strict: Callable[[Any], int]) -> Callable[[Any], int]:
+    span = hi - lo + 1
+
+    def convert(v: Any) -> int:
+        if isinstance(v, (bool, int)) or hasattr(v, "__index__") and not isinstance(v, float):
+            return (int(v) - lo) % span + lo
+        return strict(v)
     return convert
 
 
@@ -117,7 +128,9 @@ def _bf16_from_c(h) -> float:
 
 def _int_type(name: str, real: str, ctype: str, kind: str, bits: int) -> dtype:
     lo, hi = (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-    return dtype(name, real, ctype, kind, name, _int_to_c(name, lo, hi), int, lo, hi)
+    d = dtype(name, real, ctype, kind, name, _int_to_c(name, lo, hi), int, lo, hi)
+    d.wrap_c = _int_wrap_c(lo, hi, d.to_c)  # Python ints in arithmetic wrap, as in PyTorch
+    return d
 
 
 uint8 = _int_type("uint8", "Byte", "uint8_t", "u", 8)

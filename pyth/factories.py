@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -172,6 +171,73 @@ def _from_values(values: np.ndarray, dt: _dt.dtype) -> Tensor:
     return src.to(dt, copy=True) if src.dtype is not dt else src.clone()
 
 
+# PyTorch's rules for ranges, which pyth follows to the element:
+# - arange's length is ceil((end - start) / step) in double, except for int64 results, where
+#   start, end and step are truncated to integers first. Integer results take start and step
+#   truncated (a step of 0.5 gives a constant run) and wrap on overflow. Floating results are
+#   start + i * step in double (in float32 for float16/bfloat16), rounded once.
+# - linspace and logspace first convert start and end to the result dtype, refusing values it
+#   cannot hold (an integer bound may go down to -max for an unsigned type, and wraps), then
+#   compute linspace in that dtype's own arithmetic (double for integers) from both ends
+#   towards the middle, and logspace as base ** exponent in double.
+# PyTorch's vectorised loops add the step in the dtype within a SIMD vector, so its floats can
+# differ from these in the last place; integer results and lengths agree exactly.
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38, "float64": math.inf}
+
+
+def _no_bool(op: str, dt: _dt.dtype) -> None:
+    if dt is _dt.bool_:
+        raise NotImplementedError(f"{op}(): \"{op}_cpu\" not implemented for 'Bool'")
+
+
+def _checked(value: Any, dt: _dt.dtype, op: str, overflow: bool = True) -> Any:
+    """value converted to dt's domain as PyTorch's Scalar.to<T>() does: RuntimeError when it
+    does not fit (overflow=False: floating types take it as it rounds, inf included); an
+    integer going to an unsigned type may be as low as -max and wraps, a float must fit."""
+    if dt is _dt.bool_:
+        return bool(value)
+    if dt.is_floating_point:
+        f = float(value)
+        if overflow and math.isfinite(f) and abs(f) > _FLOAT_MAX[dt.name]:
+            raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dt.name} "
+                               f"without overflow")
+        return f
+    exact = isinstance(value, (int, np.integer))
+    lo = -dt.max if exact and dt.kind == "u" else dt.min
+    if not (exact or math.isfinite(value)) or not lo <= value <= dt.max:
+        raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dt.name} "
+                           f"without overflow")
+    v = int(value) if exact else math.trunc(value)
+    return v % (dt.max + 1) if dt.kind == "u" else v
+
+
+def _from_ints(values: np.ndarray, dt: _dt.dtype) -> Tensor:
+    """int64 values wrapped into an integer dtype (two's complement, as a C cast)."""
+    return _from_values(values.astype(dt.to_numpy()), dt)
+
+
+def _float_to_int(values: np.ndarray, dt: _dt.dtype) -> Tensor:
+    """Doubles truncated to an integer dtype as x86 converts them: values out of the range of
+    the 32-bit (64-bit for int64) conversion become its minimum, then wrap."""
+    bits = 64 if dt is _dt.int64 else 32
+    bad = ~(np.abs(values) < 2.0 ** (bits - 1))
+    ints = np.trunc(np.where(bad, 0.0, values)).astype(np.int64)
+    ints[bad] = -(2 ** (bits - 1))
+    return _from_ints(ints, dt)
+
+
+def _range_checks(start: float, end: float, step: float, sign: bool = True) -> None:
+    """step nonzero, bounds finite and (sign=True) on the side of start the step goes to."""
+    if step == 0:
+        raise RuntimeError("arange(): step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
+    if sign and not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("arange(): upper bound and lower bound inconsistent with step sign")
+
+
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None = None,
            **_: Any) -> Tensor:
     """Values start, start+step, ... below end; ceil((end-start)/step) elements, as PyTorch."""
@@ -181,42 +247,91 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None =
     if None in kinds:
         raise TypeError("arange(): start, end and step must be real numbers")
     dt = _dt.resolve(dtype) or (_dt.get_default_dtype() if "f" in kinds else _dt.int64)
-    if step == 0:
-        raise RuntimeError("arange(): step must be nonzero")
-    if not all(math.isfinite(float(x)) for x in (start, end)):
-        raise RuntimeError(f"arange(): unsupported range: {start} -> {end}")
-    if (end - start) * step < 0:
-        raise RuntimeError("arange(): upper bound and larger bound inconsistent with step sign")
-    n = int(math.ceil((float(end) - float(start)) / float(step)))
-    if "f" in kinds or dt.is_floating_point:
-        values = np.arange(n, dtype=np.float64) * float(step) + float(start)
+    _no_bool("arange", dt)
+    if dt is _dt.int64:               # PyTorch computes int64 ranges in int64 throughout
+        _range_checks(float(start), float(end), float(step), sign=False)
+        xs, xe, xst = (_checked(v, dt, "arange") for v in (start, end, step))
+        if xst == 0:
+            raise ValueError(f"arange(): step must be nonzero (step {step} truncates to 0 for "
+                             f"int64)")
+        _range_checks(xs, xe, xst)
+        n = (xe - xs + xst - (1 if xst > 0 else -1)) // xst
     else:
-        values = np.arange(n, dtype=np.int64) * int(step) + int(start)
-    return _from_values(values, dt)
+        _range_checks(float(start), float(end), float(step))
+        n = int(math.ceil((float(end) - float(start)) / float(step)))
+    if dt.is_floating_point:
+        if dt in (_dt.float16, _dt.bfloat16):
+            i = np.arange(n, dtype=np.float32)
+            return _from_values(np.float32(step) * i + np.float32(start), dt)
+        return _from_values(np.arange(n, dtype=np.float64) * float(step) + float(start), dt)
+    xs, xst = (_checked(v, _dt.int64, "arange") for v in (start, step))
+    return _from_ints(np.arange(n, dtype=np.int64) * np.int64(xst) + np.int64(xs), dt)
+
+
+def _steps(steps: Any, op: str) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{op}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise RuntimeError(f"{op}(): number of steps must be non-negative")
+    return int(steps)
+
+
+def _symmetric(start: Any, end: Any, step: Any, steps: int, cast: Any) -> np.ndarray:
+    """start + i*step for the first half, end - (steps-1-i)*step for the second (PyTorch's
+    order, which makes both endpoints exact); cast turns the integer counts into the compute
+    type."""
+    i = np.arange(steps, dtype=np.int64)
+    return np.where(i < steps // 2, start + step * cast(i), end - step * cast(steps - 1 - i))
 
 
 def linspace(start: float, end: float, steps: int, dtype: _dt.dtype | None = None,
              **_: Any) -> Tensor:
     """steps values evenly spaced from start to end inclusive (symmetric, as PyTorch)."""
-    steps = operator.index(steps)
-    if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
+    steps = _steps(steps, "linspace")
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
-    i = np.arange(steps, dtype=np.float64)
+    if steps == 0:
+        return _empty((0,), dt)
     if steps == 1:
-        values = np.array([float(start)])
-    else:
-        step = (float(end) - float(start)) / max(steps - 1, 1)
-        values = np.where(i < steps // 2, float(start) + i * step,
-                          float(end) - (steps - 1 - i) * step)
-    return _from_values(values, dt)
+        return full((1,), _checked(start, dt, "linspace", overflow=False), dtype=dt)
+    _no_bool("linspace", dt)
+    s, e = _checked(start, dt, "linspace"), _checked(end, dt, "linspace")
+    if not dt.is_floating_point:
+        step = (float(e) - float(s)) / max(steps - 1, 1)
+        values = _symmetric(float(s), float(e), step, steps, lambda i: i.astype(np.float64))
+        return _from_ints(np.trunc(values).astype(np.int64), dt)
+    ct = (dt.to_numpy() if dt is not _dt.bfloat16 else np.dtype(np.float32)).type  # compute type
+    with np.errstate(all="ignore"):
+        s, e = ct(s), ct(e)
+        step = (e - s) / ct(max(steps - 1, 1))
+        values = _symmetric(s, e, step, steps, lambda i: i.astype(ct))
+    return _from_values(values.astype(ct), dt)
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0,
              dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     """base ** linspace(start, end, steps)."""
-    exps = linspace(start, end, steps, dtype=_dt.float64).numpy()
-    return _from_values(np.power(float(base), exps), dtype or _dt.get_default_dtype())
+    steps = _steps(steps, "logspace")
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
+    if steps == 0:
+        return _empty((0,), dt)
+    if steps == 1:
+        with np.errstate(all="ignore"):
+            value = float(np.power(float(base), float(start)))
+        return full((1,), _checked(value, dt, "logspace", overflow=False), dtype=dt)
+    _no_bool("logspace", dt)
+    s, e = _checked(start, dt, "logspace"), _checked(end, dt, "logspace")
+    if dt.is_floating_point:
+        s, e = (float(_from_values(np.array([v]), dt).item()) for v in (s, e))
+        span = float(_from_values(np.array([e - s]), dt).item())
+    else:
+        span, base = float(e - s), float(np.float32(base))
+    with np.errstate(all="ignore"):
+        exps = _symmetric(float(s), float(e), span / max(steps - 1, 1), steps,
+                          lambda i: i.astype(np.float64))
+        values = np.power(float(base), exps)
+    if dt.is_floating_point:
+        return _from_values(values, dt)
+    return _float_to_int(values, dt)
 
 
 def eye(n: int, m: int | None = None, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import dtypes as _dt
-from ._ops import as_tensor, inplace, into, is_scalar, result_of, scalar_value
+from ._ops import (as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
+                   scalar_value)
 from ._errors import raise_error
 from ._promotion import category, result_type
 from ._th import ffi
@@ -42,37 +45,56 @@ def _require(op: str, dt: _dt.dtype, kinds: str) -> None:
 # ---- unary -----------------------------------------------------------------------------------
 
 # name -> (dtype rule, kinds the kernel exists for, what other kinds do: None = error)
+# name -> (dtype rule, kinds the kernel exists for, kinds for which the op is the identity)
 _UNARY: dict[str, tuple] = {}
 for _n in ("exp expm1 log log1p log2 log10 sqrt rsqrt reciprocal sin cos tan asin acos atan "
-           "sinh cosh tanh sigmoid erf erfinv lgamma frac").split():
-    _UNARY[_n] = (_floating, "f", None)
+           "sinh cosh tanh sigmoid erf erfinv lgamma").split():
+    _UNARY[_n] = (_floating, "f", "")
 for _n in ("floor", "ceil", "round", "trunc"):
-    _UNARY[_n] = (_same, "f", "copy")        # integers are already whole
-_UNARY["abs"] = (_same, "uif", None)
-_UNARY["neg"] = (_same, "uif", None)
-_UNARY["sign"] = (_same, "uif", "copy")      # sign of a bool is itself
-_UNARY["bitwise_not"] = (_same, "uib", None)
+    _UNARY[_n] = (_same, "f", "ui")          # integers are already whole
+_UNARY["frac"] = (_same, "f", "")
+_UNARY["abs"] = (_same, "uif", "")
+_UNARY["neg"] = (_same, "uif", "")
+_UNARY["sign"] = (_same, "uif", "b")         # sign of a bool is itself
+_UNARY["bitwise_not"] = (_same, "uib", "")
+
+# ops whose out= must have exactly the result dtype (PyTorch refuses a cast for these)
+_STRICT_OUT = {"abs", "neg", "sign", "floor", "ceil", "round", "trunc", "frac", "bitwise_not",
+               "where", "clamp"}
 
 # bool-valued: name -> (kinds with a kernel, constant for the others)
 _PREDICATES = {"isnan": ("f", False), "isinf": ("f", False), "isfinite": ("f", True),
                "logical_not": ("buif", None)}
 
 
+def check_writable(op: str, t: Tensor) -> None:
+    """RuntimeError for a tensor whose elements share memory (expanded): it cannot be written."""
+    for d, (n, s) in enumerate(zip(t.size(), t.stride())):
+        if s == 0 and n > 1:
+            raise RuntimeError(f"{op}(): unsupported operation: more than one element of the "
+                               f"written-to tensor refers to a single memory location (dim {d} "
+                               f"has size {n} and stride 0); clone() it first")
+
+
 def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = False) -> Tensor:
-    rule, kinds, other = _UNARY[name]
+    rule, kinds, identity = _UNARY[name]
     if not isinstance(a, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
     dt = rule(a.dtype)
+    strict = name in _STRICT_OUT
     if dt.kind not in kinds:
-        if other != "copy":
+        if dt.kind not in identity:
             _require(name, dt, kinds)
-        return a if _inplace else result_of(name, a.clone(), out)
+        if _inplace:
+            check_writable(name + "_", a)
+            return a
+        return result_of(name, a.clone(), out, strict=strict)
     src = as_tensor(a, dt)
     fn = getattr(dt.tensor, name)
     run = lambda r: fn(r._h, src._h)  # noqa: E731
     if _inplace:
         return inplace(name, a, dt, a.size(), run)
-    return into(name, dt, out, run)
+    return into(name, dt, out, run, strict=strict)
 
 
 def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
@@ -92,7 +114,7 @@ def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
 _BINARY: dict[str, tuple] = {
     "add": (_same, "buif", False), "sub": (_same, "uif", False), "mul": (_same, "buif", False),
     "div": (_floating, "f", False), "atan2": (_floating, "f", False),
-    "hypot": (_floating, "f", False), "pow": (_same, "uif", False),
+    "hypot": (_same, "f", False), "pow": (_same, "uif", False),
     "fmod": (_same, "uif", False), "remainder": (_same, "uif", False),
     "floor_divide": (_same, "uif", False), "trunc_divide": (_same, "uif", False),
     "maximum": (_same, "buif", False),
@@ -104,11 +126,6 @@ for _n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "log
     _BINARY[_n] = (_same, "buif", True)
 
 _C_NAMES = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
-
-
-def _operand_dtype(x: Any) -> _dt.dtype | None:
-    """A tensor's dtype, bool for a Python bool, None otherwise."""
-    return x.dtype if isinstance(x, Tensor) else _dt.bool_ if isinstance(x, bool) else None
 
 
 class _Kernel:
@@ -138,9 +155,10 @@ _KERNELS: dict[tuple, _Kernel] = {}
 
 
 def _kernel(name: str, dt: _dt.dtype) -> _Kernel:
-    k = _KERNELS.get((name, dt))
+    key = (name, dt, _dt.get_default_dtype())  # the default float decides true division
+    k = _KERNELS.get(key)
     if k is None:
-        k = _KERNELS[(name, dt)] = _Kernel(name, dt)
+        k = _KERNELS[key] = _Kernel(name, dt)
     if k.error is not None:
         raise RuntimeError(str(k.error))
     return k
@@ -152,20 +170,18 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
     tensor, out= or self. Same-dtype tensors and tensor-scalar pairs take a short path."""
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor argument")
-    if name == "sub" and _dt.bool_ in (_operand_dtype(a), _operand_dtype(b)):
-        raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
-                           "supported; use logical_xor() or bitwise_xor() instead")
     if type(a) is type(b) or not isinstance(b, Tensor) and is_scalar(b) and \
             isinstance(a, Tensor) and _scalar_keeps(a.dtype, b):
         k = _kernel(name, a.dtype)
     else:
         k = _kernel(name, result_type(a, b))
+    if name == "sub" and (_is_bool(a) or _is_bool(b)):
+        raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
+                           "supported; to invert a mask use the `~` or logical_not() operator")
     dt = k.dt
-    if name == "pow" and type(b) is int and b < 0 and not dt.is_floating_point:
-        raise RuntimeError("pow(): integers to negative integer powers are not allowed")
     ta = a if type(a) is dt.tensor_class else as_tensor(a, dt)
     if is_scalar(b):
-        fn, value = k.scalar_fn, dt.to_c(scalar_value(b))
+        fn, value = k.scalar_fn, dt.wrap_c(scalar_value(b))
         run = lambda r: fn(r._h, ta._h, value)  # noqa: E731
     else:
         tb, fn = (b if type(b) is dt.tensor_class else as_tensor(b, dt)), k.fn
@@ -181,6 +197,10 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
     return into(name, k.result_dt, out, run)
 
 
+def _is_bool(x: Any) -> bool:
+    return x.dtype is _dt.bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
 def _scalar_keeps(dt: _dt.dtype, x: Any) -> bool:
     """Whether tensor dtype dt absorbs scalar x without promotion (the common case)."""
     kind = _SCALAR_KIND.get(type(x))
@@ -193,23 +213,27 @@ _SCALAR_KIND = {bool: 0, int: 1, float: 2}
 # ---- public functions --------------------------------------------------------------------------
 
 def _scaled(op: str, input: Any, other: Any, alpha: Any) -> Any:
-    """alpha * other in the dtype of (input, other): alpha takes no part in promotion."""
-    if alpha == 1 and not isinstance(alpha, float):
+    """alpha * other in the op's result dtype, with PyTorch's checks on alpha."""
+    if alpha == 1 and not isinstance(alpha, bool):
         return other
     dt = result_type(input, other)
-    if not dt.is_floating_point and not isinstance(alpha, (bool, int)):
+    if isinstance(alpha, (bool, np.bool_)) and dt is not _dt.bool_:
+        raise RuntimeError(f"{op}(): boolean alpha only supported for boolean results")
+    if not dt.is_floating_point and isinstance(alpha, (float, np.floating)):
         raise RuntimeError(f"{op}(): for integral input tensors, argument alpha must not be a "
                            f"floating point number")
-    return mul(as_tensor(other, dt), alpha)
+    if is_scalar(other):
+        return scalar_value(other) * scalar_value(alpha)
+    return _binary("mul", as_tensor(other, dt), alpha).to(dt)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
-    """input + alpha * other, broadcast and promoted (alpha does not promote)."""
+    """input + alpha * other, broadcast and promoted."""
     return _binary("add", input, _scaled("add", input, other, alpha), out)
 
 
 def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) -> Tensor:
-    """input - alpha * other, broadcast and promoted (alpha does not promote)."""
+    """input - alpha * other, broadcast and promoted."""
     return _binary("sub", input, _scaled("sub", input, other, alpha), out)
 
 
@@ -220,9 +244,28 @@ def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
 def div(input: Any, other: Any, *, rounding_mode: str | None = None,
         out: Tensor | None = None) -> Tensor:
     """True division (integers give floats); rounding_mode 'floor' or 'trunc' rounds."""
-    if rounding_mode in _ROUNDING:
-        return _binary(_ROUNDING[rounding_mode], input, other, out)
-    raise ValueError(f"div(): rounding_mode must be None, 'trunc' or 'floor', not {rounding_mode!r}")
+    return _binary(_rounding(rounding_mode), input, other, out)
+
+
+def _rounding(mode: str | None) -> str:
+    try:
+        return _ROUNDING[mode]
+    except (KeyError, TypeError):
+        raise RuntimeError(f"div(): expected rounding_mode to be one of None, 'trunc', or "
+                           f"'floor' but found {mode!r}") from None
+
+
+def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
+    """input ** exponent. Integer tensors refuse negative scalar exponents (as PyTorch); a bool
+    tensor to a bool scalar power computes as integers and gives bool."""
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point and \
+            isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool) and \
+            exponent < 0:
+        raise RuntimeError("pow(): integers to negative integer powers are not allowed")
+    if is_scalar(exponent) and result_type(input, exponent) is _dt.bool_:
+        r = _binary("pow", as_tensor(input, _dt.uint8), as_tensor(exponent, _dt.uint8)).bool()
+        return result_of("pow", r, out)
+    return _binary("pow", input, exponent, out)
 
 
 true_divide = divide = div
@@ -255,7 +298,7 @@ def _make_predicate(name: str):
 
 _ROUNDING = {None: "div", "floor": "floor_divide", "trunc": "trunc_divide"}
 
-FUNCTIONS: dict[str, Any] = {"add": add, "sub": sub, "mul": mul, "div": div}
+FUNCTIONS: dict[str, Any] = {"add": add, "sub": sub, "mul": mul, "div": div, "pow": pow}
 for _n in _BINARY:
     FUNCTIONS.setdefault(_n, _make_binary(_n))
 for _n in _UNARY:
@@ -276,12 +319,14 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *,
     if input is None and other is None:
         from .indexing_ops import nonzero
         return nonzero(condition, as_tuple=True)
-    if not isinstance(condition, Tensor) or condition.dtype is not _dt.bool_:
+    if not isinstance(condition, Tensor) or condition.dtype not in (_dt.bool_, _dt.uint8):
         got = condition.dtype.real if isinstance(condition, Tensor) else type(condition).__name__
         raise RuntimeError(f"where(): expected condition to be a bool tensor, got {got}")
+    cond = condition.bool()  # uint8 conditions are accepted, as PyTorch still does
     dt = result_type(input, other)
     ta, tb = as_tensor(input, dt), as_tensor(other, dt)
-    return into("where", dt, out, lambda r: dt.tensor.where(r._h, condition._h, ta._h, tb._h))
+    return into("where", dt, out, lambda r: dt.tensor.where(r._h, cond._h, ta._h, tb._h),
+                strict=True)
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None = None,
@@ -290,27 +335,25 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     if min is None and max is None:
         raise RuntimeError("clamp(): at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        r = input
+        dt = result_type(input, min, max)
+        if min is not None and max is not None:
+            _require("clamp", dt, "uif")  # PyTorch allows a single bool bound, not both
+        r = as_tensor(input, dt)
         if min is not None:
-            r = maximum(r, min)
+            r = maximum(r, as_tensor(min, dt))
         if max is not None:
-            r = minimum(r, max)
-        return _finish_inplace(input, r, "clamp") if _inplace else result_of("clamp", r, out)
+            r = minimum(r, as_tensor(max, dt))
+        if _inplace:
+            return assign_inplace("clamp", input, r)
+        return result_of("clamp", r, out, strict=True)
     dt = result_type(input, min, max)
     _require("clamp", dt, "uif")
     src = as_tensor(input, dt)
-    lo, hi = (dt.to_c(scalar_value(v)) if v is not None else dt.to_c(0) for v in (min, max))
+    lo, hi = (dt.wrap_c(scalar_value(v)) if v is not None else dt.to_c(0) for v in (min, max))
     run = lambda r: dt.tensor.clamp(r._h, src._h, min is not None, lo, max is not None, hi)  # noqa: E731
     if _inplace:
         return inplace("clamp", input, dt, None, run)
-    return into("clamp", dt, out, run)
-
-
-def _finish_inplace(self: Tensor, r: Tensor, op: str) -> Tensor:
-    if tuple(r.size()) != tuple(self.size()):
-        raise RuntimeError(f"{op}(): output with shape {list(self.size())} doesn't match the "
-                           f"broadcast shape {list(r.size())}")
-    return self.copy_(r)
+    return into("clamp", dt, out, run, strict=True)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:
@@ -324,7 +367,11 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:
 def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
          _inplace: bool = False) -> Tensor:
     """input + weight * (end - input), floating types."""
-    dt = result_type(input, end, weight)
+    for name, x in (("end", end), ("weight", weight)):
+        if isinstance(x, Tensor) and x.dtype is not input.dtype:
+            raise RuntimeError(f"lerp(): expected dtype {input.dtype.name} for `{name}` but got "
+                               f"dtype {x.dtype.name}")
+    dt = result_type(input, end)
     _require("lerp", dt, "f")
     a, b, w = as_tensor(input, dt), as_tensor(end, dt), as_tensor(weight, dt)
     run = lambda r: dt.tensor.lerp(r._h, a._h, b._h, w._h)  # noqa: E731
@@ -336,7 +383,7 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
 def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any,
           out: Tensor | None, _inplace: bool) -> Tensor:
     dt = result_type(input, tensor1, tensor2)
-    if name == "addcdiv" and not dt.is_floating_point:
+    if name == "addcdiv" and not (_floating_operand(tensor1) or _floating_operand(tensor2)):
         raise RuntimeError("addcdiv(): integer division with addcdiv is not supported; "
                            "use floating-point tensors")
     _require(name, dt, "uif")
@@ -347,6 +394,10 @@ def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any
     if _inplace:
         return inplace(name, input, dt, None, run)
     return into(name, dt, out, run)
+
+
+def _floating_operand(x: Any) -> bool:
+    return x.dtype.is_floating_point if isinstance(x, Tensor) else isinstance(x, float)
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
@@ -378,7 +429,11 @@ def _method(fn):
 
 def _inplace_binary(name: str):
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-        return _binary(name, self, _scaled(name, self, other, alpha), _inplace=True)
+        if name in ("add", "sub"):
+            other = _scaled(name, self, other, alpha)
+        if name == "pow" and is_scalar(other):
+            return assign_inplace("pow_", self, pow(self, other))
+        return _binary(name, self, other, _inplace=True)
     method.__name__ = name + "_"
     return method
 
@@ -387,12 +442,6 @@ def _inplace_unary(name: str):
     def method(self: Tensor) -> Tensor:
         return _unary(name, self, _inplace=True)
     method.__name__ = name + "_"
-    return method
-
-
-def _reflected(name: str):
-    def method(self: Tensor, other: Any) -> Tensor:
-        return _binary(name, other, self)
     return method
 
 
@@ -405,7 +454,10 @@ def _install() -> None:
     for name in _UNARY:
         setattr(Tensor, name + "_", _inplace_unary(name))
     Tensor.div_ = lambda self, other, *, rounding_mode=None: _binary(  # noqa: E731
-        _ROUNDING[rounding_mode], self, other, _inplace=True)
+        _rounding(rounding_mode), self, other, _inplace=True)
+    Tensor.where = lambda self, condition, other: where(condition, self, other)  # noqa: E731
+    Tensor.logical_not_ = lambda self: _set_from(self, _predicate("logical_not", self),  # noqa: E731
+                                                 "logical_not_")
     Tensor.clamp_ = lambda self, min=None, max=None: clamp(self, min, max, _inplace=True)  # noqa: E731
     Tensor.clip_ = Tensor.clamp_
     Tensor.lerp_ = lambda self, end, weight: lerp(self, end, weight, _inplace=True)  # noqa: E731
@@ -419,8 +471,9 @@ def _install() -> None:
                  "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
                  "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
     for py, name in operators.items():
-        setattr(Tensor, f"__{py}__", lambda self, other, _n=name: _binary(_n, self, other))
-        setattr(Tensor, f"__r{py}__", _reflected(name))
+        fn = FUNCTIONS[name]
+        setattr(Tensor, f"__{py}__", lambda self, other, _f=fn: _f(self, other))
+        setattr(Tensor, f"__r{py}__", lambda self, other, _f=fn: _f(other, self))
         setattr(Tensor, f"__i{py}__", _inplace_binary(name))
     for py in ("eq", "ne", "lt", "le", "gt", "ge"):
         setattr(Tensor, f"__{py}__", lambda self, other, _n=py: _binary(_n, self, other)
@@ -429,9 +482,15 @@ def _install() -> None:
     Tensor.__neg__ = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
         _raise(RuntimeError("negation, the `-` operator, on a bool tensor is not supported; "
                             "use logical_not() or ~ instead"))
-    Tensor.__pos__ = lambda self: self
+    Tensor.__pos__ = lambda self: self if self.dtype is not _dt.bool_ else _raise(RuntimeError(
+        "the `+` operator, on a bool tensor is not supported"))
     Tensor.__abs__ = lambda self: _unary("abs", self)
     Tensor.__invert__ = lambda self: _unary("bitwise_not", self)
+
+
+def _set_from(self: Tensor, r: Tensor, op: str) -> Tensor:
+    check_writable(op, self)
+    return self.copy_(r)
 
 
 def _raise(e: Exception):

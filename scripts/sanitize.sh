@@ -30,7 +30,7 @@ san_so=$(ls "$dir"/lib/pyth/_th*.so 2>/dev/null | head -1 || true)
 if [[ -z "$san_so" || -n "$(find "$repo/lib" "$repo/generic" "$repo/build_ffi.py" -newer "$san_so" -print -quit)" ]]; then
   echo "== building the sanitized core in $dir =="
   start=$SECONDS
-  (cd "$repo" && PYTH_SANITIZE=address,undefined "$py" setup.py -q build_ext \
+  (cd "$repo" && PYTH_SANITIZE=address,undefined "$py" setup.py -q build_ext --force \
       -b "$dir/lib" -t "$dir/build" -j 2 >"$dir/build.log" 2>&1) || {
     tail -50 "$dir/build.log"; echo "sanitized build FAILED"; exit 1; }
   echo "   built in $((SECONDS - start)) s"

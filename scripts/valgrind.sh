@@ -29,7 +29,7 @@ so=$(ls "$dir"/lib/pyth/_th*.so 2>/dev/null | head -1 || true)
 if [[ -z "$so" || -n "$(find "$repo/lib" "$repo/generic" "$repo/build_ffi.py" -newer "$so" -print -quit)" ]]; then
   echo "== building the debug core (-O0 -g) in $dir =="
   start=$SECONDS
-  (cd "$repo" && PYTH_DEBUG=1 "$py" setup.py -q build_ext -b "$dir/lib" -t "$dir/build" -j 2 \
+  (cd "$repo" && PYTH_DEBUG=1 "$py" setup.py -q build_ext --force -b "$dir/lib" -t "$dir/build" -j 2 \
       >"$dir/build.log" 2>&1) || { tail -50 "$dir/build.log"; echo "debug build FAILED"; exit 1; }
   echo "   built in $((SECONDS - start)) s"
 fi

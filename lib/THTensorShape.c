@@ -1,0 +1,8 @@
+#include "THTensorShape.h"
+
+#include <string.h>
+
+#include "THTensorApply.h"
+
+#include "generic/THTensorShape.c"
+#include "THGenerateAllTypes.h"
