@@ -187,7 +187,7 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
         tb, fn = (b if type(b) is dt.tensor_class else as_tensor(b, dt)), k.fn
         run = lambda r: fn(r._h, ta._h, tb._h)  # noqa: E731
     if _inplace:
-        return inplace(name, a, k.result_dt, None, run)
+        return inplace(name, a, k.result_dt, _broadcast_shape(a, b), run)
     if out is None:
         rdt = k.result_dt
         r = wrap(rdt, rdt.tensor.new())
@@ -199,6 +199,14 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
 
 def _is_bool(x: Any) -> bool:
     return x.dtype is _dt.bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
+def _broadcast_shape(a: Any, b: Any) -> tuple | None:
+    """The shape a and b broadcast to (None when they do not: the kernel reports that)."""
+    try:
+        return np.broadcast_shapes(*(tuple(x.size()) for x in (a, b) if isinstance(x, Tensor)))
+    except ValueError:
+        return None
 
 
 def _scalar_keeps(dt: _dt.dtype, x: Any) -> bool:

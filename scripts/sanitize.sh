@@ -59,6 +59,7 @@ export PYTH_EXPECT_CORE="$san_so"
 export PYTHONPATH="$dir/lib${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
 export PYTHONMALLOC=malloc   # let ASan see Python-level buffers too (no pymalloc arenas)
+export PYTH_FUZZ="${PYTH_FUZZ:-san}"   # fewer fuzz examples: everything runs ~3x slower
 
 [[ $# -gt 0 ]] || set -- "$repo/tests"
 echo "== pytest under ASan+UBSan: $* =="

@@ -106,3 +106,17 @@ def test_an_int_between_advanced_indices_does_not_separate_them(shape, index):
     got = pyth.from_numpy(x)[index]
     assert tuple(got.shape) == tuple(expected.shape)
     np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_inplace_comparison_never_resizes_self():
+    """bool_0dim.ge_(uint8 (1, 1, 4)) resized self to (1, 1, 4) instead of refusing: self was
+    converted to the compute dtype, so the kernel did not see it as an input and resized it."""
+    b = pyth.tensor(False)
+    with pytest.raises(RuntimeError, match=r"output with shape \[\] doesn't match the broadcast"):
+        b.ge_(pyth.zeros(1, 1, 4, dtype=pyth.uint8))
+    assert b.shape == () and b.item() is False
+    with pytest.raises(RuntimeError):
+        torch.tensor(False).ge_(torch.zeros(1, 1, 4, dtype=torch.uint8))
+    m = pyth.tensor([True, False])
+    m.lt_(pyth.tensor([1, 0], dtype=pyth.int32))
+    assert m.tolist() == [False, False]
