@@ -62,10 +62,23 @@ export PYTHONMALLOC=malloc   # let ASan see Python-level buffers too (no pymallo
 export PYTH_FUZZ="${PYTH_FUZZ:-san}"   # fewer fuzz examples: everything runs ~3x slower
 
 [[ $# -gt 0 ]] || set -- "$repo/tests"
+# pytest runs from $dir/lib: make path arguments (tests/x.py::test_y) absolute first
+args=()
+for a in "$@"; do
+  p="${a%%::*}"
+  if [[ "$a" != -* && -e "$p" ]]; then a="$(cd "$(dirname "$p")" && pwd)/$(basename "$p")${a:${#p}}"; fi
+  args+=("$a")
+done
+set -- "${args[@]}"
 echo "== pytest under ASan+UBSan: $* =="
 start=$SECONDS
 status=0
-(cd "$dir/lib" && "$py" -m pytest -q -p no:cacheprovider --rootdir "$repo" "$@") || status=$?
+# --capture=sys: pytest captures Python's sys.stdout/err only, so a report the sanitizer writes
+# to file descriptor 2 reaches the log even when the process dies mid-test (UBSan ignores
+# log_path when it runs inside the ASan runtime).
+(cd "$dir/lib" && "$py" -m pytest -q -p no:cacheprovider --capture=sys --rootdir "$repo" "$@") \
+  2>&1 | tee "$dir/logs/pytest.out" || true
+status=${PIPESTATUS[0]}
 echo "   tests took $((SECONDS - start)) s (pytest exit $status)"
 
 # A report is an ERROR (ASan, LSan), a "runtime error" (UBSan) or a SUMMARY; the logs may
@@ -74,7 +87,10 @@ echo "   tests took $((SECONDS - start)) s (pytest exit $status)"
 reports=$(grep -lE 'ERROR: |runtime error|SUMMARY: ' "$dir"/logs/* 2>/dev/null || true)
 if [[ -n "$reports" ]]; then
   echo "== sanitizer reports =="
-  for f in $reports; do echo "--- $f"; grep -vE 'WARNING: AddressSanitizer failed to allocate' "$f" | head -80; done
+  for f in $reports; do
+    echo "--- $f"
+    grep -vE 'WARNING: AddressSanitizer failed to allocate' "$f" | grep -E -A40 'ERROR: |runtime error' | head -60 || true
+  done
   echo "sanitize.sh: FAILED (sanitizer reported errors)"
   exit 1
 fi

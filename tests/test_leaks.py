@@ -75,13 +75,13 @@ def _cycles(n: int) -> None:
         dt = _DTYPES[i % len(_DTYPES)]
         k = i % 7
         if k == 0:
-            t = pyth.empty(3, 4, dtype=dt)
+            t = pyth.zeros(3, 4, dtype=dt)  # not empty(): garbage is no valid bool
             c = t.t().narrow(0, 1, 2).clone()
         elif k == 1:
             t = pyth.zeros(3, 4, dtype=dt)
             c = pyth.empty(2, 2, dtype=pyth.float64).copy_(t[1:, ::2])
         elif k == 2:
-            t = pyth.empty(12, dtype=dt)
+            t = pyth.zeros(12, dtype=dt)
             c = t.unfold(0, 4, 2).diagonal().to(pyth.int32)
         elif k == 3:
             t = pyth.from_numpy(arr).t()  # borrowed memory, released with the last view
@@ -90,7 +90,7 @@ def _cycles(n: int) -> None:
             t = pyth.ones(3, 4, dtype=dt)
             c = t[[0, 2]]
         elif k == 5:
-            t = pyth.empty(4, dtype=dt)
+            t = pyth.ones(4, dtype=dt)
             c = t.expand(2, 4).contiguous().storage()
         else:
             s = dt.storage_class(5)
