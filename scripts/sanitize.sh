@@ -56,6 +56,9 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/logs/ubsa
 export PYTH_EXPECT_CORE="$san_so"
 export PYTHONPATH="$dir/lib${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
+# no current directory on sys.path, here and in the subprocesses tests start (python -c with
+# cwd=repo would otherwise import the repo's normal in-place build instead of this one)
+export PYTHONSAFEPATH=1
 export PYTHONMALLOC=malloc   # let ASan see Python-level buffers too (no pymalloc arenas)
 export PYTH_FUZZ="${PYTH_FUZZ:-san}"   # fewer fuzz examples: everything runs ~3x slower
 
@@ -74,9 +77,11 @@ status=0
 # --capture=sys: pytest captures Python's sys.stdout/err only, so a report the sanitizer writes
 # to file descriptor 2 reaches the log even when the process dies mid-test (UBSan ignores
 # log_path when it runs inside the ASan runtime).
+set +e
 (cd "$dir/lib" && "$py" -m pytest -q -p no:cacheprovider --capture=sys --rootdir "$repo" "$@") \
-  2>&1 | tee "$dir/logs/pytest.out" || true
+  2>&1 | tee "$dir/logs/pytest.out"
 status=${PIPESTATUS[0]}
+set -e
 echo "   tests took $((SECONDS - start)) s (pytest exit $status)"
 
 # A report is an ERROR (ASan, LSan), a "runtime error" (UBSan) or a SUMMARY; the logs may
