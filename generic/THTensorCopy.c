@@ -3,8 +3,8 @@
 #else
 
 /* Copy with conversion from every source type, src broadcast to self's shape.
- * If src shares self's storage (same type), it is first cloned so overlapping views copy as if
- * through a temporary. */
+ * If src's memory partially overlaps self's (views of one storage, or two storages borrowing
+ * one ndarray), it is first cloned so the copy acts as if through a temporary. */
 #define TH_TENSOR_COPY_IMPL(SrcReal, srcreal)                                                   \
   static void THTensor_(copyRow##SrcReal)(void *ctx, int64_t n, char **data,                     \
                                           const int64_t *stride) {                              \
@@ -20,7 +20,12 @@
                                    src->nDimension, src->size, src->stride),                    \
           -1);                                                                                  \
     TH##SrcReal##Tensor *tmp = NULL;                                                            \
-    if ((void *)src->storage == (void *)self->storage) {                                        \
+    int overlap = THShape_overlap(self->nDimension, self->size, (char *)THTensor_(data)(self),   \
+                                  sizeof(real), self->stride,                                   \
+                                  (char *)TH##SrcReal##Tensor_data(src), sizeof(srcreal),       \
+                                  sstride);                                                     \
+    if (overlap == TH_OVERLAP_SAME) return 0; /* a copy onto itself */                          \
+    if (overlap == TH_OVERLAP_PARTIAL) {                                                        \
       tmp = TH##SrcReal##Tensor_newWithSize(src->nDimension, src->size);                        \
       if (!tmp || TH##SrcReal##Tensor_copy(tmp, src) != 0) {                                   \
         TH##SrcReal##Tensor_free(tmp);                                                          \
@@ -46,8 +51,11 @@ TH_FORALL_TYPES(TH_TENSOR_COPY_IMPL)
 int THTensor_(copy)(THTensor *self, THTensor *src) {
   THTry(THTensor_(checkBounds)(self, "copy_()"), -1);
   THTry(THTensor_(checkBounds)(src, "copy_()"), -1);
-  if (self->storage != src->storage && THTensor_(isSameSizeAs)(self, src) &&
-      THTensor_(isContiguous)(self) && THTensor_(isContiguous)(src)) {
+  if (THTensor_(isSameSizeAs)(self, src) && THTensor_(isContiguous)(self) &&
+      THTensor_(isContiguous)(src) &&
+      THShape_overlap(self->nDimension, self->size, (char *)THTensor_(data)(self), sizeof(real),
+                      self->stride, (char *)THTensor_(data)(src), sizeof(real),
+                      src->stride) == TH_OVERLAP_NONE) { /* memcpy needs disjoint memory */
     int64_t n = THTensor_(nElement)(self);
     if (n > 0) memcpy(THTensor_(data)(self), THTensor_(data)(src), (size_t)n * sizeof(real));
     return 0;

@@ -228,6 +228,16 @@ int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b) 
                                  cond->stride), -1);
   THTry(THShape_broadcastStrides(astride, op, ndim, size, a->nDimension, a->size, a->stride), -1);
   THTry(THShape_broadcastStrides(bstride, op, ndim, size, b->nDimension, b->size, b->stride), -1);
+  /* as every pointwise op: an input partially overlapping the output is refused */
+  const char *rdata = (const char *)THTensor_(data)(r);
+  THTry(THTensor_(checkOverlap)(op, a, ndim, size, r->stride, rdata, sizeof(real)), -1);
+  THTry(THTensor_(checkOverlap)(op, b, ndim, size, r->stride, rdata, sizeof(real)), -1);
+  THArgCheck(THShape_overlap(ndim, size, rdata, sizeof(real), r->stride,
+                             (const char *)THBoolTensor_data(cond), sizeof(bool),
+                             cstride) != TH_OVERLAP_PARTIAL,
+             TH_ERR_RUNTIME, -1, "%s: unsupported operation: some elements of the input tensor "
+             "and the written-to tensor refer to a single memory location; clone() the input "
+             "first", op);
   const int64_t *strides[4] = {r->stride, cstride, astride, bstride};
   const int64_t elsize[4] = {sizeof(real), sizeof(bool), sizeof(real), sizeof(real)};
   char *base[4] = {(char *)THTensor_(data)(r), (char *)THBoolTensor_data(cond),

@@ -1,6 +1,7 @@
 #include "THGeneral.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +36,31 @@ int THSize_add(int64_t *out, int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, out) ? -1 : 0;
 }
 
+static _Atomic int64_t th_live_blocks = 0;
+
+int64_t THAlloc_liveCount(void) {
+  return atomic_load_explicit(&th_live_blocks, memory_order_relaxed);
+}
+
 void *THAlloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);
   if (!p) THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %zu bytes", bytes);
+  else atomic_fetch_add_explicit(&th_live_blocks, 1, memory_order_relaxed);
   return p;
 }
 
 void *THRealloc(void *ptr, size_t bytes) {
   void *p = realloc(ptr, bytes ? bytes : 1);
   if (!p) THError_set(TH_ERR_MEMORY, "out of memory: failed to reallocate %zu bytes", bytes);
+  else if (!ptr) atomic_fetch_add_explicit(&th_live_blocks, 1, memory_order_relaxed);
   return p;
 }
 
-void THFree(void *ptr) { free(ptr); }
+void THFree(void *ptr) {
+  if (!ptr) return;
+  atomic_fetch_sub_explicit(&th_live_blocks, 1, memory_order_relaxed);
+  free(ptr);
+}
 
 const char *THSize_str(char *buf, size_t len, int ndim, const int64_t *size) {
   size_t used = (size_t)snprintf(buf, len, "[");

@@ -50,6 +50,9 @@ int THSize_add(int64_t *out, int64_t a, int64_t b);
 void *THAlloc(size_t bytes);
 void *THRealloc(void *ptr, size_t bytes);
 void THFree(void *ptr);
+/* Metadata blocks THAlloc has handed out and THFree has not taken back (tensor headers, size
+ * arrays, allocator contexts): the leak tests compare it with a baseline. */
+int64_t THAlloc_liveCount(void);
 
 /* Threads (OpenMP) and the grain size: the element count below which an op stays on the
  * calling thread (see THTensorApply.h). */

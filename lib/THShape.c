@@ -160,6 +160,8 @@ int THShape_broadcastStrides(int64_t *out, const char *op, int ndim, const int64
 
 int THShape_checkWritable(const char *op, int ndim, const int64_t *size, const int64_t *stride) {
   for (int d = 0; d < ndim; d++)
+    if (size[d] == 0) return 0; /* no elements: nothing is written, as PyTorch allows */
+  for (int d = 0; d < ndim; d++)
     THArgCheck(stride[d] != 0 || size[d] <= 1, TH_ERR_RUNTIME, -1,
                "%s: unsupported operation: more than one element of the written-to tensor refers "
                "to a single memory location (dim %d has size %lld and stride 0); clone() it "
@@ -185,4 +187,27 @@ int THShape_broadcast(int64_t *out, int *ndim, const char *op, int an, const int
   }
   *ndim = n;
   return 0;
+}
+
+/* Bytes from the first element's start to the last element's end. */
+static int64_t THShape_extent(int ndim, const int64_t *size, int64_t elsize,
+                              const int64_t *stride) {
+  int64_t last = 0;
+  for (int d = 0; d < ndim; d++) last += (size[d] - 1) * stride[d];
+  return (last + 1) * elsize;
+}
+
+int THShape_overlap(int ndim, const int64_t *size, const char *a, int64_t aelsize,
+                    const int64_t *astride, const char *b, int64_t belsize,
+                    const int64_t *bstride) {
+  for (int d = 0; d < ndim; d++)
+    if (size[d] == 0) return TH_OVERLAP_NONE;
+  if (!a || !b) return TH_OVERLAP_NONE;
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  uintptr_t a1 = a0 + (uintptr_t)THShape_extent(ndim, size, aelsize, astride);
+  uintptr_t b1 = b0 + (uintptr_t)THShape_extent(ndim, size, belsize, bstride);
+  if (a1 <= b0 || b1 <= a0) return TH_OVERLAP_NONE;
+  int same = a0 == b0 && aelsize == belsize;
+  for (int d = 0; same && d < ndim; d++) same = size[d] == 1 || astride[d] == bstride[d];
+  return same ? TH_OVERLAP_SAME : TH_OVERLAP_PARTIAL;
 }

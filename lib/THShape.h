@@ -35,4 +35,16 @@ int THShape_broadcast(int64_t *out, int *ndim, const char *op, int an, const int
  * dim of size > 1, as expand() makes): the result would depend on the write order. */
 int THShape_checkWritable(const char *op, int ndim, const int64_t *size, const int64_t *stride);
 
+/* How two operands walked over one shape (ndim, size) share memory, given their first bytes,
+ * element sizes and strides (in elements, non-negative): TH_OVERLAP_NONE when their byte ranges
+ * are disjoint (or the shape is empty); TH_OVERLAP_SAME when they are the same walk (same start,
+ * element size and strides: each element is read just before it is written, which is safe);
+ * TH_OVERLAP_PARTIAL otherwise: writing one while reading the other would depend on the order,
+ * so the reader must be copied first. Distinct storages can share memory (two tensors
+ * borrowing one ndarray), so this compares addresses, not storages. */
+enum { TH_OVERLAP_NONE = 0, TH_OVERLAP_SAME = 1, TH_OVERLAP_PARTIAL = 2 };
+int THShape_overlap(int ndim, const int64_t *size, const char *a, int64_t aelsize,
+                    const int64_t *astride, const char *b, int64_t belsize,
+                    const int64_t *bstride);
+
 #endif

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._errors import check
-from ._th import ffi
+from ._th import ffi, lib
 
 _ADVANCED, _MASK = "advanced", "mask"
 
@@ -91,7 +91,9 @@ def _plan(t, index: Any) -> _Plan:
     src_sizes, src_strides = list(t.size()), list(t.stride())
     p = _Plan(t)
     d = 0
-    for pos, (kind, item) in enumerate(classified):
+    pos = -1  # an item's position in the index, ints not counted: PyTorch applies them as
+    for kind, item in classified:  # selects first, so they never separate advanced items
+        pos += kind != "int"
         if kind in (_ADVANCED, _MASK):
             p.items.append(pos)
             p.kinds.append((kind, item, d))
@@ -177,7 +179,8 @@ def _offsets(p: _Plan) -> np.ndarray:
     slots = [i for i, s in enumerate(p.sizes) if s is None]
     basic = [(s, st) for s, st in zip(p.sizes, p.strides) if s is not None]
     # numpy's rule: advanced items next to each other IN THE INDEX keep their place (even an
-    # ellipsis that stands for no dims separates them); otherwise their dims go first.
+    # ellipsis that stands for no dims separates them; an int does not, see _plan); otherwise
+    # their dims go first.
     adjacent = p.items == list(range(p.items[0], p.items[0] + len(p.items)))
     before = slots[0] if adjacent else 0  # basic dims that stay in front of the block
     nb = len(bshape)
@@ -296,6 +299,9 @@ def setitem(t, index: Any, value: Any) -> None:
         if isinstance(value, Tensor):
             view.copy_(value)
         elif isinstance(value, (bool, int, float, np.generic)):
+            # fill_ alone would write a stride-0 (expanded) view; PyTorch refuses, as copy_ does
+            check(lib.THShape_checkWritable(b"__setitem__()", view._h.nDimension, view._h.size,
+                                            view._h.stride))
             view.fill_(value)
         else:
             view.copy_(_as_values(t, value))

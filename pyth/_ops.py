@@ -80,6 +80,11 @@ def inplace(op: str, self: Tensor, result_dtype: _dt.dtype, shape: Any,
     if not can_cast(result_dtype, self.dtype):
         raise RuntimeError(f"{op}(): result type {result_dtype.real} can't be cast to the "
                            f"desired output type {self.dtype.real}")
+    if shape is not None and tuple(shape) != tuple(self.size()):
+        # checked before running: a kernel writing into self would resize it (self is not
+        # one of its inputs when it was converted to the compute dtype)
+        raise RuntimeError(f"{op}(): output with shape {list(self.size())} doesn't match the "
+                           f"broadcast shape {list(shape)}")
     if result_dtype is self.dtype:
         check(run(self))
         return self

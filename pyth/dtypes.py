@@ -7,6 +7,7 @@ Each dtype carries `c`, the namespace of its stamped C functions (`pyth.float32.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Callable
 
 import numpy as np
@@ -43,8 +44,8 @@ class dtype:
         self.is_signed = kind in "if"
         self.itemsize = ffi.sizeof(ctype)
         self._np = np.dtype(np_dtype) if np_dtype else None
-        self.to_c = to_c                      # Python scalar -> C real (range-checked)
-        self.wrap_c = to_c                    # the same, integers wrapping as C arithmetic does
+        self.to_c = _numbers_only(to_c, name)  # Python scalar -> C real (range-checked)
+        self.wrap_c = self.to_c               # the same, integers wrapping as C arithmetic does
         self.from_c = from_c                  # C real -> Python scalar
         self.min, self.max = lo, hi           # representable range of integer types
         self.tensor = _CFunctions(f"TH{real}Tensor_")
@@ -67,6 +68,23 @@ class dtype:
     @property
     def is_complex(self) -> bool:
         return False
+
+
+def _numbers_only(convert: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
+    """convert, refusing values that are not numbers (a str would parse, or be truthy)."""
+    def to_c(v: Any) -> Any:
+        if not isinstance(v, (numbers.Number, np.generic)) and not (
+                hasattr(type(v), "__float__") or hasattr(type(v), "__index__")):
+            raise TypeError(f"a {name} value must be a number, not {type(v).__name__}")
+        return convert(v)
+    return to_c
+
+
+def resolve(d: Any) -> "dtype | None":
+    """d when it is a pyth dtype (or None); TypeError for anything else (a str, a numpy type)."""
+    if d is None or isinstance(d, dtype):
+        return d
+    raise TypeError(f"dtype must be a pyth dtype such as pyth.float32, not {d!r}")
 
 
 def _int_to_c(name: str, lo: int, hi: int) -> Callable[[Any], int]:

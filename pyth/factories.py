@@ -68,6 +68,7 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
     Python floats become the default float dtype, ints int64, bools bool; numpy scalars keep
     their dtype.
     """
+    dtype = _dt.resolve(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data.dtype, copy=True)
     if isinstance(data, np.generic):
@@ -122,7 +123,7 @@ def from_numpy(a: np.ndarray) -> Tensor:
 # ---- filled tensors ----
 
 def _sizes_and_dtype(size: Sequence[Any], dtype: _dt.dtype | None, op: str) -> tuple:
-    return parse_sizes(size, op), dtype or _dt.get_default_dtype()
+    return parse_sizes(size, op), _dt.resolve(dtype) or _dt.get_default_dtype()
 
 
 def empty(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
@@ -143,12 +144,12 @@ def ones(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
 
 def full(size: Sequence[int], fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     """A tensor of size filled with fill_value (dtype inferred from the value as tensor() does)."""
-    dt = dtype or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
+    dt = _dt.resolve(dtype) or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
     return _empty(parse_sizes((size,), "full"), dt).fill_(fill_value)
 
 
 def empty_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
-    return _empty(t.size(), dtype or t.dtype)
+    return _empty(t.size(), _dt.resolve(dtype) or t.dtype)
 
 
 def zeros_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
@@ -245,7 +246,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None =
     kinds = {_kind_of(x) for x in (start, end, step)}
     if None in kinds:
         raise TypeError("arange(): start, end and step must be real numbers")
-    dt = dtype or (_dt.get_default_dtype() if "f" in kinds else _dt.int64)
+    dt = _dt.resolve(dtype) or (_dt.get_default_dtype() if "f" in kinds else _dt.int64)
     _no_bool("arange", dt)
     if dt is _dt.int64:               # PyTorch computes int64 ranges in int64 throughout
         _range_checks(float(start), float(end), float(step), sign=False)
@@ -287,7 +288,7 @@ def linspace(start: float, end: float, steps: int, dtype: _dt.dtype | None = Non
              **_: Any) -> Tensor:
     """steps values evenly spaced from start to end inclusive (symmetric, as PyTorch)."""
     steps = _steps(steps, "linspace")
-    dt = dtype or _dt.get_default_dtype()
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     if steps == 0:
         return _empty((0,), dt)
     if steps == 1:
@@ -310,7 +311,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0,
              dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     """base ** linspace(start, end, steps)."""
     steps = _steps(steps, "logspace")
-    dt = dtype or _dt.get_default_dtype()
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     if steps == 0:
         return _empty((0,), dt)
     if steps == 1:

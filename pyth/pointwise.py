@@ -99,6 +99,8 @@ def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = 
 
 def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
     kinds, constant = _PREDICATES[name]
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
     if a.dtype.kind not in kinds:
         from .factories import full
         return result_of(name, full(a.size(), constant, dtype=_dt.bool_), out)
@@ -185,7 +187,7 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
         tb, fn = (b if type(b) is dt.tensor_class else as_tensor(b, dt)), k.fn
         run = lambda r: fn(r._h, ta._h, tb._h)  # noqa: E731
     if _inplace:
-        return inplace(name, a, k.result_dt, None, run)
+        return inplace(name, a, k.result_dt, _broadcast_shape(a, b), run)
     if out is None:
         rdt = k.result_dt
         r = wrap(rdt, rdt.tensor.new())
@@ -197,6 +199,14 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
 
 def _is_bool(x: Any) -> bool:
     return x.dtype is _dt.bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
+def _broadcast_shape(a: Any, b: Any) -> tuple | None:
+    """The shape a and b broadcast to (None when they do not: the kernel reports that)."""
+    try:
+        return np.broadcast_shapes(*(tuple(x.size()) for x in (a, b) if isinstance(x, Tensor)))
+    except ValueError:
+        return None
 
 
 def _scalar_keeps(dt: _dt.dtype, x: Any) -> bool:

@@ -7,6 +7,8 @@ that is what lets pickle and deepcopy keep the sharing.
 
 from __future__ import annotations
 
+import operator
+import os
 import weakref
 from typing import Any, Iterable
 
@@ -65,7 +67,10 @@ class Storage:
         """
         dt = cls.dtype
         flags = lib.TH_ALLOCATOR_MAPPED_SHARED if shared else 0
-        ptr = check_ptr(dt.storage.newWithMapping(str(filename).encode(), int(size), flags))
+        path = os.fsencode(filename)
+        if b"\0" in path:  # C would see a shorter, different name
+            raise ValueError("from_file(): embedded null byte in the file name")
+        ptr = check_ptr(dt.storage.newWithMapping(path, operator.index(size), flags))
         return wrap_storage(dt, ptr, True)
 
     def share_memory_(self) -> "Storage":
@@ -105,7 +110,7 @@ class Storage:
 
     def _index(self, i: Any) -> int:
         n = self._h.size
-        i = int(i)
+        i = operator.index(i)
         if not -n <= i < n:
             raise IndexError(f"storage index {i} is out of range for size {n}")
         return i + n if i < 0 else i
@@ -139,13 +144,15 @@ class Storage:
 
     def resize_(self, size: int) -> "Storage":
         """Grow or shrink to size elements, keeping the prefix."""
-        check(self.dtype.storage.resize(self._h, int(size)))
+        check(self.dtype.storage.resize(self._h, operator.index(size)))
         return self
 
     def type(self, t: Any = None) -> Any:
         if t is None:
             return f"pyth.{type(self).__name__}"
         target = t.dtype if isinstance(t, type) and issubclass(t, Storage) else t
+        if not isinstance(target, _dt.dtype):
+            raise TypeError(f"type(): expected a Storage class or a dtype, got {t!r}")
         return self._convert(target)
 
     def _convert(self, dt: _dt.dtype) -> "Storage":

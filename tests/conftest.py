@@ -1,0 +1,29 @@
+"""Shared test configuration: hypothesis profiles for the fuzz suites, and a guard that a
+sanitized run (scripts/sanitize.sh) really imports the sanitized core."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# Profiles (PYTH_FUZZ=<name>) set the example count of every test that does not fix its own:
+#   ci    default (100 per test): the fuzz suites together run 2,200 examples in ~1.5 minutes
+#   long  10x that (22,000 examples, ~15 minutes), for local bug hunting
+#   san   a quarter of ci, for runs under ASan/UBSan (scripts/sanitize.sh), ~3x slower
+_COMMON = dict(deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                      HealthCheck.filter_too_much])
+settings.register_profile("ci", max_examples=100, **_COMMON)
+settings.register_profile("long", max_examples=1000, **_COMMON)
+settings.register_profile("san", max_examples=25, **_COMMON)
+settings.load_profile(os.environ.get("PYTH_FUZZ", "ci"))
+
+
+def pytest_configure(config) -> None:
+    expected = os.environ.get("PYTH_EXPECT_CORE")
+    if expected:
+        import pyth._th
+        got = os.path.realpath(pyth._th.__file__)
+        if got != os.path.realpath(expected):
+            raise RuntimeError(f"PYTH_EXPECT_CORE: tests would import {got}, not {expected}")

@@ -1,0 +1,450 @@
+"""Strategies shared by the differential fuzz suites (test_fuzz_core.py, test_fuzz_pointwise.py).
+
+A `Triple` carries the same logical tensor three times: the pyth tensor under test, a numpy
+array (the value oracle; float32 stands in for bfloat16, whose values are drawn exactly
+representable), and a torch tensor (the geometry oracle: sizes, strides, offset), or None when
+torch is not installed. View steps are a table, `VIEW_STEPS`: each draws its parameters for
+the current shape and applies the same view to all three, so a new view op is one entry.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from hypothesis import strategies as st
+
+import pyth
+
+try:
+    import torch
+except ImportError:  # the suites still run, with numpy as the only oracle
+    torch = None
+
+DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
+               "bfloat16", "bool"]
+FLOATS = ["float32", "float64", "float16", "bfloat16"]
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+
+# numpy carrier of each dtype's values (bfloat16 values are exact in float32)
+NP_CARRIER = {n: np.dtype(n if n not in ("bfloat16", "bool") else
+                          {"bfloat16": "float32", "bool": "bool"}[n]) for n in DTYPE_NAMES}
+
+
+def pdt(name: str):
+    """The pyth dtype of a name."""
+    return getattr(pyth, name)
+
+
+def tdt(name: str):
+    """The torch dtype of a name."""
+    return getattr(torch, name)
+
+
+# ---- values ----------------------------------------------------------------------------------
+
+_INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
+              "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+# float values exact in every float type (bfloat16 has 8 significant bits)
+_FLOAT_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.25, 2.0**10, -(2.0**-6), math.inf, -math.inf,
+                  math.nan, 3.0, 96.0, -112.0]
+
+
+def values(name: str, n: int, small: bool = False) -> st.SearchStrategy:
+    """n values of dtype `name` as a list (floats: exact in that type)."""
+    if name == "bool":
+        elem = st.booleans()
+    elif name in INTS:
+        lo, hi = _INT_RANGE[name]
+        if small:
+            lo, hi = max(lo, -20), min(hi, 20)
+        elem = st.one_of(st.integers(max(lo, -20), min(hi, 20)), st.sampled_from([lo, hi, 0]))
+        if not small:
+            elem = st.one_of(elem, st.integers(lo, hi))
+    else:
+        frac = st.integers(-64, 64).map(lambda k: k / 4.0)
+        elem = frac if small else st.one_of(frac, frac, st.sampled_from(_FLOAT_SPECIAL))
+    return st.lists(elem, min_size=n, max_size=n)
+
+
+@dataclass
+class Triple:
+    """One logical tensor in pyth, numpy and torch (or None)."""
+
+    p: Any
+    n: np.ndarray
+    t: Any
+    name: str
+
+    def map(self, fp: Callable, fn: Callable, ft: Callable) -> "Triple":
+        return Triple(fp(self.p), np.asarray(fn(self.n)), ft(self.t) if self.t is not None else None,
+                      self.name)
+
+
+def make(name: str, shape: tuple, vals: list) -> Triple:
+    """A contiguous tensor of shape holding vals (one per element, in C order)."""
+    src = np.float64 if name in FLOATS else NP_CARRIER[name]
+    arr = np.array(vals, dtype=src).astype(NP_CARRIER[name]).reshape(shape)
+    p = pyth.tensor(arr, dtype=pdt(name))
+    t = torch.tensor(arr).to(tdt(name)) if torch is not None else None
+    return Triple(p, arr, t, name)
+
+
+shapes = st.lists(st.sampled_from([0, 1, 1, 2, 3, 3, 4, 5]), min_size=0, max_size=4).map(tuple)
+
+
+@st.composite
+def tensors(draw, names=DTYPE_NAMES, shape=None, small=False) -> Triple:
+    name = draw(st.sampled_from(names))
+    shape = draw(shapes) if shape is None else shape
+    n = int(np.prod(shape, dtype=np.int64))
+    return make(name, shape, draw(values(name, n, small)))
+
+
+# ---- view steps: (name, applicability, draw-and-apply) ----------------------------------------
+
+def _index_on(t, d: int, item) -> Any:
+    return t[(slice(None),) * d + (item,)]
+
+
+def _dim(draw, nd: int, extra: int = 0) -> int:
+    n = max(nd + extra, 1)
+    return draw(st.integers(-n, n - 1))
+
+
+def _wrap(d: int, nd: int) -> int:
+    return d % max(nd, 1)
+
+
+def _transpose(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d0, d1 = _dim(draw, nd), _dim(draw, nd)
+    if nd == 0:
+        return x.map(lambda p: p.transpose(d0, d1), lambda n: n, lambda t: t.transpose(d0, d1))
+    return x.map(lambda p: p.transpose(d0, d1), lambda n: np.swapaxes(n, d0, d1),
+                 lambda t: t.transpose(d0, d1))
+
+
+def _permute(draw, x: Triple) -> Triple:
+    perm = draw(st.permutations(range(x.n.ndim)))
+    perm = [d - x.n.ndim if draw(st.booleans()) else d for d in perm]
+    return x.map(lambda p: p.permute(*perm), lambda n: np.transpose(n, [p % n.ndim for p in perm])
+                 if n.ndim else n, lambda t: t.permute(tuple(perm)))
+
+
+def _narrow(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d = _dim(draw, nd)
+    size = x.n.shape[_wrap(d, nd)]
+    start = draw(st.integers(-size, size))
+    s = start + size if start < 0 else start
+    length = draw(st.integers(0, size - s))
+    return x.map(lambda p: p.narrow(d, start, length),
+                 lambda n: _index_on(n, _wrap(d, nd), slice(s, s + length)),
+                 lambda t: t.narrow(d, start, length))
+
+
+def _select(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d = _dim(draw, nd)
+    size = x.n.shape[_wrap(d, nd)]
+    i = draw(st.integers(-size, size - 1))
+    return x.map(lambda p: p.select(d, i), lambda n: _index_on(n, _wrap(d, nd), i),
+                 lambda t: t.select(d, i))
+
+
+def _step_slice(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d = draw(st.integers(0, nd - 1))
+    size = x.n.shape[d]
+    sl = slice(draw(st.one_of(st.none(), st.integers(-size - 1, size + 1))),
+               draw(st.one_of(st.none(), st.integers(-size - 1, size + 1))),
+               draw(st.integers(1, 3)))
+    return x.map(lambda p: _index_on(p, d, sl), lambda n: _index_on(n, d, sl),
+                 lambda t: _index_on(t, d, sl))
+
+
+def _unsqueeze(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d = draw(st.integers(-nd - 1, nd))
+    return x.map(lambda p: p.unsqueeze(d), lambda n: np.expand_dims(n, d % (nd + 1)),
+                 lambda t: t.unsqueeze(d))
+
+
+def _squeeze(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    if draw(st.booleans()):
+        return x.map(lambda p: p.squeeze(), lambda n: np.squeeze(n), lambda t: t.squeeze())
+    d = _dim(draw, nd)
+    w = _wrap(d, nd)
+    return x.map(lambda p: p.squeeze(d),
+                 lambda n: np.squeeze(n, w) if nd and n.shape[w] == 1 else n,
+                 lambda t: t.squeeze(d))
+
+
+def _expand(draw, x: Triple) -> Triple:
+    lead = draw(st.integers(0, 2))
+    target = [draw(st.integers(0, 3)) for _ in range(lead)]
+    for s in x.n.shape:
+        target.append(draw(st.sampled_from([-1, s, 0, 2, 3])) if s == 1 else
+                      draw(st.sampled_from([-1, s])))
+    real = [s if s != -1 else x.n.shape[i - lead] for i, s in enumerate(target)]
+    return x.map(lambda p: p.expand(*target), lambda n: np.broadcast_to(n, real),
+                 lambda t: t.expand(tuple(target)))
+
+
+def _diagonal(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d1, d2 = draw(st.permutations(range(nd)).map(lambda p: p[:2]))
+    d1, d2 = (d1 - nd if draw(st.booleans()) else d1), (d2 - nd if draw(st.booleans()) else d2)
+    off = draw(st.integers(-4, 4))
+    return x.map(lambda p: p.diagonal(off, d1, d2),
+                 lambda n: np.diagonal(n, off, d1 % nd, d2 % nd),
+                 lambda t: t.diagonal(off, d1, d2))
+
+
+def _unfold(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    d = draw(st.integers(-nd, nd - 1))
+    n_d = x.n.shape[d % nd]
+    size = draw(st.integers(0, n_d))
+    step = draw(st.integers(1, 3))
+
+    def np_unfold(n):
+        w = np.lib.stride_tricks.sliding_window_view(n, size, axis=d % nd)
+        return _index_on(w, d % nd, slice(None, None, step))
+    return x.map(lambda p: p.unfold(d, size, step), np_unfold, lambda t: t.unfold(d, size, step))
+
+
+def _reshape(draw, x: Triple) -> Triple:
+    numel = x.n.size
+    dims = []
+    rest = numel
+    for _ in range(draw(st.integers(0, 3))):
+        divisors = [k for k in range(1, 6) if rest % k == 0] if rest else [0, 1, 2]
+        k = draw(st.sampled_from(divisors))
+        dims.append(k)
+        rest = rest // k if k else rest
+    if numel == 0 and 0 not in dims:
+        dims.append(0)
+    else:
+        dims.append(rest if numel else 3)
+    if numel and draw(st.booleans()):
+        dims[draw(st.integers(0, len(dims) - 1))] = -1
+    real = [d if d != -1 else 0 for d in dims]
+    if -1 in dims:
+        known = int(np.prod([d for d in dims if d != -1]))
+        real[dims.index(-1)] = numel // known
+    return x.map(lambda p: p.reshape(*dims), lambda n: n.reshape(real),
+                 lambda t: t.reshape(tuple(dims)))
+
+
+def _flatten(draw, x: Triple) -> Triple:
+    nd = x.n.ndim
+    if nd == 0:
+        return x.map(lambda p: p.flatten(), lambda n: n.reshape(1), lambda t: t.flatten())
+    s = draw(st.integers(0, nd - 1))
+    e = draw(st.integers(s, nd - 1))
+    shape = x.n.shape[:s] + (int(np.prod(x.n.shape[s:e + 1])),) + x.n.shape[e + 1:]
+    return x.map(lambda p: p.flatten(s, e), lambda n: n.reshape(shape), lambda t: t.flatten(s, e))
+
+
+def _T(draw, x: Triple) -> Triple:
+    if x.n.ndim == 2:
+        return x.map(lambda p: p.t(), lambda n: n.T, lambda t: t.t())
+    return x.map(lambda p: p.permute(*range(p.dim() - 1, -1, -1)), lambda n: n.T,
+                 lambda t: t.permute(tuple(range(t.dim() - 1, -1, -1))))
+
+
+def _has_dims(k: int) -> Callable[[np.ndarray], bool]:
+    return lambda n: n.ndim >= k
+
+
+def _nonempty_dims(n: np.ndarray) -> bool:
+    return n.ndim >= 1 and all(s > 0 for s in n.shape)
+
+
+VIEW_STEPS: dict[str, tuple] = {
+    "transpose": (lambda n: True, _transpose),
+    "permute": (lambda n: True, _permute),
+    "narrow": (_has_dims(1), _narrow),
+    "select": (_nonempty_dims, _select),
+    "step_slice": (_has_dims(1), _step_slice),
+    "unsqueeze": (lambda n: n.ndim < 6, _unsqueeze),
+    "squeeze": (lambda n: True, _squeeze),
+    "expand": (lambda n: n.ndim < 5, _expand),
+    "diagonal": (_has_dims(2), _diagonal),
+    "unfold": (_has_dims(1), _unfold),
+    "reshape": (lambda n: n.ndim <= 4, _reshape),
+    "flatten": (lambda n: True, _flatten),
+    "T": (lambda n: True, _T),
+}
+
+
+@st.composite
+def view_chain(draw, x: Triple, max_steps: int = 4) -> tuple[Triple, list]:
+    """x after 0..max_steps random views (and the names of the steps taken)."""
+    taken = []
+    for _ in range(draw(st.integers(0, max_steps))):
+        options = [k for k, (ok, _) in VIEW_STEPS.items() if ok(x.n)]
+        step = draw(st.sampled_from(options))
+        x = VIEW_STEPS[step][1](draw, x)
+        taken.append(step)
+        if x.n.size > 4096:  # keep tensors small: expand/unfold can multiply sizes
+            break
+    return x, taken
+
+
+@st.composite
+def laid_out(draw, names=DTYPE_NAMES, small=False, max_steps=4) -> tuple[Triple, list]:
+    """A tensor in a random layout: a random base pushed through a random view chain."""
+    return draw(view_chain(draw(tensors(names, small=small)), max_steps))
+
+
+# ---- comparisons -----------------------------------------------------------------------------
+
+def to_numpy(p) -> np.ndarray:
+    """A pyth tensor's values as an ndarray (bfloat16 through float32)."""
+    if p.dtype is pyth.bfloat16:
+        return p.float().numpy().copy()
+    return p.numpy().copy()
+
+
+def assert_same_values(p, expected: np.ndarray, name: str | None = None, rtol: float = 0.0,
+                       atol: float = 0.0) -> None:
+    got = to_numpy(p)
+    assert tuple(p.shape) == tuple(expected.shape), (tuple(p.shape), expected.shape)
+    if name is not None:
+        assert p.dtype is pdt(name), (p.dtype, name)
+    if rtol or atol:
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64),
+                                   rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, expected.astype(got.dtype, copy=False))
+
+
+def torch_values(t) -> np.ndarray:
+    """A torch tensor's values as an ndarray (bfloat16 through float32)."""
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.detach().contiguous().numpy()
+
+
+def assert_same_geometry(p, t) -> None:
+    """Sizes equal; strides of dims that matter (size > 1) and the offset of non-empty tensors
+    equal torch's. (Strides of size-1 dims and offsets of empty views are not observable.)"""
+    assert tuple(p.shape) == tuple(t.shape), (tuple(p.shape), tuple(t.shape))
+    if p.numel() == 0:
+        return
+    ps, ts = p.stride(), t.stride()
+    for d, s in enumerate(p.shape):
+        if s > 1:
+            assert ps[d] == ts[d], f"stride of dim {d}: pyth {ps} torch {ts} (shape {tuple(p.shape)})"
+    assert p.storage_offset() == t.storage_offset(), (p.storage_offset(), t.storage_offset())
+
+
+def distinct_cells(p) -> bool:
+    """Whether every element of p is a different storage cell (writes are then well defined)."""
+    if p.numel() == 0:
+        return True
+    offs = np.zeros((1,) * p.dim(), dtype=np.int64) + p.storage_offset()
+    for d, (s, st_) in enumerate(zip(p.shape, p.stride())):
+        shape = [1] * p.dim()
+        shape[d] = s
+        offs = offs + (np.arange(s, dtype=np.int64) * st_).reshape(shape)
+    return np.unique(offs).size == p.numel()
+
+
+# ---- an operand of a given shape in a random layout -------------------------------------------
+
+LAYOUTS = ["contiguous", "transposed", "stepped", "offset", "expanded", "zero_dim_storage"]
+
+
+@st.composite
+def of_shape(draw, name: str, shape: tuple, small: bool = False, writable: bool = False,
+             vals: st.SearchStrategy | None = None) -> Triple:
+    """A tensor of exactly `shape` whose memory layout is random: contiguous, a permutation of a
+    differently shaped base, every other element of a larger base, an offset window, or (not
+    when writable) an expansion of size-1 dims."""
+    layouts = LAYOUTS[:4] + ([] if writable else ["expanded"])
+    layout = draw(st.sampled_from(layouts))
+    nd = len(shape)
+    vals = vals or (lambda n: values(name, n, small))
+    if layout == "transposed" and nd >= 2:
+        perm = draw(st.permutations(range(nd)))
+        inv = list(np.argsort(perm))
+        base_shape = tuple(shape[p] for p in perm)
+        base = make(name, base_shape, draw(vals(int(np.prod(base_shape, dtype=np.int64)))))
+        return base.map(lambda p: p.permute(*inv), lambda n: np.transpose(n, inv),
+                        lambda t: t.permute(tuple(inv)))
+    if layout == "stepped" and nd >= 1:
+        d = draw(st.integers(0, nd - 1))
+        step = draw(st.integers(2, 3))
+        base_shape = shape[:d] + (shape[d] * step,) + shape[d + 1:]
+        base = make(name, base_shape, draw(vals(int(np.prod(base_shape, dtype=np.int64)))))
+        sl = (slice(None),) * d + (slice(None, None, step),)
+        return base.map(lambda p: p[sl], lambda n: n[sl], lambda t: t[sl])
+    if layout == "offset" and nd >= 1:
+        d = draw(st.integers(0, nd - 1))
+        extra = draw(st.integers(1, 3))
+        start = draw(st.integers(0, extra))
+        base_shape = shape[:d] + (shape[d] + extra,) + shape[d + 1:]
+        base = make(name, base_shape, draw(vals(int(np.prod(base_shape, dtype=np.int64)))))
+        return base.map(lambda p: p.narrow(d, start, shape[d]),
+                        lambda n: n[(slice(None),) * d + (slice(start, start + shape[d]),)],
+                        lambda t: t.narrow(d, start, shape[d]))
+    if layout == "expanded" and any(s != 1 for s in shape):
+        ones = tuple(1 if draw(st.booleans()) else s for s in shape)
+        base = make(name, ones, draw(vals(int(np.prod(ones, dtype=np.int64)))))
+        return base.map(lambda p: p.expand(*shape), lambda n: np.broadcast_to(n, shape),
+                        lambda t: t.expand(tuple(shape)))
+    return make(name, shape, draw(vals(int(np.prod(shape, dtype=np.int64)))))
+
+
+@st.composite
+def broadcastable_to(draw, shape: tuple) -> tuple:
+    """A shape that broadcasts to `shape`: some leading dims dropped, some dims set to 1."""
+    drop = draw(st.integers(0, len(shape)))
+    return tuple(1 if draw(st.integers(0, 3)) == 0 else s for s in shape[drop:])
+
+
+@st.composite
+def broadcast_pair(draw) -> tuple[tuple, tuple]:
+    """Two shapes that broadcast together (either may be 0-dim, have size-0 dims, ...)."""
+    full = draw(shapes)
+    a, b = draw(broadcastable_to(full)), draw(broadcastable_to(full))
+    return (a, b) if draw(st.booleans()) else (b, a)
+
+
+# ---- numpy reference for conversions ---------------------------------------------------------
+
+def bf16_round(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (nearest, ties to even), kept as float32."""
+    x = np.asarray(x, dtype=np.float32)
+    u = x.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), x, r).astype(np.float32)
+
+
+def np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
+    """What converting values of dtype src (carried by arr) to dst gives, as PyTorch does it.
+    Callers keep float -> integer conversions in range (C leaves the rest undefined)."""
+    with np.errstate(all="ignore"):
+        return _np_cast(arr, src, dst)
+
+
+def _np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
+    if dst == "bool":
+        return np.asarray(arr != 0)
+    if dst in INTS:
+        if src in FLOATS:
+            return np.trunc(arr.astype(np.float64)).astype(np.int64).astype(dst)
+        return arr.astype(np.int64).astype(dst) if src != "uint8" else arr.astype(dst)
+    if dst == "bfloat16":
+        return bf16_round(arr.astype(np.float32))
+    if dst == "float16":
+        return arr.astype(np.float32).astype(np.float16) if src != "float64" else \
+            arr.astype(np.float16)
+    return arr.astype(dst)

@@ -1,0 +1,122 @@
+"""Regression tests for the bugs the reliability gates found (fuzz suites, misuse table).
+
+One test per bug, named after it; the misuse table (test_misuse.py) holds the wrong-exception
+cases (fill_("x"), dtype="float", isnan([..]), Storage.type(3), from_file("a\\0b"), ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyth
+
+torch = pytest.importorskip("torch")
+
+
+def test_copy_between_tensors_borrowing_one_ndarray_acts_through_a_temporary():
+    """Two storages over one ndarray overlap: copy_ compared storages, not memory, and wrote
+    over its own source (the contiguous case even ran memcpy on overlapping memory)."""
+    a = np.arange(9.).reshape(3, 3)
+    expected = a.T.copy()
+    pyth.from_numpy(a).copy_(pyth.from_numpy(a.T))
+    np.testing.assert_array_equal(a, expected)
+    b = np.arange(10.)
+    pyth.from_numpy(b[1:]).copy_(pyth.from_numpy(b[:-1]))
+    np.testing.assert_array_equal(b, [0, 0, 1, 2, 3, 4, 5, 6, 7, 8])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64"])
+def test_where_refuses_an_input_partially_overlapping_out(dtype):
+    """where(..., out=w) read w.t() while writing w (elements already overwritten, and above
+    the OpenMP grain in a thread-dependent order); every other pointwise op refuses partial
+    overlap as torch does, and now where() does too."""
+    n = 200  # 40,000 elements: above the grain size
+    base = np.arange(n * n).reshape(n, n).astype(dtype)
+    w = pyth.tensor(base)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        pyth.where(w > 5, w.t(), w, out=w)
+    m = pyth.tensor(base > 5)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        pyth.where(m.t(), m, m, out=m)  # the condition overlaps the (bool) output
+    np.testing.assert_array_equal(w.numpy(), base)  # refused before anything was written
+    pyth.where(w > 5, w, -w, out=w)  # the same view is fine: elementwise read-then-write
+    np.testing.assert_array_equal(w.numpy(), np.where(base > 5, base, -base))
+
+
+def test_empty_expanded_tensor_is_writable():
+    """A 2x0 tensor with a stride-0 dim has no elements; copy_ into it raised 'single memory
+    location' although nothing is written (torch allows it)."""
+    e = pyth.zeros(1, 0).expand(2, 0)
+    e.copy_(pyth.zeros(2, 0))
+    pyth.add(pyth.zeros(2, 0), 1, out=e)
+    assert e.shape == (2, 0)
+
+
+def test_setitem_scalar_on_an_expanded_view_raises_like_torch():
+    """t.expand(3, 3)[:, 0] = 1 wrote through fill_ (copy_ refused the same write)."""
+    e = pyth.zeros(3).expand(3, 3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        e[:, 0] = 1.0
+    with pytest.raises(RuntimeError):
+        torch.zeros(3).expand(3, 3)[:, 0] = 1.0
+
+
+def test_integer_pow_with_negative_tensor_exponent_truncates_like_torch():
+    base = [0, 1, 2, -1, -2, 5]
+    got = pyth.tensor(base) ** pyth.tensor(-1)
+    assert got.tolist() == (torch.tensor(base) ** torch.tensor(-1)).tolist() == [0, 1, 0, -1, 0, 0]
+    assert (pyth.tensor([2], dtype=pyth.uint8) ** pyth.tensor([-3], dtype=pyth.int8)).tolist() == [0]
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        pyth.tensor([2]) ** -1  # a Python scalar exponent is refused, as torch does
+
+
+@pytest.mark.parametrize("make", [lambda m: m.tensor([1]) - m.tensor(True),
+                                  lambda m: m.tensor([True]) - 1,
+                                  lambda m: m.tensor([1.0]) - True,
+                                  lambda m: m.tensor([True]) - 0.5])
+def test_sub_with_any_bool_operand_raises_like_torch(make):
+    with pytest.raises(RuntimeError, match="bool tensor is not supported"):
+        make(torch)
+    with pytest.raises(RuntimeError, match="bool tensor is not supported"):
+        make(pyth)
+
+
+def test_alpha_takes_no_part_in_promotion():
+    """add(float16, uint8, alpha=0.5) is float16 in torch; pyth multiplied first and promoted
+    to float32. A float alpha with integer inputs is refused."""
+    h, u = pyth.tensor([1.5], dtype=pyth.float16), pyth.tensor([3], dtype=pyth.uint8)
+    r = pyth.add(h, u, alpha=0.5)
+    assert r.dtype is pyth.float16 and r.tolist() == [3.0]
+    assert pyth.sub(pyth.tensor([3]), pyth.tensor([1.5]), alpha=2).tolist() == [0.0]
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        pyth.add(u, u, alpha=0.5)
+
+
+@pytest.mark.parametrize("shape,index", [
+    ((1, 3, 3, 1), (0, None, [0, 0], 0, [0, 0])),
+    ((3, 4, 5, 6), (slice(None), [0, 1], 0, [0, 1])),
+    ((3, 4, 5, 6), (0, [0, 1], slice(None), [1, 1])),
+])
+def test_an_int_between_advanced_indices_does_not_separate_them(shape, index):
+    """pyth counted an int between two index lists as a separator and moved the advanced dims
+    first: (S, [0, 1], 0, [0, 1]) gave (2, 3) where numpy and torch give (3, 2)."""
+    x = np.arange(int(np.prod(shape))).reshape(shape)
+    expected = torch.from_numpy(x)[index]
+    got = pyth.from_numpy(x)[index]
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_inplace_comparison_never_resizes_self():
+    """bool_0dim.ge_(uint8 (1, 1, 4)) resized self to (1, 1, 4) instead of refusing: self was
+    converted to the compute dtype, so the kernel did not see it as an input and resized it."""
+    b = pyth.tensor(False)
+    with pytest.raises(RuntimeError, match=r"output with shape \[\] doesn't match the broadcast"):
+        b.ge_(pyth.zeros(1, 1, 4, dtype=pyth.uint8))
+    assert b.shape == () and b.item() is False
+    with pytest.raises(RuntimeError):
+        torch.tensor(False).ge_(torch.zeros(1, 1, 4, dtype=torch.uint8))
+    m = pyth.tensor([True, False])
+    m.lt_(pyth.tensor([1, 0], dtype=pyth.int32))
+    assert m.tolist() == [False, False]

@@ -1,0 +1,176 @@
+"""Threads: 8 Python threads hammer shared tensors and their views for a few seconds.
+
+cffi releases the GIL around every C call, so the core really runs concurrently: refcounts
+(C11 atomics), allocator counters, thread-local error messages, OpenMP teams started from
+several threads, the numpy bridge's release callback. Every thread checks its results exactly
+against numpy values computed up front; afterwards the shared tensors' refcounts
+(`t._h.refcount`, `t._h.storage.refcount`), memory_stats(), the core's metadata blocks and
+the numpy bridge's table are back to their baselines.
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import pyth
+from pyth import _numpy
+from pyth._th import lib
+
+THREADS = 8
+SECONDS = 3.0
+
+
+def meters() -> dict:
+    gc.collect()
+    st = pyth.memory_stats()
+    return {"blocks": lib.THAlloc_liveCount(), "borrowed": len(_numpy._borrowed),
+            "live_bytes": st["live_bytes"], "live_allocations": st["live_allocations"]}
+
+
+@pytest.fixture
+def fast_switching():
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # interleave Python code between C calls as much as possible
+    yield
+    sys.setswitchinterval(old)
+
+
+def run_threads(worker, n: int = THREADS, seconds: float = SECONDS) -> list:
+    """Runs worker(k, deadline) in n threads; returns the exceptions they raised."""
+    errors: list = []
+    start = threading.Barrier(n)
+    deadline = time.monotonic() + seconds
+
+    def body(k):
+        try:
+            start.wait()
+            worker(k, deadline)
+        except BaseException as e:  # noqa: BLE001  (reported by the test)
+            errors.append((k, e))
+    threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=seconds + 60)
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    return errors
+
+
+def test_shared_tensors_views_and_ops_from_8_threads(fast_switching):
+    big_np = np.arange(256 * 256, dtype=np.float64).reshape(256, 256) % 97  # > grain: OpenMP
+    small_np = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
+    shared_np = np.arange(1000, dtype=np.float32)
+    big = pyth.tensor(big_np)
+    small = pyth.tensor(small_np)
+    borrowed = pyth.from_numpy(shared_np)  # memory borrowed from numpy, shared by all
+    out = pyth.zeros(THREADS, 64)  # each thread writes its own row
+    expected = {
+        "big_t_plus": big_np.T + big_np,
+        "big_sq": big_np * big_np - 3,
+        "small_perm": small_np.transpose(2, 0, 1)[:, 1:, ::2].copy(),
+        "small_sum": small_np[:, :, 0] + small_np[:, 0, :1],
+        "borrowed": shared_np[100:200:3] * 2,
+    }
+    base = meters()
+    refs = {name: (t._h.refcount, t._h.storage.refcount)
+            for name, t in dict(big=big, small=small, borrowed=borrowed, out=out).items()}
+
+    done = [0] * THREADS
+
+    def worker(k, deadline):
+        i = 0
+        row = out[k]
+        while time.monotonic() < deadline:
+            op = (i + k) % 8
+            if op == 0:
+                r = big.t() + big  # transposed operand, tiled and threaded
+                assert np.array_equal(r.numpy(), expected["big_t_plus"])
+            elif op == 1:
+                r = pyth.sub(big * big, 3)
+                assert np.array_equal(r.numpy(), expected["big_sq"])
+            elif op == 2:
+                v = small.permute(2, 0, 1)[:, 1:, ::2]
+                assert np.array_equal(v.contiguous().numpy(), expected["small_perm"])
+            elif op == 3:
+                r = small.select(2, 0) + small[:, 0, :1]
+                assert np.array_equal(r.numpy(), expected["small_sum"])
+            elif op == 4:
+                r = borrowed[100:200:3] * 2
+                assert np.array_equal(r.numpy(), expected["borrowed"])
+                a = pyth.from_numpy(shared_np[::7])  # more borrowers of the same array
+                assert a.numel() == 143 and a[1].item() == 7.0
+            elif op == 5:
+                row.fill_(float(k))
+                row.add_(float(i % 5))
+                assert np.array_equal(row.numpy(), np.full(64, k + i % 5, np.float32))
+            elif op == 6:
+                views = [big[j % 256] for j in range(50)] + [small.expand(2, 3, 4, 5)] * 5
+                s = big.storage()
+                assert s.data_ptr() == big.data_ptr()
+                del views, s
+            else:
+                # thread-local errors: each thread's message names its own sizes
+                n = 10 + k
+                with pytest.raises(RuntimeError, match=rf"start 5 \+ length {n} exceeds size 7"):
+                    pyth.zeros(7).narrow(0, 5, n)
+                with pytest.raises(IndexError, match=rf"index {n} is out of range"):
+                    small.select(1, n)
+            i += 1
+        done[k] = i
+
+    errors = run_threads(worker)
+    assert not errors, errors[:3]
+    assert sum(done) >= THREADS * 8, f"too little work to mean anything: {done}"
+    assert np.array_equal(big.numpy(), big_np)
+    assert np.array_equal(shared_np, np.arange(1000, dtype=np.float32))
+    for name, t in dict(big=big, small=small, borrowed=borrowed, out=out).items():
+        assert (t._h.refcount, t._h.storage.refcount) == refs[name], name
+    assert meters() == base
+
+
+def test_refcount_churn_on_one_storage(fast_switching):
+    """Retain/free races: 8 threads make and drop views and storages of one tensor."""
+    t = pyth.arange(1000.)
+    before = (t._h.refcount, t._h.storage.refcount)
+    base = meters()
+
+    def worker(k, deadline):
+        while time.monotonic() < deadline:
+            views = [t.narrow(0, j, 10) for j in range(k, 900, 37)]
+            views += [v.t() if v.dim() == 2 else v.unsqueeze(0) for v in views]
+            clones = [v.clone() for v in views[:3]]
+            st = [v.storage() for v in views[:5]]
+            assert all(s.data_ptr() == t.data_ptr() for s in st)
+            assert clones[0][0].item() == float(k)
+            del views, clones, st
+
+    errors = run_threads(worker)
+    assert not errors, errors[:3]
+    assert (t._h.refcount, t._h.storage.refcount) == before
+    assert meters() == base
+
+
+def test_concurrent_failures_keep_their_own_messages(fast_switching):
+    """The error kind and message are thread-local: failures in 8 threads at once never see
+    another thread's message (or an empty one)."""
+    def worker(k, deadline):
+        v = pyth.zeros(5 + k)
+        while time.monotonic() < deadline:
+            try:
+                v.narrow(0, 0, 100 + k)
+            except RuntimeError as e:
+                assert re.search(rf"length {100 + k} exceeds size {5 + k} of dim 0", str(e)), e
+            try:
+                pyth.FloatStorage(-(k + 1))
+            except ValueError as e:
+                assert f"negative storage size {-(k + 1)}" in str(e), e
+
+    errors = run_threads(worker, seconds=1.5)
+    assert not errors, errors[:3]
