@@ -21,7 +21,7 @@ from typing import Callable
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import pyth  # noqa: E402  (the checkout's pyth, not an installed one)
+import pyth  # the checkout's pyth, not an installed one
 
 try:
     import torch

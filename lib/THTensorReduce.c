@@ -41,9 +41,9 @@
 #define TH_VECTOR_CLONES
 #endif
 
-#define TH_REDUCE_LANES 32 /* independent accumulators of a horizontal row */
+#define TH_REDUCE_LANES 32   /* independent accumulators of a horizontal row */
 #define TH_REDUCE_COLS 32768 /* cells a vertical block keeps in L2 while rows stream by */
-#define TH_ARG_BLOCK 1024   /* elements an arg-reduction scans for their extreme at once */
+#define TH_ARG_BLOCK 1024    /* elements an arg-reduction scans for their extreme at once */
 
 typedef struct THReduction {
   const char *op;

@@ -204,15 +204,15 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     return _reduce("mean", input, dim, keepdim, dtype, out)
 
 
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False, *,
+def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          out: Tensor | None = None) -> Tensor:
-    """Largest value over dim (() or None: all dims); NaN propagates."""
+    """Largest value over dim (None or (): all dims); NaN propagates."""
     return _reduce("amax", input, dim, keepdim, None, out)
 
 
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False, *,
+def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
          out: Tensor | None = None) -> Tensor:
-    """Smallest value over dim (() or None: all dims); NaN propagates."""
+    """Smallest value over dim (None or (): all dims); NaN propagates."""
     return _reduce("amin", input, dim, keepdim, None, out)
 
 

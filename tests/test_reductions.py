@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 import pytest
+from pyth._th import lib
 
 import pyth
-from pyth._th import lib
 
 ALL = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16", "bfloat16",
        "bool"]
@@ -82,10 +82,6 @@ def assert_matches(got: pyth.Tensor, want, dtype_name: str | None = None) -> Non
 
 
 DIMS = [None, 0, 1, -1, (0, 1), (-1, 0), ()]
-
-
-def torch_dim(d):
-    return d
 
 
 # ---- sum / prod / amax / amin / all / any against torch, every dtype and layout ---------------
@@ -262,6 +258,7 @@ def test_max_min_match_torch(dtype):
                     assert_matches(got.values, want.values)
                     assert_matches(got.indices, want.indices)
                     v, i = got                          # unpacks like a named tuple
+                    assert v is got.values and i is got.indices
                     assert type(got).__name__ == op
                     if dtype != "bool":
                         aop = "arg" + op
@@ -538,6 +535,19 @@ def test_threaded_paths_match_serial(tiny_grain, dtype):
                     assert_matches(pyth.logsumexp(x, dim if dim is not None else ()),
                                    torch.logsumexp(tx, dim if dim is not None else
                                                    tuple(range(len(shape)))))
+
+
+def test_transposed_kept_dims_take_the_tiled_walk():
+    """Kept dims in the opposite order to the input's memory: the walk tiles them."""
+    torch = pytest.importorskip("torch")
+    y = values("float32", (3, 80, 70))
+    x = to_pyth(y, "float32").permute(0, 2, 1)
+    tx = torch.from_numpy(y).permute(0, 2, 1)
+    for op in ("sum", "amax", "prod"):
+        assert_matches(getattr(pyth, op)(x, 0), getattr(torch, op)(tx, 0))
+    assert_matches(pyth.max(x, 0).indices, torch.max(tx, 0).indices)
+    assert_matches(pyth.cumsum(x, 0), torch.cumsum(tx, 0))
+    assert_matches(pyth.var(x, 0), torch.var(tx, 0))
 
 
 def test_threaded_ties_keep_first_index(tiny_grain):
