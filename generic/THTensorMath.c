@@ -11,6 +11,11 @@
 #else
 #define TH_M(fn) fn##f /* float, and Half/BFloat16 which compute in float */
 #endif
+#if defined(TH_REAL_IS_REDUCED)
+#define TH_ROUND(v) TH_LOAD(TH_STORE(v))
+#else
+#define TH_ROUND(v) (v)
+#endif
 #if defined(TH_REAL_IS_FLOATING)
 #define TH_ISNAN(x) isnan(x)
 #else
@@ -318,6 +323,7 @@ int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, rea
 #endif
 
 #undef TH_M
+#undef TH_ROUND
 #undef TH_ISNAN
 #undef TH_NEG_P
 #undef TH_UNARY_ROW_ATTR

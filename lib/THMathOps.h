@@ -10,7 +10,9 @@
  * (plus its Python table entry). Integer arithmetic wraps (it is done in the unsigned `ureal`)
  * instead of overflowing, which C leaves undefined. TH_NEG_P and TH_ISNAN are defined per
  * stamped type by the generic file (constant 0 where the type cannot be negative or NaN), and
- * so is TH_M(f): the C math function for the compute type (expf for float, exp for double).
+ * so is TH_M(f): the C math function for the compute type (expf for float, exp for double), and
+ * TH_ROUND(v): v rounded to the stored type where that is narrower than the compute type
+ * (Half, BFloat16), as PyTorch rounds such intermediates.
  */
 
 #include "THGeneral.h"
@@ -73,7 +75,7 @@
   _(fmod, TH_M(fmod)(x, y))                                           \
   _(remainder, TH_fremainder(x, y))                                   \
   _(floor_divide, TH_ffloordiv(x, y))                                 \
-  _(trunc_divide, TH_M(trunc)(x / y))
+  _(trunc_divide, TH_M(trunc)(TH_ROUND(x / y)))
 
 /* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
 #define TH_INT_BINARY_OPS(_)                                          \

@@ -376,7 +376,9 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
          _inplace: bool = False) -> Tensor:
     """input + weight * (end - input), floating types."""
     for name, x in (("end", end), ("weight", weight)):
-        if isinstance(x, Tensor) and x.dtype is not input.dtype:
+        # a 0-dim weight converts like a scalar, as in PyTorch
+        if isinstance(x, Tensor) and x.dtype is not input.dtype and \
+                (name == "end" or x.dim() > 0):
             raise RuntimeError(f"lerp(): expected dtype {input.dtype.name} for `{name}` but got "
                                f"dtype {x.dtype.name}")
     dt = result_type(input, end)
