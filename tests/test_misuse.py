@@ -326,8 +326,10 @@ def test_misuse_raises_isolated(cid, code, exc, words):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(pyth.__file__))] +
                                         [p for p in sys.path if p])
+    # cwd: the tests folder, so the child's first path entry is not a source checkout whose
+    # pyth/ has no compiled core (CI runs from one, against the installed package)
     r = subprocess.run([sys.executable, "-c", _CHILD, code], capture_output=True, text=True,
-                       timeout=120, env=env)
+                       timeout=120, env=env, cwd=os.path.dirname(os.path.abspath(__file__)))
     assert r.returncode == 0, f"{cid}: child died with {r.returncode}:\n{r.stderr[-3000:]}"
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["raised"] is not None, f"{cid}: no exception"
