@@ -39,13 +39,20 @@ def _batch_size(fn: Callable[[], object], target: float) -> int:
         n *= 4
 
 
-def run_case(case: Case, rounds: int, target: float) -> Case:
+# After a batch, each library's worker threads keep spinning for a while before they sleep
+# (OpenBLAS's pthreads for about 2^28 cycles, ~0.1 s; OpenMP pools for less): on a 2-core machine
+# they would steal a core from the next library's batch. A pause between batches lets them park.
+SETTLE = 0.12
+
+
+def run_case(case: Case, rounds: int, target: float, settle: float = SETTLE) -> Case:
     """Times every library's callable: `rounds` interleaved rounds of ~target seconds each."""
     batches = {lib: _batch_size(fn, target) for lib, fn in case.fns.items()}
     samples: dict[str, list[float]] = {lib: [] for lib in case.fns}
     for _ in range(rounds):
         for lib, fn in case.fns.items():
             n = batches[lib]
+            time.sleep(settle)
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()

@@ -23,7 +23,7 @@ from harness import Case, report, run_case, save, torch  # noqa: E402
 
 # Each bench module also runs on its own (python benchmarks/bench_x.py); these adapters turn
 # what its cases() returns into harness Cases for the one-table suite.
-def _pointwise(mod, quick):
+def _cases(mod, quick):
     return mod.cases(quick)
 
 
@@ -59,8 +59,8 @@ def _matmul(mod, quick):
     return out
 
 
-ADAPTERS = {"bench_pointwise": _pointwise, "bench_reductions": _reductions,
-            "bench_random": _random, "bench_matmul": _matmul}
+ADAPTERS = {"bench_pointwise": _cases, "bench_indexing": _cases,
+            "bench_reductions": _reductions, "bench_random": _random, "bench_matmul": _matmul}
 
 
 def _machine() -> str:

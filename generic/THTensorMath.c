@@ -69,6 +69,14 @@ static int THTensor_(broadcastShape)(int64_t *size, int *ndim, const char *op, T
   return 0;
 }
 
+/* The shape of a, after checking its bounds (the result shape of a unary op). */
+static int THTensor_(sizeOf)(int64_t *size, int *ndim, const char *op, THTensor *a) {
+  THTry(THTensor_(checkBounds)(a, op), -1);
+  *ndim = a->nDimension;
+  memcpy(size, a->size, sizeof(int64_t) * (size_t)a->nDimension);
+  return 0;
+}
+
 /* RuntimeError when input `in` and the output share some memory without being the very same
  * view (in-place is fine; a shifted window would read values the op already wrote). */
 static int THTensor_(checkOverlap)(const char *op, THTensor *in, int rn, const int64_t *rsize,
@@ -89,10 +97,51 @@ static int THTensor_(checkOverlap)(const char *op, THTensor *in, int rn, const i
   return 0;
 }
 
+/* The short path of run() for small operands: r contiguous, every input either contiguous in
+ * r's very shape or a single value, and no input overlapping r unless it is r itself. Then the
+ * whole op is one row (stride 1, or 0 for a single value) on the calling thread. Returns 1 when
+ * it applies (pointers and strides filled in), 0 to take the general path. */
+static int THTensor_(flatRow)(int nin, THTensor *const *in, int rn, const int64_t *rsize,
+                              const int64_t *rstride, char *rdata, int64_t relsize,
+                              int64_t numel, char **ptr, int64_t *istride) {
+  if (numel >= THGetGrainSize() || !THShape_isContiguous(rn, rsize, rstride)) return 0;
+  const char *rend = rdata + numel * relsize;
+  ptr[0] = rdata;
+  istride[0] = 1;
+  for (int k = 0; k < nin; k++) {
+    const THTensor *t = in[k];
+    char *d = (char *)THTensor_(data)(t);
+    int64_t n = THTensor_(nElement)(t);
+    if (n == 1 && t->nDimension <= rn && numel > 0) {
+      istride[k + 1] = 0;
+    } else {
+      if (t->nDimension != rn || n != numel) return 0;
+      for (int i = 0; i < rn; i++)
+        if (t->size[i] != rsize[i]) return 0;
+      if (!THShape_isContiguous(rn, t->size, t->stride)) return 0;
+      istride[k + 1] = 1;
+    }
+    const char *dend = d + (istride[k + 1] ? n : 1) * (int64_t)sizeof(real);
+    int same = d == rdata && istride[k + 1] == 1 && relsize == (int64_t)sizeof(real);
+    if (!same && numel > 0 && d < rend && rdata < dend) return 0; /* run() reports it */
+    ptr[k + 1] = d;
+  }
+  return 1;
+}
+
 /* Runs fn over (r, inputs...) with every input broadcast to r's shape. */
 static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin,
                           THTensor *const *in, int rn, const int64_t *rsize,
                           const int64_t *rstride, char *rdata, int64_t relsize) {
+  THMathCtx ctx = {0, extra};
+  int64_t numel = 1;
+  for (int d = 0; d < rn; d++) numel *= rsize[d];
+  char *ptr[TH_ITER_MAXARGS];
+  int64_t istride[TH_ITER_MAXARGS];
+  if (THTensor_(flatRow)(nin, in, rn, rsize, rstride, rdata, relsize, numel, ptr, istride)) {
+    if (numel > 0) fn(&ctx, numel, ptr, istride);
+    return THMath_finish(&ctx, op);
+  }
   int64_t bstride[TH_ITER_MAXARGS][TH_MAX_DIM];
   const int64_t *strides[TH_ITER_MAXARGS] = {rstride};
   int64_t elsize[TH_ITER_MAXARGS] = {relsize};
@@ -107,7 +156,6 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
   }
   THIter it;
   THIter_init(&it, nin + 1, rn, rsize, strides, elsize, 0);
-  THMathCtx ctx = {0, extra};
   THIter_run(&it, base, fn, &ctx, 1);
   return THMath_finish(&ctx, op);
 }
@@ -127,6 +175,20 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
 #define TH_UNARY_ROW_ATTR
 #endif
 
+/* The <name>New forms: the result allocated at its final shape, then the op run into it. */
+#define TH_NEW_RESULT(OUT, OUT_NEW, OUT_FREE, SIZE_OF, CALL)                                  \
+  {                                                                                           \
+    int64_t size_[TH_MAX_DIM];                                                                \
+    int ndim_;                                                                                \
+    if (SIZE_OF) return NULL;                                                                 \
+    OUT *r_ = OUT_NEW(ndim_, size_);                                                          \
+    if (r_ && CALL != 0) {                                                                    \
+      OUT_FREE(r_);                                                                           \
+      r_ = NULL;                                                                              \
+    }                                                                                         \
+    return r_;                                                                                \
+  }
+
 #define TH_UNARY_IMPL_(NAME, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)               \
   TH_UNARY_ROW_ATTR static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
     (void)ctx;                                                                                \
@@ -140,8 +202,15 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
     THTry(THTensor_(checkBounds)(a, op), -1);                                                 \
     THTry(OUT_RESIZE(r, op, a->nDimension, a->size, (void *)r == (void *)a), -1);             \
     return TH_RUN(op, THTensor_(NAME##Row), NULL, r, OUT_DATA(r), sizeof(OUT_T), a);          \
-  }
+  }                                                                                           \
+  OUT *THTensor_(NAME##New)(THTensor * a)                                                     \
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE,                                                   \
+                THTensor_(sizeOf)(size_, &ndim_, #NAME "()", a), THTensor_(NAME)(r_, a))
 
+#define THTensor_NEW THTensor_(newWithSize)
+#define THTensor_FREE THTensor_(free)
+#define THBoolTensor_NEW THBoolTensor_newWithSize
+#define THBoolTensor_FREE THBoolTensor_free
 #define TH_UNARY_IMPL(NAME, EXPR) \
   TH_UNARY_IMPL_(NAME, THTensor, real, THTensor_(resizeOutput), THTensor_(data), TH_STORE, EXPR)
 #define TH_PREDICATE_IMPL(NAME, EXPR)                                                  \
@@ -171,6 +240,15 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
     THStorage s;                                                                              \
     THTensor t;                                                                               \
     return THTensor_(NAME)(r, a, THTensor_(scalarView)(&t, &s, &b));                          \
+  }                                                                                           \
+  OUT *THTensor_(NAME##New)(THTensor * a, THTensor * b)                                       \
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE,                                                   \
+                THTensor_(broadcastShape)(size_, &ndim_, #NAME "()", a, b, NULL),             \
+                THTensor_(NAME)(r_, a, b))                                                    \
+  OUT *THTensor_(NAME##ScalarNew)(THTensor * a, real b) {                                     \
+    THStorage s;                                                                              \
+    THTensor t;                                                                               \
+    return THTensor_(NAME##New)(a, THTensor_(scalarView)(&t, &s, &b));                        \
   }
 
 #define TH_BINARY_IMPL(NAME, EXPR) \
@@ -327,5 +405,10 @@ int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, rea
 #undef TH_ISNAN
 #undef TH_NEG_P
 #undef TH_UNARY_ROW_ATTR
+#undef TH_NEW_RESULT
+#undef THTensor_NEW
+#undef THTensor_FREE
+#undef THBoolTensor_NEW
+#undef THBoolTensor_FREE
 
 #endif

@@ -6,14 +6,24 @@
  * b; r is resized to the broadcast shape unless it is a or b (then the shapes must agree). The
  * <name>Scalar forms take b as a value. All return 0, or -1 with an error recorded. */
 
-#define TH_UNARY_DECL(NAME, EXPR) int THTensor_(NAME)(THTensor *r, THTensor *a);
+/* Each op also has a <name>New form returning a new result tensor (NULL with an error
+ * recorded on failure): one call instead of two for the small ops of a Python expression. */
+#define TH_UNARY_DECL(NAME, EXPR)                                  \
+  int THTensor_(NAME)(THTensor *r, THTensor *a);                  \
+  THTensor *THTensor_(NAME##New)(THTensor *a);
 #define TH_BINARY_DECL(NAME, EXPR)                                 \
   int THTensor_(NAME)(THTensor *r, THTensor *a, THTensor *b);     \
-  int THTensor_(NAME##Scalar)(THTensor *r, THTensor *a, real b);
+  int THTensor_(NAME##Scalar)(THTensor *r, THTensor *a, real b);  \
+  THTensor *THTensor_(NAME##New)(THTensor *a, THTensor *b);       \
+  THTensor *THTensor_(NAME##ScalarNew)(THTensor *a, real b);
 #define TH_COMPARE_DECL(NAME, EXPR)                                \
   int THTensor_(NAME)(THBoolTensor *r, THTensor *a, THTensor *b); \
-  int THTensor_(NAME##Scalar)(THBoolTensor *r, THTensor *a, real b);
-#define TH_PREDICATE_DECL(NAME, EXPR) int THTensor_(NAME)(THBoolTensor *r, THTensor *a);
+  int THTensor_(NAME##Scalar)(THBoolTensor *r, THTensor *a, real b); \
+  THBoolTensor *THTensor_(NAME##New)(THTensor *a, THTensor *b);   \
+  THBoolTensor *THTensor_(NAME##ScalarNew)(THTensor *a, real b);
+#define TH_PREDICATE_DECL(NAME, EXPR)                              \
+  int THTensor_(NAME)(THBoolTensor *r, THTensor *a);              \
+  THBoolTensor *THTensor_(NAME##New)(THTensor *a);
 
 TH_ALL_BINARY_OPS(TH_BINARY_DECL)
 TH_COMPARE_OPS(TH_COMPARE_DECL)
@@ -35,7 +45,7 @@ TH_INT_BINARY_OPS(TH_BINARY_DECL)
 
 #if defined(TH_REAL_IS_INTEGRAL) || defined(TH_REAL_IS_BOOL)
 TH_BITWISE_BINARY_OPS(TH_BINARY_DECL)
-int THTensor_(bitwise_not)(THTensor *r, THTensor *a);
+TH_UNARY_DECL(bitwise_not, ~x)
 #endif
 
 #if !defined(TH_REAL_IS_BOOL)

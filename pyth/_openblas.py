@@ -17,7 +17,39 @@ except ImportError as e:  # pragma: no cover - the package is a declared depende
                       "pip install scipy-openblas32") from e
 
 PATH = os.path.join(_package.get_lib_dir(), _package.get_library(fullname=True))
-LIBRARY = ctypes.CDLL(PATH, mode=ctypes.RTLD_GLOBAL)
+
+# OpenBLAS's runtime detection knows AVX-512 only on Intel models: on AVX-512 AMD parts (Zen 4,
+# shown by virtual machines as plain "AMD EPYC") it picks its Haswell (AVX2) kernels, about 1.5x
+# slower for GEMM. The SkylakeX kernels need AVX-512 F/CD/BW/DQ/VL; when the CPU has them and the
+# user has not chosen a core (OPENBLAS_CORETYPE), ask for those kernels for this library only.
+_SKYLAKEX_FLAGS = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def _load() -> ctypes.CDLL:
+    chosen = "OPENBLAS_CORETYPE" in os.environ or not _SKYLAKEX_FLAGS <= _cpu_flags()
+    if not chosen:
+        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"  # read once, when the library loads
+    try:
+        return ctypes.CDLL(PATH, mode=ctypes.RTLD_GLOBAL)
+    finally:
+        if not chosen:
+            del os.environ["OPENBLAS_CORETYPE"]  # child processes keep their own detection
+
+
+LIBRARY = _load()
+LIBRARY.scipy_openblas_get_corename.restype = ctypes.c_char_p
+CORE = LIBRARY.scipy_openblas_get_corename().decode()
 
 # pyth threads its products with OpenMP (lib/THBlas.c): OpenBLAS's own pthreads would compete
 # with that pool for the same cores, so each OpenBLAS call runs on its caller's thread.

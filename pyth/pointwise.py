@@ -77,6 +77,10 @@ def check_writable(op: str, t: Tensor) -> None:
 
 
 def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = False) -> Tensor:
+    if out is None and not _inplace:
+        fn = _DIRECT_UNARY[name].get(type(a))
+        if fn is not None:
+            return wrap(a.dtype, fn(a._h))
     rule, kinds, identity = _UNARY[name]
     if not isinstance(a, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
@@ -168,6 +172,12 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
             _inplace: bool = False) -> Tensor:
     """The one path of every binary op: resolve the dtype, then run the C kernel into a new
     tensor, out= or self. Same-dtype tensors and tensor-scalar pairs take a short path."""
+    if out is None and not _inplace:
+        direct = _DIRECT.get(name)
+        entry = direct.get((type(a), type(b))) if direct is not None else None
+        if entry is not None:
+            fn, rdt, tensor = entry
+            return wrap(rdt, fn(a._h, b._h if tensor else b))
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor argument")
     if type(a) is type(b) or not isinstance(b, Tensor) and is_scalar(b) and \
@@ -195,6 +205,51 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
             raise_error()
         return r
     return into(name, k.result_dt, out, run)
+
+
+# ---- the short path of small ops ---------------------------------------------------------------
+
+# For one op: (type of a, type of b) -> (C <name>New or <name>ScalarNew, result dtype, b is a
+# tensor). It holds the pairs that need nothing from Python but the call: two tensors of one
+# class whose compute dtype is their own, and float32/float64 tensors with a Python float or
+# int. Everything else (promotion, conversion, out=, errors) takes the general path.
+_DIRECT: dict[str, dict[tuple, tuple]] = {}
+
+
+def _direct_table(name: str) -> dict[tuple, tuple]:
+    table: dict[tuple, tuple] = {}
+    cname = _C_NAMES.get(name, name)
+    for dt in _dt.ALL_DTYPES:
+        k = _Kernel(name, dt)
+        if k.error is not None or k.dt is not dt:
+            continue
+        table[dt.tensor_class, dt.tensor_class] = (getattr(dt.tensor, cname + "New"),
+                                                   k.result_dt, True)
+        if dt in (_dt.float32, _dt.float64):
+            for scalar in (float, int):
+                table[dt.tensor_class, scalar] = (getattr(dt.tensor, cname + "ScalarNew"),
+                                                  k.result_dt, False)
+    return table
+
+
+def _direct_op(name: str, slow: Any) -> Any:
+    """f(a, b) = slow(a, b), taking the table's one C call for the pairs _DIRECT lists."""
+    table = _DIRECT[name]
+
+    def op(a: Any, b: Any) -> Tensor:
+        entry = table.get((type(a), type(b)))
+        if entry is None:
+            return slow(a, b)
+        fn, rdt, tensor = entry
+        return wrap(rdt, fn(a._h, b._h if tensor else b))
+    return op
+
+
+# unary ops whose result dtype is the input's: name -> {tensor class: C <name>New}
+_DIRECT_UNARY: dict[str, dict[type, Any]] = {
+    name: {dt.tensor_class: getattr(dt.tensor, name + "New") for dt in _dt.ALL_DTYPES
+           if rule(dt) is dt and dt.kind in kinds}
+    for name, (rule, kinds, _) in _UNARY.items()}
 
 
 def _is_bool(x: Any) -> bool:
@@ -476,18 +531,22 @@ def _install() -> None:
     Tensor.addcdiv_ = lambda self, t1, t2, *, value=1: _addc(  # noqa: E731
         "addcdiv", self, t1, t2, value, None, True)
 
+    for name in _BINARY:
+        _DIRECT[name] = _direct_table(name)
     operators = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
                  "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
                  "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
                  "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
     for py, name in operators.items():
         fn = FUNCTIONS[name]
-        setattr(Tensor, f"__{py}__", lambda self, other, _f=fn: _f(self, other))
+        setattr(Tensor, f"__{py}__", _direct_op(name, fn))
         setattr(Tensor, f"__r{py}__", lambda self, other, _f=fn: _f(other, self))
         setattr(Tensor, f"__i{py}__", _inplace_binary(name))
+    for py in ("add", "mul"):  # commutative: a Python number on the left is the same call
+        setattr(Tensor, f"__r{py}__", _direct_op(py, getattr(Tensor, f"__r{py}__")))
     for py in ("eq", "ne", "lt", "le", "gt", "ge"):
-        setattr(Tensor, f"__{py}__", lambda self, other, _n=py: _binary(_n, self, other)
-                if isinstance(other, Tensor) or is_scalar(other) else NotImplemented)
+        setattr(Tensor, f"__{py}__", _direct_op(py, lambda self, other, _n=py: _binary(
+            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented))
     Tensor.__hash__ = object.__hash__
     Tensor.__neg__ = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
         _raise(RuntimeError("negation, the `-` operator, on a bool tensor is not supported; "

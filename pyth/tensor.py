@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _numpy
 from . import dtypes as _dt
-from ._errors import check, check_ptr
+from ._errors import check, check_ptr, raise_error
 from ._size import Size
 from ._th import ffi, lib
 from .storage import Storage, wrap_storage
@@ -25,8 +25,10 @@ _INT_MAX = 2**31 - 1
 
 def wrap(dt: _dt.dtype, ptr) -> "Tensor":
     """A Python Tensor owning the (new) C reference ptr."""
+    if not ptr:  # a C constructor's NULL: its error is recorded
+        raise_error()
     t = object.__new__(dt.tensor_class)
-    t._h = ffi.gc(check_ptr(ptr), dt.tensor.free)
+    t._h = ffi.gc(ptr, dt.tensor.free)
     return t
 
 
