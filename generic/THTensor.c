@@ -501,7 +501,7 @@ int THTensor_(fill)(THTensor *self, real value) {
   const int64_t elsize[1] = {sizeof(real)};
   THIter_init(&it, 1, self->nDimension, self->size, strides, elsize, 0);
   char *base[1] = {(char *)THTensor_(data)(self)};
-  THIter_run(&it, base, THTensor_(fillRow), &value, 1);
+  THIter_run(&it, base, THTensor_(fillRow), &value, TH_WEIGHT_MEMORY);
   return 0;
 }
 

@@ -40,7 +40,7 @@
     const int64_t elsize[2] = {sizeof(real), sizeof(srcreal)};                                  \
     THIter_init(&it, 2, self->nDimension, self->size, strides, elsize, 0);                      \
     char *base[2] = {(char *)THTensor_(data)(self), (char *)TH##SrcReal##Tensor_data(src)};     \
-    THIter_run(&it, base, THTensor_(copyRow##SrcReal), NULL, 1);                                \
+    THIter_run(&it, base, THTensor_(copyRow##SrcReal), NULL, TH_WEIGHT_MEMORY);    \
     TH##SrcReal##Tensor_free(tmp);                                                              \
     return 0;                                                                                   \
   }

@@ -53,7 +53,7 @@ static int THTensor_(runGather)(const char *op, THTensor *r, int rdim, const int
                    (char *)THLongTensor_data(idx)};
   THIter it;
   THIter_init(&it, 3, nd, size, strides, elsize, 0);
-  THIter_run(&it, base, THTensor_(gatherRow), (void *)&step, 1);
+  THIter_run(&it, base, THTensor_(gatherRow), (void *)&step, TH_WEIGHT_MEMORY);
   THLongTensor_free(idx);
   THTensor_(free)(s);
   return 0;
@@ -165,7 +165,7 @@ static void THTensor_(runLines)(THRowFn fn, THTensor *self, int d, THLongTensor 
   char *base[2] = {(char *)THTensor_(data)(self), (char *)src};
   THIter it;
   THIter_init(&it, 2, nd, lines, strides, elsize, 0);
-  THIter_run(&it, base, fn, &c, 1);
+  THIter_run(&it, base, fn, &c, TH_WEIGHT_MEMORY);
 }
 
 /* The checks index_copy_ and index_add_ share: src has self's shape but index's length along
@@ -327,7 +327,7 @@ static int THTensor_(scatterFrom)(const char *op, THTensor *self, int64_t dim,
                      s ? (char *)THTensor_(data)(s) : (char *)value};
     THIter it;
     THIter_init(&it, 3, nd, lines, strides, elsize, 0);
-    THIter_run(&it, base, fns[reduce], &ctx, 1);
+    THIter_run(&it, base, fns[reduce], &ctx, TH_WEIGHT_MEMORY);
   }
   THLongTensor_free(idx);
   THTensor_(free)(s);
@@ -369,7 +369,7 @@ int THTensor_(maskedFill)(THTensor *self, THBoolTensor *mask, real value) {
   char *base[2] = {(char *)THTensor_(data)(self), (char *)THBoolTensor_data(m)};
   THIter it;
   THIter_init(&it, 2, self->nDimension, self->size, strides, elsize, 0);
-  THIter_run(&it, base, THTensor_(maskedFillRow), &value, 1);
+  THIter_run(&it, base, THTensor_(maskedFillRow), &value, TH_WEIGHT_MEMORY);
   THBoolTensor_free(m);
   return 0;
 }
@@ -498,7 +498,7 @@ int THTensor_(nonzero)(THLongTensor *r, THTensor *src) {
   _Atomic int64_t count = 0;
   THIter it;
   THIter_init(&it, 1, s->nDimension, s->size, strides, elsize, 0);
-  THIter_run(&it, base, THTensor_(countNonzeroRow), &count, 1);
+  THIter_run(&it, base, THTensor_(countNonzeroRow), &count, TH_WEIGHT_MEMORY);
   int64_t size[2] = {atomic_load(&count), s->nDimension};
   int status = THLongTensor_resizeOutput(r, op, 2, size, 0);
   if (status == 0 && s->nDimension > 0) {
@@ -545,7 +545,7 @@ int THTensor_(take)(THTensor *r, THTensor *src, THLongTensor *index) {
     char *base[2] = {(char *)THTensor_(data)(r), (char *)THLongTensor_data(idx)};
     THIter it;
     THIter_init(&it, 2, idx->nDimension, idx->size, strides, elsize, 0);
-    THIter_run(&it, base, THTensor_(takeRow), &f, 1);
+    THIter_run(&it, base, THTensor_(takeRow), &f, TH_WEIGHT_MEMORY);
     status = 0;
   }
   THLongTensor_free(idx);

@@ -97,14 +97,14 @@ static int THTensor_(checkOverlap)(const char *op, THTensor *in, int rn, const i
   return 0;
 }
 
-/* The short path of run() for small operands: r contiguous, every input either contiguous in
+/* The short path of run() for operands too small for threads: r contiguous, every input either contiguous in
  * r's very shape or a single value, and no input overlapping r unless it is r itself. Then the
  * whole op is one row (stride 1, or 0 for a single value) on the calling thread. Returns 1 when
  * it applies (pointers and strides filled in), 0 to take the general path. */
 static int THTensor_(flatRow)(int nin, THTensor *const *in, int rn, const int64_t *rsize,
                               const int64_t *rstride, char *rdata, int64_t relsize,
                               int64_t numel, char **ptr, int64_t *istride) {
-  if (numel >= THGetGrainSize() || !THShape_isContiguous(rn, rsize, rstride)) return 0;
+  if (!THShape_isContiguous(rn, rsize, rstride)) return 0;
   const char *rend = rdata + numel * relsize;
   ptr[0] = rdata;
   istride[0] = 1;
@@ -129,8 +129,9 @@ static int THTensor_(flatRow)(int nin, THTensor *const *in, int rn, const int64_
   return 1;
 }
 
-/* Runs fn over (r, inputs...) with every input broadcast to r's shape. */
-static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin,
+/* Runs fn over (r, inputs...) with every input broadcast to r's shape; weight is the kernel's
+ * cost per byte (TH_WEIGHT_*), which decides with the size whether threads pay. */
+static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int weight, int nin,
                           THTensor *const *in, int rn, const int64_t *rsize,
                           const int64_t *rstride, char *rdata, int64_t relsize) {
   THMathCtx ctx = {0, extra};
@@ -138,7 +139,9 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
   for (int d = 0; d < rn; d++) numel *= rsize[d];
   char *ptr[TH_ITER_MAXARGS];
   int64_t istride[TH_ITER_MAXARGS];
-  if (THTensor_(flatRow)(nin, in, rn, rsize, rstride, rdata, relsize, numel, ptr, istride)) {
+  const int64_t bytes = (relsize + nin * (int64_t)sizeof(real)) * weight;
+  if (!THParallel_worth(numel, bytes) &&
+      THTensor_(flatRow)(nin, in, rn, rsize, rstride, rdata, relsize, numel, ptr, istride)) {
     if (numel > 0) fn(&ctx, numel, ptr, istride);
     return THMath_finish(&ctx, op);
   }
@@ -156,12 +159,13 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
   }
   THIter it;
   THIter_init(&it, nin + 1, rn, rsize, strides, elsize, 0);
-  THIter_run(&it, base, fn, &ctx, 1);
+  THIter_run(&it, base, fn, &ctx, weight);
   return THMath_finish(&ctx, op);
 }
 
-#define TH_RUN(OP, FN, EXTRA, R, RDATA, RELSIZE, ...)                                        \
-  THTensor_(run)(OP, FN, EXTRA, (int)(sizeof((THTensor *[]){__VA_ARGS__}) / sizeof(THTensor *)), \
+#define TH_NARGS(...) ((int)(sizeof((THTensor *[]){__VA_ARGS__}) / sizeof(THTensor *)))
+#define TH_RUN(OP, FN, EXTRA, WEIGHT, R, RDATA, RELSIZE, ...)                                \
+  THTensor_(run)(OP, FN, EXTRA, WEIGHT, TH_NARGS(__VA_ARGS__),                               \
                  (THTensor *[]){__VA_ARGS__}, (R)->nDimension, (R)->size, (R)->stride,         \
                  (char *)(RDATA), RELSIZE)
 
@@ -189,7 +193,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
     return r_;                                                                                \
   }
 
-#define TH_UNARY_IMPL_(NAME, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)               \
+#define TH_UNARY_IMPL_(NAME, WEIGHT, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)       \
   TH_UNARY_ROW_ATTR static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
     (void)ctx;                                                                                \
     TH_ROW_LOOP2(n, data, stride, OUT_T, rp, real, ap, {                                      \
@@ -201,7 +205,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
     const char *op = #NAME "()";                                                              \
     THTry(THTensor_(checkBounds)(a, op), -1);                                                 \
     THTry(OUT_RESIZE(r, op, a->nDimension, a->size, (void *)r == (void *)a), -1);             \
-    return TH_RUN(op, THTensor_(NAME##Row), NULL, r, OUT_DATA(r), sizeof(OUT_T), a);          \
+    return TH_RUN(op, THTensor_(NAME##Row), NULL, WEIGHT, r, OUT_DATA(r), sizeof(OUT_T), a);  \
   }                                                                                           \
   OUT *THTensor_(NAME##New)(THTensor * a)                                                     \
   TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE,                                                   \
@@ -211,11 +215,15 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
 #define THTensor_FREE THTensor_(free)
 #define THBoolTensor_NEW THBoolTensor_newWithSize
 #define THBoolTensor_FREE THBoolTensor_free
-#define TH_UNARY_IMPL(NAME, EXPR) \
-  TH_UNARY_IMPL_(NAME, THTensor, real, THTensor_(resizeOutput), THTensor_(data), TH_STORE, EXPR)
-#define TH_PREDICATE_IMPL(NAME, EXPR)                                                  \
-  TH_UNARY_IMPL_(NAME, THBoolTensor, bool, THBoolTensor_resizeOutput, THBoolTensor_data, \
-                 TH_STORE_Bool, EXPR)
+#define TH_UNARY_IMPL(NAME, EXPR)                                                          \
+  TH_UNARY_IMPL_(NAME, TH_WEIGHT_MEMORY, THTensor, real, THTensor_(resizeOutput),            \
+                 THTensor_(data), TH_STORE, EXPR)
+#define TH_TRANSCENDENTAL_IMPL(NAME, EXPR)                                                 \
+  TH_UNARY_IMPL_(NAME, TH_WEIGHT_TRANSCENDENTAL, THTensor, real, THTensor_(resizeOutput),    \
+                 THTensor_(data), TH_STORE, EXPR)
+#define TH_PREDICATE_IMPL(NAME, EXPR)                                                      \
+  TH_UNARY_IMPL_(NAME, TH_WEIGHT_MEMORY, THBoolTensor, bool, THBoolTensor_resizeOutput,      \
+                 THBoolTensor_data, TH_STORE_Bool, EXPR)
 
 /* ---- binary: r = x op y ------------------------------------------------------------------ */
 
@@ -234,7 +242,8 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int nin
     int ndim;                                                                                 \
     THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, NULL), -1);                        \
     THTry(OUT_RESIZE(r, op, ndim, size, (void *)r == (void *)a || (void *)r == (void *)b), -1); \
-    return TH_RUN(op, THTensor_(NAME##Row), NULL, r, OUT_DATA(r), sizeof(OUT_T), a, b);       \
+    return TH_RUN(op, THTensor_(NAME##Row), NULL, TH_WEIGHT_MEMORY, r, OUT_DATA(r),            \
+                  sizeof(OUT_T), a, b);                                                       \
   }                                                                                           \
   int THTensor_(NAME##Scalar)(OUT * r, THTensor * a, real b) {                                \
     THStorage s;                                                                              \
@@ -262,7 +271,8 @@ TH_COMPARE_OPS(TH_COMPARE_IMPL)
 TH_ALL_PREDICATE_OPS(TH_PREDICATE_IMPL)
 
 #if defined(TH_REAL_IS_FLOATING)
-TH_FLOAT_UNARY_OPS(TH_UNARY_IMPL)
+TH_TRANSCENDENTAL_OPS(TH_TRANSCENDENTAL_IMPL)
+TH_ROUNDING_OPS(TH_UNARY_IMPL)
 TH_FLOAT_BINARY_OPS(TH_BINARY_IMPL)
 TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_IMPL)
 #endif
@@ -327,7 +337,7 @@ int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b) 
                    (char *)THTensor_(data)(a), (char *)THTensor_(data)(b)};
   THIter it;
   THIter_init(&it, 4, ndim, size, strides, elsize, 0);
-  THIter_run(&it, base, THTensor_(whereRow), NULL, 1);
+  THIter_run(&it, base, THTensor_(whereRow), NULL, TH_WEIGHT_MEMORY);
   return 0;
 }
 
@@ -342,8 +352,9 @@ static void THTensor_(addcmulRow)(void *ctx, int64_t n, char **data, const int64
 
 int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value) {
   THTry(THTensor_(ternaryOutput)(r, "addcmul()", a, t1, t2), -1);
-  return TH_RUN("addcmul()", THTensor_(addcmulRow), &value, r, THTensor_(data)(r), sizeof(real),
-                a, t1, t2);
+  return TH_RUN("addcmul()", THTensor_(addcmulRow), &value, TH_WEIGHT_MEMORY, r,
+                THTensor_(data)(r),
+                sizeof(real), a, t1, t2);
 }
 
 typedef struct {
@@ -367,7 +378,8 @@ int THTensor_(clamp)(THTensor *r, THTensor *a, int has_lo, real lo, int has_hi, 
   THTensor_(ClampBounds) c = {has_lo, has_hi, TH_LOAD(lo), TH_LOAD(hi)};
   THTry(THTensor_(checkBounds)(a, "clamp()"), -1);
   THTry(THTensor_(resizeOutput)(r, "clamp()", a->nDimension, a->size, r == a), -1);
-  return TH_RUN("clamp()", THTensor_(clampRow), &c, r, THTensor_(data)(r), sizeof(real), a);
+  return TH_RUN("clamp()", THTensor_(clampRow), &c, TH_WEIGHT_MEMORY, r, THTensor_(data)(r),
+                sizeof(real), a);
 }
 #endif
 
@@ -382,8 +394,8 @@ static void THTensor_(lerpRow)(void *ctx, int64_t n, char **data, const int64_t 
 
 int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight) {
   THTry(THTensor_(ternaryOutput)(r, "lerp()", a, b, weight), -1);
-  return TH_RUN("lerp()", THTensor_(lerpRow), NULL, r, THTensor_(data)(r), sizeof(real), a, b,
-                weight);
+  return TH_RUN("lerp()", THTensor_(lerpRow), NULL, TH_WEIGHT_MEMORY, r, THTensor_(data)(r),
+                sizeof(real), a, b, weight);
 }
 
 static void THTensor_(addcdivRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
@@ -395,8 +407,8 @@ static void THTensor_(addcdivRow)(void *ctx, int64_t n, char **data, const int64
 
 int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value) {
   THTry(THTensor_(ternaryOutput)(r, "addcdiv()", a, t1, t2), -1);
-  return TH_RUN("addcdiv()", THTensor_(addcdivRow), &value, r, THTensor_(data)(r), sizeof(real),
-                a, t1, t2);
+  return TH_RUN("addcdiv()", THTensor_(addcdivRow), &value, TH_WEIGHT_MEMORY, r, THTensor_(data)(r),
+                sizeof(real), a, t1, t2);
 }
 #endif
 
@@ -406,6 +418,7 @@ int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, rea
 #undef TH_NEG_P
 #undef TH_UNARY_ROW_ATTR
 #undef TH_NEW_RESULT
+#undef TH_NARGS
 #undef THTensor_NEW
 #undef THTensor_FREE
 #undef THBoolTensor_NEW

@@ -50,7 +50,9 @@ int THTensor_(linalgVectorNorm)(THTensor *r, THTensor *a, double ord, int ndims,
   for (int d = 0; d < kn; d++) nout *= ksize[d];
   const real *src = THTensor_(data)(a);
   real *dst = THTensor_(data)(r);
-  const int parallel = (double)nout * (double)inner >= (double)THGetGrainSize() && nout > 1;
+  int64_t work;
+  const int parallel = nout > 1 && THSize_mul(&work, nout, inner) == 0 &&
+                       THParallel_worth(work, sizeof(real));
 
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t o = 0; o < nout; o++) {

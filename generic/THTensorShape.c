@@ -75,7 +75,7 @@ int THTensor_(flip)(THTensor *r, THTensor *src, int ndims, const int64_t *dims) 
   char *base[2] = {(char *)THTensor_(data)(r), sdata};
   THIter it;
   THIter_init(&it, 2, nd, r->size, strides, elsize, 0);
-  THIter_run(&it, base, THTensor_(flipRow), NULL, 1);
+  THIter_run(&it, base, THTensor_(flipRow), NULL, TH_WEIGHT_MEMORY);
   THTensor_(free)(tmp);
   return 0;
 }
@@ -123,7 +123,7 @@ static int THTensor_(triangle)(THTensor *r, THTensor *src, int64_t k, int upper,
   k = TH_MAX(TH_MIN(k, cols + 1), -rows - 1);
   real *rdata = THTensor_(data)(r), *sdata = THTensor_(data)(src);
   const int64_t *rstr = r->stride, *sstr = src->stride, *size = src->size;
-  const int parallel = THTensor_(nElement)(src) >= THGetGrainSize();
+  const int parallel = THParallel_worth(THTensor_(nElement)(src), 2 * sizeof(real));
 #pragma omp parallel for if (parallel) schedule(static)
   for (int64_t q = 0; q < total; q++) {
     int64_t i = q % rows, b = q / rows;

@@ -286,7 +286,7 @@ static void THTensor_(topkSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPa
       buf[m++].i = i;
     }
   }
-  const int parallel = a->parallel && k >= THGetGrainSize();
+  const int parallel = a->parallel && THParallel_worth(k, sizeof(real) * TH_WEIGHT_SORT);
   THTensor_(sortPairs)(buf, buf + k, k, desc, parallel);
   for (int64_t j = 0; j < k; j++) {
     v[j * vs] = TH_STORE(buf[j].v);
@@ -368,7 +368,7 @@ static int THTensor_(forSlices)(THTensor_(SliceFn) fn, THTensor_(SliceArgs) args
   if (nslices == 0) return 0;
 
   const int threads = THSort_threads(nslices, args.n);
-  args.parallel = threads == 1 && args.n >= THGetGrainSize() && !omp_in_parallel();
+  args.parallel = threads == 1 && THParallel_worth(args.n, sizeof(real) * TH_WEIGHT_SORT);
   w.args = args;
   w.src = THTensor_(data)(self);
   w.vals = values ? THTensor_(data)(values) : NULL;
@@ -556,7 +556,7 @@ int THTensor_(unique)(THTensor *values, THLongTensor *inverse, THLongTensor *cou
     buf[i].v = TH_LOAD(src[i]);
     buf[i].i = i;
   }
-  THTensor_(sortPairs)(buf, buf + n, n, 0, n >= THGetGrainSize() && !omp_in_parallel());
+  THTensor_(sortPairs)(buf, buf + n, n, 0, THParallel_worth(n, sizeof(real) * TH_WEIGHT_SORT));
   int64_t nruns = n > 0;
   for (int64_t j = 1; j < n; j++) nruns += !(buf[j].v == buf[j - 1].v);
   int status = THTensor_(uniqueOutputs)(values, inverse, counts, nruns, self->nDimension,

@@ -54,12 +54,22 @@ void THFree(void *ptr);
  * arrays, allocator contexts): the leak tests compare it with a baseline. */
 int64_t THAlloc_liveCount(void);
 
-/* Threads (OpenMP) and the grain size: the element count below which an op stays on the
- * calling thread (see THTensorApply.h). */
+/* Threads (OpenMP) and the grain size. An op's work is measured in bytes: its elements times
+ * the bytes each touches (every operand's element), times a weight for costly kernels
+ * (TH_WEIGHT_*). Below the grain an op stays on the calling thread: on this design's 2-core
+ * reference machine a thread team costs 2-4 us, the time one core streams about 1 MiB
+ * (benchmarks/bench_grain.py measures where a second thread starts to pay). */
+#define TH_GRAIN_DEFAULT ((int64_t)1 << 20)
+#define TH_WEIGHT_MEMORY 1       /* add, copy, fill, gather: bound by memory traffic */
+#define TH_WEIGHT_TRANSCENDENTAL 4 /* exp, log, tanh, ...: a few dozen flops per element */
+#define TH_WEIGHT_SORT 64        /* sorts, selections: log n compare-and-move passes */
 void THSetNumThreads(int n);
 int THGetNumThreads(void);
-void THSetGrainSize(int64_t grain);
+void THSetGrainSize(int64_t bytes);
 int64_t THGetGrainSize(void);
+/* Whether `elements` elements of `bytes` weighted bytes each are worth a thread team: at least
+ * the grain, more than one thread available, and not already inside a parallel region. */
+int THParallel_worth(int64_t elements, int64_t bytes);
 
 #ifndef TH_CDEF
 /* Argument checks: record the error and return RET from the calling function. */

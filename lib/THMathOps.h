@@ -22,8 +22,10 @@
 #include <stdint.h>
 #endif
 
-/* r = f(x), floating types only. */
-#define TH_FLOAT_UNARY_OPS(_)                                         \
+/* r = f(x), floating types only: the costly ones (a polynomial or a vector-math call per
+ * element), then the rounding ones (an instruction each). */
+#define TH_FLOAT_UNARY_OPS(_) TH_TRANSCENDENTAL_OPS(_) TH_ROUNDING_OPS(_)
+#define TH_TRANSCENDENTAL_OPS(_)                                      \
   _(exp, TH_M(exp)(x))                                                \
   _(expm1, TH_M(expm1)(x))                                            \
   _(log, TH_M(log)(x))                                                \
@@ -45,7 +47,8 @@
   _(sigmoid, 1 / (1 + TH_M(exp)(-x)))                                 \
   _(erf, TH_M(erf)(x))                                                \
   _(erfinv, TH_erfinv(x))                                             \
-  _(lgamma, TH_M(lgamma)(x))                                          \
+  _(lgamma, TH_M(lgamma)(x))
+#define TH_ROUNDING_OPS(_)                                            \
   _(floor, TH_M(floor)(x))                                            \
   _(ceil, TH_M(ceil)(x))                                              \
   _(round, TH_M(nearbyint)(x))                                        \

@@ -2,7 +2,7 @@
 
 #include <omp.h>
 
-static int64_t th_grain = 32768;
+static int64_t th_grain = TH_GRAIN_DEFAULT;
 
 void THSetNumThreads(int n) {
   if (n > 0) omp_set_num_threads(n);
@@ -10,6 +10,11 @@ void THSetNumThreads(int n) {
 int THGetNumThreads(void) { return omp_get_max_threads(); }
 void THSetGrainSize(int64_t grain) { th_grain = grain > 0 ? grain : 1; }
 int64_t THGetGrainSize(void) { return th_grain; }
+
+int THParallel_worth(int64_t elements, int64_t bytes) {
+  if (elements <= 1 || bytes <= 0 || elements < th_grain / bytes) return 0;
+  return omp_get_max_threads() > 1 && !omp_in_parallel();
+}
 
 void THIter_init(THIter *it, int narg, int ndim, const int64_t *size,
                  const int64_t *const *strides, const int64_t *elsize, int order_by) {
@@ -135,7 +140,7 @@ void THIter_narrow(THIter *sub, char **sub_base, const THIter *it, char **base, 
     sub_base[k] = base[k] + begin * it->stride[k][d] * it->elsize[k];
 }
 
-void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int parallel) {
+void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int weight) {
   if (it->numel == 0) return;
   int tiled = wants_tiles(it);
   int64_t work = it->numel;
@@ -144,7 +149,9 @@ void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int parall
     int64_t t0 = (it->inner + TH_TILE - 1) / TH_TILE;
     work = (it->numel / (it->inner * it->size[it->ndim - 2])) * t1 * t0;
   }
-  if (!parallel || it->numel < th_grain || omp_get_max_threads() < 2 || omp_in_parallel()) {
+  int64_t bytes = 0;
+  for (int k = 0; k < it->narg; k++) bytes += it->elsize[k];
+  if (!THParallel_worth(it->numel, bytes * weight)) {
     if (tiled) run_tiles(it, base, fn, ctx, 0, work);
     else run_range(it, base, fn, ctx, 0, work);
     return;

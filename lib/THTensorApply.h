@@ -21,9 +21,10 @@
  *   - Tiling. When some operand's innermost stride is not its smallest (A + A.T: one operand
  *     walks across rows of the other), the two innermost dims are cut into TH_TILE x TH_TILE
  *     blocks and each block is finished before the next, so both operands stay in cache.
- *   - Threads. Above a grain size (THGetGrainSize(), chosen by measurement on a 2-core
- *     machine; small tensors never pay for a thread team) the elements, or the tiles, are
- *     split in equal contiguous ranges between OpenMP threads. Row functions are pure per
+ *   - Threads. When the work (elements x bytes of every operand's element x the kernel's
+ *     weight, THParallel_worth) reaches the grain size, chosen by measurement on a 2-core
+ *     machine, the elements, or the tiles, are split in equal contiguous ranges between
+ *     OpenMP threads; smaller ops never pay for a thread team. Row functions are pure per
  *     element, so any split is correct.
  */
 
@@ -54,9 +55,10 @@ void THIter_init(THIter *it, int narg, int ndim, const int64_t *size,
                  const int64_t *const *strides, const int64_t *elsize, int order_by);
 /* Positions the odometer at `row`: counter and per-operand element offsets. */
 void THIter_seek(const THIter *it, int64_t row, int64_t *counter, int64_t *offset);
-/* Runs fn over every element, tiled and threaded as described above; parallel=0 keeps it on
- * the calling thread (for kernels whose row functions share state). */
-void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int parallel);
+/* Runs fn over every element, tiled and threaded as described above. weight is the kernel's
+ * cost per byte (TH_WEIGHT_MEMORY, TH_WEIGHT_TRANSCENDENTAL, ...); 0 keeps it on the calling
+ * thread (for kernels whose row functions share state). */
+void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int weight);
 /* The part of `it` with collapsed dim d restricted to [begin, end): *sub and sub_base describe
  * it (how a caller splits work its own way, e.g. reductions that must not share an output
  * element between threads). */

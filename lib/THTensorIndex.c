@@ -65,7 +65,7 @@ static int THIndex_findBad(THLongTensor *index, int64_t lo, int64_t hi, int64_t 
   THIter_init(&it, 1, index->nDimension, index->size, strides, elsize, 0);
   THIndexRange c = {lo, hi, 0, 0};
   char *base[1] = {(char *)THLongTensor_data(index)};
-  THIter_run(&it, base, THIndex_rangeRow, &c, 1);
+  THIter_run(&it, base, THIndex_rangeRow, &c, TH_WEIGHT_MEMORY);
   if (!atomic_load(&c.bad)) return 0;
   *bad = c.value;
   return -1;
@@ -118,7 +118,7 @@ static int64_t THIndex_countTrue(THBoolTensor *mask, int ndim, const int64_t *si
   THIter_init(&it, 1, ndim, size, strides, elsize, 0);
   _Atomic int64_t count = 0;
   char *base[1] = {(char *)THBoolTensor_data(mask)};
-  THIter_run(&it, base, THIndex_countRow, &count, 1);
+  THIter_run(&it, base, THIndex_countRow, &count, TH_WEIGHT_MEMORY);
   return atomic_load(&count);
 }
 

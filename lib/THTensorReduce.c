@@ -213,7 +213,7 @@ static int THReduce_run(const THReduction *p, const THReduceOp *op, void *ctx, i
   THIter_init(&it, narg, p->ndim, p->size, strides, elsize, 1);
   if (it.numel == 0) return 0;
   int nt = omp_get_max_threads(), priv = 0, d = -1;
-  if (it.numel >= THGetGrainSize() && nt > 1 && !omp_in_parallel())
+  if (THParallel_worth(it.numel, elsize[1]))
     d = THReduce_splitDim(&it, nt, op->merge != NULL, p->nout, op->accsize, &priv);
   if (d < 0) {
     THReduce_walk(&it, base, op, ctx);
@@ -276,7 +276,7 @@ static void THReduce_finish(THRowFn fn, void *ctx, const THReduction *p, char *r
   char *base[2] = {rdata, acc};
   THIter it;
   THIter_init(&it, 2, p->rdim, p->rsize, strides, elsize, 0);
-  THIter_run(&it, base, fn, ctx, 1);
+  THIter_run(&it, base, fn, ctx, TH_WEIGHT_MEMORY);
 }
 
 #include "generic/THTensorReduce.c"

@@ -25,6 +25,7 @@ from . import reductions as _reductions
 from ._promotion import can_cast, promote_types, result_type
 from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
+from .threads import get_grain_size, get_num_threads, set_grain_size, set_num_threads
 from .tensor import Tensor
 
 # legacy aliases
