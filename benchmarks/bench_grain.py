@@ -3,7 +3,9 @@
 pyth runs an op on a thread team only above a grain size (elements, weighted by the op's cost:
 lib/THTensorApply.c). This sweep measures, for cheap (add), moderate (A + A.T, sum) and costly
 (exp, tanh) ops, the per-call time with the grain forced to 1 (always 2 threads) and to
-infinity (always 1 thread), and prints the smallest size where 2 threads win by 10 %.
+infinity (always 1 thread), and with the grain in force ("chosen"): the smallest size where 2
+threads win by 10 % shows where the grain should sit, and chosen / best shows what the current
+grain costs at each size (1.00: it picked the faster side).
 
     python benchmarks/bench_grain.py [--quick]
 """
@@ -61,7 +63,9 @@ def main() -> None:
     sizes = [1 << k for k in range(10, 21 if args.quick else 23)]
     old = lib.THGetGrainSize()
     print(f"threads available: {lib.THGetNumThreads()}, current grain: {old}")
-    print(f"{'op':<14}{'elements':>10}{'1 thread':>12}{'2 threads':>12}{'speedup':>9}")
+    print(f"{'op':<14}{'elements':>10}{'1 thread':>12}{'2 threads':>12}{'speedup':>9}"
+          f"{'chosen':>12}{'chosen/best':>13}")
+    worst = 1.0
     try:
         for name, fn in OPS.items():
             dt = DTYPES[name.split()[-1]]
@@ -75,11 +79,15 @@ def main() -> None:
                 t1 = per_call(fn, x)
                 lib.THSetGrainSize(1)
                 t2 = per_call(fn, x)
+                lib.THSetGrainSize(old)
+                tc = per_call(fn, x)
+                worst = max(worst, tc / min(t1, t2))
                 print(f"{name:<14}{x.numel():>10}{t1 * 1e6:>10.1f}us{t2 * 1e6:>10.1f}us"
-                      f"{t1 / t2:>9.2f}", flush=True)
+                      f"{t1 / t2:>9.2f}{tc * 1e6:>10.1f}us{tc / min(t1, t2):>13.2f}", flush=True)
                 if first is None and t1 / t2 >= 1.1:
                     first = x.numel()
             print(f"-> {name}: 2 threads win from {first} elements\n")
+        print(f"worst chosen/best over all sizes: {worst:.2f}")
     finally:
         lib.THSetGrainSize(old)
 

@@ -52,27 +52,38 @@ static void stats_resize(THAllocStats *st, int64_t old_bytes, int64_t new_bytes)
 
 #define TH_ALIGNMENT 64
 
-static void *default_malloc(void *ctx, int64_t bytes) {
-  (void)ctx;
+/* Blocks of 4 MiB and more are aligned to 2 MiB and offered to the kernel for transparent huge
+ * pages, as numpy does: a fresh 64 MiB result then takes 32 page faults instead of 16384, which
+ * on the 2-core reference machine makes a 4096x4096 float32 `a + b` about 2.5x faster. The
+ * advice is best effort (THP may be off); an error from madvise changes nothing. */
+#define TH_HUGE_THRESHOLD ((int64_t)4 << 20)
+#define TH_HUGE_ALIGN ((size_t)2 << 20)
+
+static void *default_block(int64_t bytes) {
   void *p = NULL;
+  const int huge = bytes >= TH_HUGE_THRESHOLD;
   if (bytes < 0 || (uint64_t)bytes > (uint64_t)PTRDIFF_MAX ||
-      posix_memalign(&p, TH_ALIGNMENT, (size_t)bytes) != 0) {
+      posix_memalign(&p, huge ? TH_HUGE_ALIGN : TH_ALIGNMENT, (size_t)bytes) != 0) {
     THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes", (long long)bytes);
     return NULL;
   }
-  stats_add(THDefaultAllocator.stats, bytes);
+#ifdef MADV_HUGEPAGE
+  if (huge) (void)madvise(p, (size_t)bytes, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+static void *default_malloc(void *ctx, int64_t bytes) {
+  (void)ctx;
+  void *p = default_block(bytes);
+  if (p) stats_add(THDefaultAllocator.stats, bytes);
   return p;
 }
 
 static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t new_bytes) {
-  void *p = NULL;
-  if (new_bytes < 0 || (uint64_t)new_bytes > (uint64_t)PTRDIFF_MAX ||
-      posix_memalign(&p, TH_ALIGNMENT, (size_t)new_bytes) != 0) {
-    THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes",
-                (long long)new_bytes);
-    return NULL;
-  }
   (void)ctx;
+  void *p = default_block(new_bytes);
+  if (!p) return NULL;
   if (ptr) {
     memcpy(p, ptr, (size_t)TH_MIN(old_bytes, new_bytes));
     free(ptr);

@@ -63,6 +63,7 @@ int64_t THAlloc_liveCount(void);
 #define TH_WEIGHT_MEMORY 1       /* add, copy, fill, gather: bound by memory traffic */
 #define TH_WEIGHT_TRANSCENDENTAL 4 /* exp, log, tanh, ...: a few dozen flops per element */
 #define TH_WEIGHT_SORT 64        /* sorts, selections: log n compare-and-move passes */
+#define TH_WEIGHT_TILED 8        /* a transposed walk (A + A.T): a cache line per element */
 void THSetNumThreads(int n);
 int THGetNumThreads(void);
 void THSetGrainSize(int64_t bytes);

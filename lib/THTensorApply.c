@@ -151,7 +151,7 @@ void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int weight
   }
   int64_t bytes = 0;
   for (int k = 0; k < it->narg; k++) bytes += it->elsize[k];
-  if (!THParallel_worth(it->numel, bytes * weight)) {
+  if (!THParallel_worth(it->numel, bytes * weight * (tiled ? TH_WEIGHT_TILED : 1))) {
     if (tiled) run_tiles(it, base, fn, ctx, 0, work);
     else run_range(it, base, fn, ctx, 0, work);
     return;

@@ -471,3 +471,18 @@ def test_counters_return_to_baseline_after_many_tensors():
     end = stats()
     for k in ("live_bytes", "live_allocations"):
         assert live(end, None, k) == live(before, None, k), k
+
+
+@pytest.mark.parametrize("nbytes, align", [(4, 64), ((4 << 20) - 1, 64), (4 << 20, 2 << 20),
+                                           (64 << 20, 2 << 20)])
+def test_default_allocator_alignment(nbytes, align):
+    # 64 bytes (a cache line, an AVX-512 vector) always; 2 MiB from 4 MiB up, so the block can
+    # sit on transparent huge pages (lib/THAllocator.c)
+    s = pyth.ByteStorage(nbytes)
+    assert s.data_ptr() % align == 0
+    t = pyth.empty(nbytes // 4, dtype=pyth.float32)
+    assert t.data_ptr() % (align if nbytes // 4 * 4 >= 4 << 20 else 64) == 0
+    r = t + t  # a result allocated by the short path
+    assert r.data_ptr() % (align if nbytes // 4 * 4 >= 4 << 20 else 64) == 0
+    s.resize_(nbytes + 1)  # the realloc path
+    assert s.data_ptr() % (2 << 20 if nbytes + 1 >= 4 << 20 else 64) == 0
