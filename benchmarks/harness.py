@@ -53,6 +53,8 @@ def run_case(case: Case, rounds: int, target: float, settle: float = SETTLE) -> 
         for lib, fn in case.fns.items():
             n = batches[lib]
             time.sleep(settle)
+            for _ in range(max(1, n // 4)):  # untimed: wake this library's threads and the cores
+                fn()
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()

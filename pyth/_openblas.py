@@ -51,6 +51,6 @@ LIBRARY = _load()
 LIBRARY.scipy_openblas_get_corename.restype = ctypes.c_char_p
 CORE = LIBRARY.scipy_openblas_get_corename().decode()
 
-# pyth threads its products with OpenMP (lib/THBlas.c): OpenBLAS's own pthreads would compete
-# with that pool for the same cores, so each OpenBLAS call runs on its caller's thread.
+# OpenBLAS calls run on their caller's thread (batches are split between pyth's OpenMP threads),
+# except a single large product, for which lib/THBlas.c raises OpenBLAS to pyth's thread count.
 LIBRARY.scipy_openblas_set_num_threads(1)
