@@ -54,7 +54,8 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/logs/ubsa
 # pytest's tests import `pyth` from the first path entry: the sanitized copy. The conftest
 # checks this (PYTH_EXPECT_CORE) so a run can never silently test the normal build.
 export PYTH_EXPECT_CORE="$san_so"
-export PYTHONPATH="$dir/lib${PYTHONPATH:+:$PYTHONPATH}"
+# the sanitized package first; the repo after it, for tests that import helpers as `tests.x`
+export PYTHONPATH="$dir/lib:$repo${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
 # no current directory on sys.path, here and in the subprocesses tests start (python -c with
 # cwd=repo would otherwise import the repo's normal in-place build instead of this one)
