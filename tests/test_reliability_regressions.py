@@ -120,3 +120,13 @@ def test_inplace_comparison_never_resizes_self():
     m = pyth.tensor([True, False])
     m.lt_(pyth.tensor([1, 0], dtype=pyth.int32))
     assert m.tolist() == [False, False]
+
+
+def test_addcmul_value_wraps_like_the_binary_ops():
+    """addcmul(uint8, .., value=-1) raised 'cannot be converted' while uint8 + -1 wraps (as in
+    torch); found by the long fuzz profile."""
+    a, x = pyth.tensor([5], dtype=pyth.uint8), pyth.tensor([2], dtype=pyth.uint8)
+    r = pyth.addcmul(a, x, x, value=-1)
+    e = torch.addcmul(torch.tensor([5], dtype=torch.uint8), torch.tensor([2], dtype=torch.uint8),
+                      torch.tensor([2], dtype=torch.uint8), value=-1)
+    assert r.tolist() == e.tolist() == [1]
