@@ -59,17 +59,41 @@ def compile_args() -> tuple[list[str], list[str]]:
     return common + ["-O3"] + extra, link
 
 
+def openblas() -> dict:
+    """Compiler and linker settings for OpenBLAS from the scipy-openblas32 package.
+
+    Only the headers and the link step use the package's paths: at run time pyth loads the
+    library from the installed scipy_openblas32 (pyth/_openblas.py), since pip builds in an
+    isolated environment that is deleted afterwards and an rpath into it would point nowhere.
+    """
+    try:
+        import scipy_openblas32 as ob
+    except ImportError as e:  # pragma: no cover - a build without the build requirement
+        raise RuntimeError("building pyth needs the scipy-openblas32 package "
+                           "(pip install scipy-openblas32)") from e
+    return {
+        "include_dirs": [ob.get_include_dir()],
+        "library_dirs": [ob.get_lib_dir()],
+        "libraries": [ob.get_library()],
+        "define_macros": [("BLAS_SYMBOL_PREFIX", "scipy_")],
+    }
+
+
 def make_builder() -> FFI:
     """The FFI object setuptools builds (see setup.py's cffi_modules)."""
     builder = FFI()
     builder.cdef(preprocessed_header() + PYTHON_CALLBACKS)
     cflags, ldflags = compile_args()
+    blas = openblas()
     builder.set_source(
         "pyth._th",
         '#include "TH.h"\n',
         sources=SOURCES,
-        include_dirs=INCLUDE_DIRS,
+        include_dirs=INCLUDE_DIRS + blas["include_dirs"],
         depends=DEPENDS,
+        library_dirs=blas["library_dirs"],
+        libraries=blas["libraries"],
+        define_macros=blas["define_macros"],
         extra_compile_args=cflags,
         extra_link_args=ldflags,
     )

@@ -18,7 +18,49 @@ try:
 except ImportError:  # working in the tree: use the in-place build
     sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from harness import report, run_case, save  # noqa: E402
+from harness import Case, report, run_case, save, torch  # noqa: E402
+
+
+# Each bench module also runs on its own (python benchmarks/bench_x.py); these adapters turn
+# what its cases() returns into harness Cases for the one-table suite.
+def _pointwise(mod, quick):
+    return mod.cases(quick)
+
+
+def _reductions(mod, quick):
+    out = []
+    for name, _, p, n, t in mod.cases(1024 if quick else 4096):
+        fns = {"pyth": p, "numpy": n, **({"torch": t} if t is not None else {})}
+        out.append(Case(name, fns, "reductions"))
+    return out
+
+
+def _random(mod, quick):
+    libs = {"pyth": "pyth", "numpy Generator": "numpy", "torch": "torch"}
+    n = 1_000_000 if quick else 10_000_000
+    return [Case(f"{name} {n} float32", {libs[k]: f for k, f in fns.items() if k in libs},
+                 "random") for name, fns in mod.cases(n).items()]
+
+
+def _matmul(mod, quick):
+    import numpy as np
+    import pyth
+    out = []
+    for dt, ashape, bshape in mod.cases(quick):
+        rng = np.random.default_rng(0)
+        a, b = (rng.standard_normal(s).astype(dt) for s in (ashape, bshape))
+        pa, pb = pyth.from_numpy(a), pyth.from_numpy(b)
+        fns = {"pyth": lambda pa=pa, pb=pb: pa @ pb, "numpy": lambda a=a, b=b: a @ b}
+        if torch is not None:
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            fns["torch"] = lambda ta=ta, tb=tb: ta @ tb
+        shape = lambda s: "x".join(map(str, s))  # noqa: E731
+        out.append(Case(f"matmul {dt} {shape(ashape)} @ {shape(bshape)}", fns, "matmul"))
+    return out
+
+
+ADAPTERS = {"bench_pointwise": _pointwise, "bench_reductions": _reductions,
+            "bench_random": _random, "bench_matmul": _matmul}
 
 
 def _machine() -> str:
@@ -39,7 +81,7 @@ def main() -> None:
     ap.add_argument("--png", default="benchmarks/results.png", help="bar chart (needs matplotlib)")
     args = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
-    names = sorted(f[:-3] for f in os.listdir(here) if f.startswith("bench_") and f.endswith(".py"))
+    names = sorted(f[:-3] for f in os.listdir(here) if f[:-3] in ADAPTERS)
     if args.only:
         names = [n for n in names if any(o in n for o in args.only)]
     rounds, target = (3, 0.02) if args.quick else (7, 0.1)
@@ -47,7 +89,7 @@ def main() -> None:
     everything = []
     for name in names:
         mod = importlib.import_module(name)
-        cases = [run_case(c, rounds, target) for c in mod.cases(args.quick)]
+        cases = [run_case(c, rounds, target) for c in ADAPTERS[name](mod, args.quick)]
         print(report(cases, f"== {name} ==") + "\n", flush=True)
         everything += cases
     save(everything, args.json)

@@ -18,5 +18,7 @@
 #include "THTensorIndex.h"
 #include "THTensorRandom.h"
 #include "THTensorShape.h"
+#include "THTensorLinalg.h"
+#include "THTensorReduce.h"
 
 #endif

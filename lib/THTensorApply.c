@@ -124,6 +124,17 @@ static void run_tiles(const THIter *it, char **base, THRowFn fn, void *ctx, int6
   }
 }
 
+void THIter_narrow(THIter *sub, char **sub_base, const THIter *it, char **base, int d,
+                   int64_t begin, int64_t end) {
+  *sub = *it;
+  sub->size[d] = end - begin;
+  sub->numel = it->size[d] > 0 ? it->numel / it->size[d] * (end - begin) : 0;
+  if (d == it->ndim - 1) sub->inner = end - begin;
+  sub->rows = sub->inner > 0 ? sub->numel / sub->inner : 0;
+  for (int k = 0; k < it->narg; k++)
+    sub_base[k] = base[k] + begin * it->stride[k][d] * it->elsize[k];
+}
+
 void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int parallel) {
   if (it->numel == 0) return;
   int tiled = wants_tiles(it);

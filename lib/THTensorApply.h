@@ -57,6 +57,11 @@ void THIter_seek(const THIter *it, int64_t row, int64_t *counter, int64_t *offse
 /* Runs fn over every element, tiled and threaded as described above; parallel=0 keeps it on
  * the calling thread (for kernels whose row functions share state). */
 void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int parallel);
+/* The part of `it` with collapsed dim d restricted to [begin, end): *sub and sub_base describe
+ * it (how a caller splits work its own way, e.g. reductions that must not share an output
+ * element between threads). */
+void THIter_narrow(THIter *sub, char **sub_base, const THIter *it, char **base, int d,
+                   int64_t begin, int64_t end);
 
 /* Row-function bodies. Each runs the statements in __VA_ARGS__ for i in [0, N), with Xk a
  * `Tk *` to operand k's current element (DATA and STRIDE as a THRowFn receives them). The

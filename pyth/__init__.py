@@ -5,6 +5,7 @@ preprocessor; cffi exposes it as pyth._th; this package wraps the handles in PyT
 classes.
 """
 
+from . import _openblas  # noqa: F401  (loads OpenBLAS before pyth._th, which links to it)
 from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)
 from ._size import Size
 from .dtypes import (ALL_DTYPES, bfloat16, dtype, float16, float32, float64, get_default_dtype,
@@ -18,6 +19,9 @@ from .random import (Generator, bernoulli, default_generator, get_rng_state, ini
                      randn, randn_like, randperm, seed, set_rng_state)
 from . import pointwise as _pointwise
 from . import shape_ops as _shape_ops
+from . import matmul as _matmul
+from . import linalg
+from . import reductions as _reductions
 from ._promotion import can_cast, promote_types, result_type
 from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
@@ -35,5 +39,8 @@ globals().update(_pointwise.FUNCTIONS)
 from . import indexing_ops as _indexing_ops  # noqa: E402
 globals().update(_indexing_ops.FUNCTIONS)
 globals().update(_shape_ops.FUNCTIONS)
+globals().update(_matmul.FUNCTIONS)
+globals().update(linalg.TOPLEVEL)
+globals().update(_reductions.FUNCTIONS)
 
 __version__ = "0.1.0"

@@ -183,3 +183,24 @@ def set_default_dtype(d: dtype) -> None:
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError(f"set_default_dtype(): only floating dtypes are allowed, got {d!r}")
     _default_dtype = d
+
+
+def stamp_classes(base: type, kind: str, convert: Callable[[Any, "dtype"], Any],
+                  doc: str) -> dict:
+    """The Python side of stamping: one thin subclass of base per dtype (FloatTensor,
+    FloatStorage, ...) sharing base's implementation, plus base's legacy conversion methods
+    (t.float(), s.long(), ...) calling convert(self, dtype). Returns {class name: class}."""
+    for name, target in CONVERSIONS.items():
+        def method(self: Any, _dt: dtype = target) -> Any:
+            return convert(self, _dt)
+        method.__name__ = name
+        method.__doc__ = doc.format(name=target.name)
+        setattr(base, name, method)
+    classes = {}
+    for d in ALL_DTYPES:
+        cls = type(f"{d.real}{kind}", (base,), {"__slots__": (), "dtype": d,
+                                                  "__doc__": f"{kind} of {d.name} elements."})
+        cls.__module__ = "pyth"
+        setattr(d, kind.lower() + "_class", cls)
+        classes[cls.__name__] = cls
+    return classes

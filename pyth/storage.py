@@ -180,20 +180,5 @@ def _rebuild_storage(dtype_name: str, raw: bytes) -> Storage:
     return s
 
 
-def _conversion(dt: _dt.dtype):
-    def convert(self: Storage) -> Storage:
-        return self._convert(dt)
-    convert.__name__ = dt.name
-    convert.__doc__ = f"A copy converted to pyth.{dt.name}."
-    return convert
-
-
-for _name, _dtype in _dt.CONVERSIONS.items():
-    setattr(Storage, _name, _conversion(_dtype))
-
-for _dtype in _dt.ALL_DTYPES:
-    _cls = type(f"{_dtype.real}Storage", (Storage,), {"__slots__": (), "dtype": _dtype,
-                "__doc__": f"Storage of {_dtype.name} elements."})
-    _cls.__module__ = "pyth"
-    _dtype.storage_class = _cls
-    globals()[_cls.__name__] = _cls
+globals().update(_dt.stamp_classes(Storage, "Storage", Storage._convert,
+                                   "A copy converted to pyth.{name}."))

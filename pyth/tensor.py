@@ -504,20 +504,5 @@ def _empty(sizes: Sequence[int], dt: _dt.dtype) -> Tensor:
     return wrap(dt, dt.tensor.newWithSize(len(sizes), c_sizes(sizes)))
 
 
-def _conversion(dt: _dt.dtype):
-    def convert(self: Tensor) -> Tensor:
-        return self.to(dt)
-    convert.__name__ = dt.name
-    convert.__doc__ = f"This tensor as pyth.{dt.name} (self when it already is)."
-    return convert
-
-
-for _name, _dtype in _dt.CONVERSIONS.items():
-    setattr(Tensor, _name, _conversion(_dtype))
-
-for _dtype in _dt.ALL_DTYPES:
-    _cls = type(f"{_dtype.real}Tensor", (Tensor,), {"__slots__": (), "dtype": _dtype,
-                "__doc__": f"Tensor of {_dtype.name} elements."})
-    _cls.__module__ = "pyth"
-    _dtype.tensor_class = _cls
-    globals()[_cls.__name__] = _cls
+globals().update(_dt.stamp_classes(Tensor, "Tensor", Tensor.to,
+                                   "This tensor as pyth.{name} (self when it already is)."))

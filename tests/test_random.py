@@ -206,7 +206,7 @@ def test_same_seed_same_numbers_in_process():
 CHILD = """
 import json, sys
 import pyth
-from tests.test_random import draw_all
+from test_random import draw_all
 g = pyth.Generator().manual_seed(1234)
 first = draw_all(g)
 state = pyth.tensor(json.loads(sys.stdin.read()), dtype=pyth.uint8)
@@ -220,8 +220,12 @@ def test_same_seed_and_state_across_a_subprocess():
     pyth.randn(3, generator=g)                       # odd: both caches matter
     pyth.randn(1, dtype=pyth.float64, generator=g)
     state = g.get_state()
-    proc = subprocess.run([sys.executable, "-c", CHILD], cwd=REPO, capture_output=True,
-                          text=True, input=json.dumps(state.tolist()), timeout=60)
+    # the child imports the same pyth as this process (installed or in-tree) and this test
+    # module from the tests folder
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(pyth.__file__)))
+    proc = subprocess.run([sys.executable, "-c", CHILD], cwd=os.path.dirname(__file__),
+                          env=env, capture_output=True, text=True,
+                          input=json.dumps(state.tolist()), timeout=60)
     assert proc.returncode == 0, proc.stderr
     first, restored = json.loads(proc.stdout)
     assert first == draw_all(gen(1234))

@@ -1,0 +1,232 @@
+"""Matrix products: matmul (and the @ operator), mm, bmm, mv, dot, outer and the add* family.
+
+Every product runs in one C driver (generic/THTensorBlas.c) that hands float and double to
+OpenBLAS, integers to a blocked C kernel that wraps around like PyTorch's, and float16 /
+bfloat16 to sgemm through float32. Transposed operands reach BLAS without a copy. As in
+PyTorch, the operands must share one dtype (no promotion; bool is not supported) and out=
+must have exactly that dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import dtypes as _dt
+from ._errors import check
+from ._ops import is_scalar, new_result, scalar_value
+from .tensor import Tensor
+
+# How PyTorch names the element types in its dtype-mismatch messages.
+_C_NAMES = {_dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",
+            _dt.int32: "int", _dt.int64: "long int", _dt.float32: "float",
+            _dt.float64: "double", _dt.float16: "c10::Half", _dt.bfloat16: "c10::BFloat16",
+            _dt.bool_: "bool"}
+
+
+def _common_dtype(op: str, *tensors: Any) -> _dt.dtype:
+    """The operands' shared dtype: TypeError for non-tensors, RuntimeError for a mix or bool."""
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): expected Tensor arguments, got {type(t).__name__}")
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype is not dt:
+            raise RuntimeError(f"{op}(): expected m1 and m2 to have the same dtype, but got: "
+                               f"{_C_NAMES[dt]} != {_C_NAMES[t.dtype]}")
+    if dt is _dt.bool_:
+        raise NotImplementedError(f"{op}(): not implemented for 'Bool'")
+    return dt
+
+
+def _result(op: str, dt: _dt.dtype, out: Tensor | None) -> Tensor:
+    """A tensor for the C kernel to size and fill: out (which must have the result dtype
+    exactly, as PyTorch requires for these ops) or a new one."""
+    if out is None:
+        return new_result(dt)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): out must be a Tensor, not {type(out).__name__}")
+    if out.dtype is not dt:
+        raise RuntimeError(f"{op}(): Expected out tensor to have dtype {dt.real.lower()}, but got "
+                           f"{out.dtype.real.lower()} instead")
+    return out
+
+
+def _shape(t: Tensor) -> str:
+    return "x".join(str(s) for s in t.shape)
+
+
+def _expect_dims(op: str, t: Tensor, ndim: int, what: str) -> None:
+    if t.dim() != ndim:
+        kind = "matrix" if ndim == 2 else f"{ndim}D tensor"
+        raise RuntimeError(f"{op}(): {what} must be a {kind}, got a {t.dim()}-D tensor")
+
+
+def _mismatch(op: str, a: Tensor, b: Tensor) -> RuntimeError:
+    return RuntimeError(f"{op}(): mat1 and mat2 shapes cannot be multiplied "
+                        f"({_shape(a)} and {_shape(b)})")
+
+
+def _scalar(dt: _dt.dtype, v: Any, name: str, op: str):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if not is_scalar(v):
+        raise TypeError(f"{op}(): argument '{name}' must be a number, not {type(v).__name__}")
+    return dt.to_c(scalar_value(v))
+
+
+# ---- products ---------------------------------------------------------------------------------
+
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix product with numpy / PyTorch rules: 1-D x 1-D is a dot product, a 1-D operand is
+    a row (left) or column (right) dropped from the result, leading dims broadcast as batch."""
+    dt = _common_dtype("matmul", input, other)
+    r = _result("matmul", dt, out)
+    check(dt.tensor.matmul(r._h, input._h, other._h))
+    return r
+
+
+def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The product of two matrices (n x k) @ (k x m), no broadcasting."""
+    dt = _common_dtype("mm", input, mat2)
+    _expect_dims("mm", input, 2, "self")
+    _expect_dims("mm", mat2, 2, "mat2")
+    if input.shape[1] != mat2.shape[0]:
+        raise _mismatch("mm", input, mat2)
+    r = _result("mm", dt, out)
+    check(dt.tensor.matmul(r._h, input._h, mat2._h))
+    return r
+
+
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix by matrix products of two batches (b x n x k) @ (b x k x m), no broadcasting."""
+    dt = _common_dtype("bmm", input, mat2)
+    _expect_dims("bmm", input, 3, "batch1")
+    _expect_dims("bmm", mat2, 3, "batch2")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"bmm(): Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: "
+                           f"[{mat2.shape[0]}, {mat2.shape[1]}].")
+    r = _result("bmm", dt, out)
+    check(dt.tensor.matmul(r._h, input._h, mat2._h))
+    return r
+
+
+def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix (n x k) times vector (k)."""
+    dt = _common_dtype("mv", input, vec)
+    if input.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"mv(): vector + matrix @ vector expected, got 1, {input.dim()}, "
+                           f"{vec.dim()}")
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}), mat "
+                           f"({_shape(input)}), vec ({vec.shape[0]})")
+    r = _result("mv", dt, out)
+    check(dt.tensor.matmul(r._h, input._h, vec._h))
+    return r
+
+
+def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Sum of the elementwise product of two 1-D tensors of one length (a 0-dim tensor)."""
+    dt = _common_dtype("dot", input, tensor)
+    r = _result("dot", dt, out)
+    check(dt.tensor.dot(r._h, input._h, tensor._h))
+    return r
+
+
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Outer product of two 1-D tensors (promoting, as PyTorch's outer does)."""
+    from .pointwise import mul
+    for name, v in (("self", input), ("vec2", vec2)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"outer(): argument '{name}' must be Tensor, not {type(v).__name__}")
+        if v.dim() != 1:
+            raise RuntimeError(f"outer(): Expected 1-D argument {name}, but got {v.dim()}-D")
+    return mul(input.unsqueeze(1), vec2, out=out)
+
+
+# ---- beta * input + alpha * product -----------------------------------------------------------
+
+def _add_product(op: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any,
+                 out: Tensor | None, inplace: bool = False) -> Tensor:
+    """The add* ops: C's THTensor_(op)(r, beta, input, alpha, a, b)."""
+    dt = _common_dtype(op, input, a, b)
+    fn = getattr(dt.tensor, op)
+    r = input if inplace else _result(op, dt, out)
+    check(fn(r._h, _scalar(dt, beta, "beta", op), input._h, _scalar(dt, alpha, "alpha", op),
+             a._h, b._h))
+    return r
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+          out: Tensor | None = None) -> Tensor:
+    """beta * input + alpha * (mat1 @ mat2), input broadcast to the product's shape."""
+    return _add_product("addmm", input, mat1, mat2, beta, alpha, out)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1,
+          out: Tensor | None = None) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    return _add_product("addmv", input, mat, vec, beta, alpha, out)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+         out: Tensor | None = None) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2)."""
+    return _add_product("addr", input, vec1, vec2, beta, alpha, out)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+            out: Tensor | None = None) -> Tensor:
+    """beta * input + alpha * bmm(batch1, batch2)."""
+    return _add_product("baddbmm", input, batch1, batch2, beta, alpha, out)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+           out: Tensor | None = None) -> Tensor:
+    """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i])."""
+    return _add_product("addbmm", input, batch1, batch2, beta, alpha, out)
+
+
+FUNCTIONS: dict[str, Any] = {
+    "matmul": matmul, "mm": mm, "bmm": bmm, "mv": mv, "dot": dot, "vdot": dot, "outer": outer,
+    "ger": outer, "addmm": addmm, "addmv": addmv, "addr": addr, "baddbmm": baddbmm,
+    "addbmm": addbmm,
+}
+
+_ADD_OPS = ("addmm", "addmv", "addr", "baddbmm", "addbmm")
+
+
+# ---- methods and operators --------------------------------------------------------------------
+
+def _inplace_add(op: str):
+    def method(self: Tensor, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+        return _add_product(op, self, a, b, beta, alpha, None, inplace=True)
+    method.__name__ = op + "_"
+    method.__doc__ = f"In-place {op}: self = beta * self + alpha * product."
+    return method
+
+
+def _imatmul(self: Tensor, other: Any) -> Tensor:
+    """self @= other: the product must keep self's shape (as numpy's @= requires)."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    r = matmul(self, other)
+    if r.shape != self.shape:
+        raise RuntimeError(f"matmul(): in-place @= needs a result of self's shape "
+                           f"{list(self.shape)}, got {list(r.shape)}")
+    return self.copy_(r)
+
+
+def _install() -> None:
+    for name, fn in FUNCTIONS.items():
+        setattr(Tensor, name, fn)
+    for op in _ADD_OPS:
+        setattr(Tensor, op + "_", _inplace_add(op))
+    Tensor.__matmul__ = lambda self, other: (
+        matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
+    Tensor.__rmatmul__ = lambda self, other: (
+        matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
+    Tensor.__imatmul__ = _imatmul
+
+
+_install()
