@@ -259,7 +259,8 @@ int THTensor_(linalgQr)(THTensor *q, THTensor *r, THTensor *a, int mode) {
       for (int64_t row = 0; row < rrows; row++) rm[row + j * rrows] = row <= j ? wm[row + j * m] : 0;
     if (mode == TH_QR_R) continue;
     real *qm = THTensor_(data)(q) + i * m * qcols;
-    memcpy(qm, wm, sizeof(real) * (size_t)(m * TH_MIN(n, qcols)));
+    if (m * TH_MIN(n, qcols) > 0) /* memcpy from/to NULL is undefined, even for 0 bytes */
+      memcpy(qm, wm, sizeof(real) * (size_t)(m * TH_MIN(n, qcols)));
     THLapack_(orgqr)((int)m, (int)qcols, (int)k, qm, lda, tt, wk, lwork, &ti);
   }
   const int status = work ? 0 : -1;

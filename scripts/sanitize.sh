@@ -54,12 +54,10 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/logs/ubsa
 # pytest's tests import `pyth` from the first path entry: the sanitized copy. The conftest
 # checks this (PYTH_EXPECT_CORE) so a run can never silently test the normal build.
 export PYTH_EXPECT_CORE="$san_so"
-# the sanitized package first; the repo after it, for tests that import helpers as `tests.x`
-export PYTHONPATH="$dir/lib:$repo${PYTHONPATH:+:$PYTHONPATH}"
+# the sanitized package first; then the repo and tests/, for the helpers that tests and their
+# child processes import (`tests.x`, `test_random`)
+export PYTHONPATH="$dir/lib:$repo:$repo/tests${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
-# no current directory on sys.path, here and in the subprocesses tests start (python -c with
-# cwd=repo would otherwise import the repo's normal in-place build instead of this one)
-export PYTHONSAFEPATH=1
 export PYTHONMALLOC=malloc   # let ASan see Python-level buffers too (no pymalloc arenas)
 export PYTH_FUZZ="${PYTH_FUZZ:-san}"   # fewer fuzz examples: everything runs ~3x slower
 

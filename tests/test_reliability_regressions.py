@@ -130,3 +130,12 @@ def test_addcmul_value_wraps_like_the_binary_ops():
     e = torch.addcmul(torch.tensor([5], dtype=torch.uint8), torch.tensor([2], dtype=torch.uint8),
                       torch.tensor([2], dtype=torch.uint8), value=-1)
     assert r.tolist() == e.tolist() == [1]
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_of_a_batch_of_matrices_without_columns(mode):
+    """UBSan (scripts/sanitize.sh): linalg.qr of (2, 3, 0) passed q's NULL data to memcpy for 0
+    bytes (undefined behaviour the compiler may exploit: memcpy's arguments are nonnull)."""
+    q, r = pyth.linalg.qr(pyth.zeros(2, 3, 0), mode=mode)
+    tq, tr = torch.linalg.qr(torch.zeros(2, 3, 0), mode=mode)
+    assert tuple(q.shape) == tuple(tq.shape) and tuple(r.shape) == tuple(tr.shape)
