@@ -453,7 +453,7 @@ def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any
                            "use floating-point tensors")
     _require(name, dt, "uif")
     a, x, y = as_tensor(input, dt), as_tensor(tensor1, dt), as_tensor(tensor2, dt)
-    v = dt.wrap_c(scalar_value(value))
+    v = dt.wrap_c(scalar_value(value))  # Python ints wrap, as in the binary ops and PyTorch
     fn = getattr(dt.tensor, name)
     run = lambda r: fn(r._h, a._h, x._h, y._h, v)  # noqa: E731
     if _inplace:

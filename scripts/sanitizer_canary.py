@@ -8,9 +8,9 @@ process with a heap-buffer-overflow report; without ASan it is skipped."""
 import os
 
 import pytest
+from pyth._th import ffi
 
 import pyth
-from pyth._th import ffi
 
 
 @pytest.mark.skipif("libasan" not in os.environ.get("LD_PRELOAD", ""), reason="needs ASan")

@@ -11,9 +11,9 @@ import os
 import tempfile
 
 import numpy as np
+from pyth._th import lib
 
 import pyth
-from pyth._th import lib
 
 DTYPES = [pyth.uint8, pyth.int8, pyth.int16, pyth.int32, pyth.int64, pyth.float32,
           pyth.float64, pyth.float16, pyth.bfloat16, pyth.bool]
@@ -56,10 +56,11 @@ def pointwise():
     for dt in DTYPES:
         x = pyth.ones(3, 4, dtype=dt)
         x + x.t().t()
-        x == 1
+        assert (x == 1).dtype is pyth.bool
         x.mul_(x)
     i = pyth.arange(12).view(3, 4)
-    i & 3, i << 2, i >> 1, ~i, i // 3, i % 5, i ** 2
+    for r in (i & 3, i << 2, i >> 1, ~i, i // 3, i % 5, i ** 2):
+        assert r.shape == (3, 4)
     pyth.where(a > 3, a, b)
     pyth.clamp(a, 2, 5)
     pyth.lerp(a, a * 2, 0.5)

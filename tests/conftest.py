@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, settings
 #   ci    default (100 per test): the fuzz suites together run 2,200 examples in ~1.5 minutes
 #   long  10x that (22,000 examples, ~15 minutes), for local bug hunting
 #   san   a quarter of ci, for runs under ASan/UBSan (scripts/sanitize.sh), ~3x slower
-_COMMON = dict(deadline=None, print_blob=True,
-               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                      HealthCheck.filter_too_much])
+_COMMON = {"deadline": None, "print_blob": True,
+           "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.filter_too_much]}
 settings.register_profile("ci", max_examples=100, **_COMMON)
 settings.register_profile("long", max_examples=1000, **_COMMON)
 settings.register_profile("san", max_examples=25, **_COMMON)

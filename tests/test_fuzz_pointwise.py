@@ -17,12 +17,24 @@ import warnings
 
 import numpy as np
 import pytest
+from fuzz_support import (
+    DTYPE_NAMES,
+    FLOATS,
+    INTS,
+    Triple,
+    broadcast_pair,
+    laid_out,
+    of_shape,
+    pdt,
+    tdt,
+    torch,
+    torch_values,
+    view_chain,
+)
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import pyth
-from fuzz_support import (DTYPE_NAMES, FLOATS, INTS, Triple, broadcast_pair, laid_out, of_shape,
-                          pdt, tdt, torch, torch_values, view_chain)
 
 pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch is the oracle for pointwise math")
 
@@ -30,19 +42,21 @@ pytestmark = pytest.mark.skipif(torch is None, reason="PyTorch is the oracle for
 # name -> tolerance class: "exact" (bit-exact for every dtype) or "approx" (within TOLERANCE of
 # the result dtype; libm and torch's vectorised math may differ in the last place)
 
-# (sqrt is approximate too: pyth's is correctly rounded like numpy's, torch's vectorised float
-#  sqrt of a converted integer is sometimes one ulp off, e.g. sqrt(uint8 220))
-UNARY = {n: "approx" for n in "exp expm1 log log1p log2 log10 rsqrt sqrt sin cos tan asin acos "
-         "atan sinh cosh tanh sigmoid erf erfinv lgamma".split()}
-UNARY.update({n: "exact" for n in "reciprocal floor ceil round trunc frac abs neg sign "
-              "bitwise_not isnan isinf isfinite logical_not".split()})
+# (sqrt is correctly rounded in pyth and numpy; torch's integer-input path can be 1 ulp off)
+_APPROX_UNARY = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "sin", "cos",
+                 "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf",
+                 "erfinv", "lgamma"]
+_EXACT_UNARY = ["reciprocal", "floor", "ceil", "round", "trunc", "frac", "abs", "neg", "sign",
+                "bitwise_not", "isnan", "isinf", "isfinite", "logical_not"]
+UNARY = {**dict.fromkeys(_APPROX_UNARY, "approx"), **dict.fromkeys(_EXACT_UNARY, "exact")}
 
 # (div is approximate: torch's vectorised float division is sometimes one ulp from the correctly
 #  rounded quotient pyth and numpy give, e.g. 3 / uint8 255)
-BINARY = {n: "exact" for n in "add sub mul fmod maximum minimum bitwise_and bitwise_or "
-          "bitwise_xor bitwise_left_shift bitwise_right_shift eq ne lt le gt ge logical_and "
-          "logical_or logical_xor".split()}
-BINARY.update({n: "approx" for n in "div atan2 hypot pow remainder floor_divide".split()})
+_EXACT_BINARY = ["add", "sub", "mul", "fmod", "maximum", "minimum", "bitwise_and",
+                 "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift", "eq",
+                 "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
+_APPROX_BINARY = ["div", "atan2", "hypot", "pow", "remainder", "floor_divide"]
+BINARY = {**dict.fromkeys(_EXACT_BINARY, "exact"), **dict.fromkeys(_APPROX_BINARY, "approx")}
 
 # Python operators and the op each one is
 OPERATORS = {"__add__": "add", "__sub__": "sub", "__mul__": "mul", "__truediv__": "div",
@@ -79,10 +93,10 @@ def dtype_name(t) -> str:
 # Calls PyTorch refuses and pyth accepts on purpose: (pattern in torch's message, why).
 PYTH_ACCEPTS = [
     (r"not implemented for 'Bool'", "floor/ceil/round/trunc of a bool tensor is the tensor"),
-    (r"not implemented for '(Byte|Char|Short|Int|Long)'", "integer inputs of float-only ops "
-     "(frac, hypot, ...) compute in the default float dtype, as exp() does in both"),
-    (r"Found dtype \w+ but expected \w+", "out= follows pyth's one casting rule for every op "
-     "(same or higher category), where some torch kernels insist on the exact dtype"),
+    (r"not implemented for '(Byte|Char|Short|Int|Long)'", ("integer inputs of float-only ops "
+     "(frac, hypot, ...) compute in the default float dtype, as exp() does in both")),
+    (r"Found dtype \w+ but expected \w+", ("out= follows pyth's one casting rule for every op "
+     "(same or higher category), where some torch kernels insist on the exact dtype")),
     (r"expected dtype .* for `end`", "lerp promotes mixed dtypes"),
     (r"unexpected keyword argument 'out'", "isnan/isinf/isfinite also take out="),
 ]
@@ -156,16 +170,12 @@ def both_have(p, t, method: str) -> bool:
 
 
 @st.composite
-def operand_pairs(draw, names=DTYPE_NAMES):
+def operand_pairs(draw, names=DTYPE_NAMES, small=False):
     """Two broadcastable tensor operands of random dtypes and layouts."""
     sa, sb = draw(broadcast_pair())
-    a = draw(of_shape(draw(st.sampled_from(names)), sa))
-    b = draw(of_shape(draw(st.sampled_from(names)), sb))
+    a = draw(of_shape(draw(st.sampled_from(names)), sa, small=small))
+    b = draw(of_shape(draw(st.sampled_from(names)), sb, small=small))
     return a, b
-
-
-def t_scalar(v):
-    return v
 
 
 @st.composite
@@ -255,7 +265,8 @@ def test_operators_with_python_scalars_match_torch(op, case, data):
         got, exp = run(lambda: getattr(x.p, op)(s)), run(lambda: getattr(x.t, op)(s))
     if exp[0] == "ok" and exp[1] is NotImplemented:
         return
-    assert_same_outcome(got, exp, BINARY[name],
+    # reflected: torch computes 5 / t as t.reciprocal() * 5 (two roundings); pyth divides once
+    assert_same_outcome(got, exp, "approx" if reflected else BINARY[name],
                         f"{op}{' reflected' if reflected else ''} {x.name}{tuple(x.n.shape)} {s!r}")
 
 
@@ -271,10 +282,13 @@ def test_binary_out_matches_torch(op, pair, data):
                         f"{op} out={o.name} {a.name}{tuple(a.n.shape)} {b.name}{tuple(b.n.shape)}")
 
 
-@given(pair=operand_pairs(names=FLOATS + INTS),
+@given(pair=operand_pairs(names=FLOATS + INTS, small=True),
        mode=st.sampled_from([None, "trunc", "floor"]), alpha=st.sampled_from([1, 2, -1, 0.5]))
 def test_div_rounding_modes_and_alpha_match_torch(pair, mode, alpha):
-    """div(rounding_mode=...) and add/sub(alpha=...); alpha takes no part in promotion."""
+    """div(rounding_mode=...) and add/sub(alpha=...); alpha takes no part in promotion.
+    Small values: torch computes a 0-dim integer operand of a float16 op in float32 without
+    rounding it to float16 first (INT32_MIN stays finite), pyth converts it to float16 (-inf);
+    a known difference at the edge of float16's range, not fuzzed here."""
     a, b = pair
     if alpha == -1 and "uint8" in (a.name, b.name):
         alpha = 2  # -1 is out of uint8's range: PyTorch wraps it, pyth raises (see above)
@@ -282,8 +296,8 @@ def test_div_rounding_modes_and_alpha_match_torch(pair, mode, alpha):
                         run(lambda: torch.div(a.t, b.t, rounding_mode=mode)), "approx",
                         f"div {mode} {a.name} {b.name}")
     for op in ("add", "sub"):
-        assert_same_outcome(run(lambda: _fn(pyth, op)(a.p, b.p, alpha=alpha)),
-                            run(lambda: _fn(torch, op)(a.t, b.t, alpha=alpha)), "approx",
+        assert_same_outcome(run(lambda op=op: _fn(pyth, op)(a.p, b.p, alpha=alpha)),
+                            run(lambda op=op: _fn(torch, op)(a.t, b.t, alpha=alpha)), "approx",
                             f"{op} alpha={alpha} {a.name} {b.name}")
 
 

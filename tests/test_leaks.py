@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import gc
 import os
-import tempfile
 
 import numpy as np
 import pytest
+from pyth._th import lib
 
 import pyth
 from pyth import _numpy
-from pyth._th import lib
 
 CYCLES = 100_000
 FAILURES = 10_000

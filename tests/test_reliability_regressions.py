@@ -120,3 +120,22 @@ def test_inplace_comparison_never_resizes_self():
     m = pyth.tensor([True, False])
     m.lt_(pyth.tensor([1, 0], dtype=pyth.int32))
     assert m.tolist() == [False, False]
+
+
+def test_addcmul_value_wraps_like_the_binary_ops():
+    """addcmul(uint8, .., value=-1) raised 'cannot be converted' while uint8 + -1 wraps (as in
+    torch); found by the long fuzz profile."""
+    a, x = pyth.tensor([5], dtype=pyth.uint8), pyth.tensor([2], dtype=pyth.uint8)
+    r = pyth.addcmul(a, x, x, value=-1)
+    e = torch.addcmul(torch.tensor([5], dtype=torch.uint8), torch.tensor([2], dtype=torch.uint8),
+                      torch.tensor([2], dtype=torch.uint8), value=-1)
+    assert r.tolist() == e.tolist() == [1]
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_qr_of_a_batch_of_matrices_without_columns(mode):
+    """UBSan (scripts/sanitize.sh): linalg.qr of (2, 3, 0) passed q's NULL data to memcpy for 0
+    bytes (undefined behaviour the compiler may exploit: memcpy's arguments are nonnull)."""
+    q, r = pyth.linalg.qr(pyth.zeros(2, 3, 0), mode=mode)
+    tq, tr = torch.linalg.qr(torch.zeros(2, 3, 0), mode=mode)
+    assert tuple(q.shape) == tuple(tq.shape) and tuple(r.shape) == tuple(tr.shape)

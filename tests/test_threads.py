@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 import pytest
+from pyth._th import lib
 
 import pyth
 from pyth import _numpy
-from pyth._th import lib
 
 THREADS = 8
 SECONDS = 3.0
@@ -80,7 +80,7 @@ def test_shared_tensors_views_and_ops_from_8_threads(fast_switching):
     }
     base = meters()
     refs = {name: (t._h.refcount, t._h.storage.refcount)
-            for name, t in dict(big=big, small=small, borrowed=borrowed, out=out).items()}
+            for name, t in {"big": big, "small": small, "borrowed": borrowed, "out": out}.items()}
 
     done = [0] * THREADS
 
@@ -130,7 +130,7 @@ def test_shared_tensors_views_and_ops_from_8_threads(fast_switching):
     assert sum(done) >= THREADS * 8, f"too little work to mean anything: {done}"
     assert np.array_equal(big.numpy(), big_np)
     assert np.array_equal(shared_np, np.arange(1000, dtype=np.float32))
-    for name, t in dict(big=big, small=small, borrowed=borrowed, out=out).items():
+    for name, t in {"big": big, "small": small, "borrowed": borrowed, "out": out}.items():
         assert (t._h.refcount, t._h.storage.refcount) == refs[name], name
     assert meters() == base
 
