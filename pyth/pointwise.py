@@ -176,8 +176,7 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
         direct = _DIRECT.get(name)
         entry = direct.get((type(a), type(b))) if direct is not None else None
         if entry is not None:
-            fn, rdt, tensor = entry
-            return wrap(rdt, fn(a._h, b._h if tensor else b))
+            return _run_direct(entry, a, b)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
         raise TypeError(f"{name}(): expected at least one Tensor argument")
     if type(a) is type(b) or not isinstance(b, Tensor) and is_scalar(b) and \
@@ -209,8 +208,8 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
 
 # ---- the short path of small ops ---------------------------------------------------------------
 
-# For one op: (type of a, type of b) -> (C <name>New or <name>ScalarNew, result dtype, b is a
-# tensor). It holds the pairs that need nothing from Python but the call: two tensors of one
+# For one op: (type of a, type of b) -> (C <name>New or <name>ScalarNew, result class, its C
+# free, b is a tensor). It holds the pairs that need nothing from Python but the call: two tensors of one
 # class whose compute dtype is their own, and float32/float64 tensors with a Python float or
 # int. Everything else (promotion, conversion, out=, errors) takes the general path.
 _DIRECT: dict[str, dict[tuple, tuple]] = {}
@@ -223,13 +222,24 @@ def _direct_table(name: str) -> dict[tuple, tuple]:
         k = _Kernel(name, dt)
         if k.error is not None or k.dt is not dt:
             continue
-        table[dt.tensor_class, dt.tensor_class] = (getattr(dt.tensor, cname + "New"),
-                                                   k.result_dt, True)
+        out = (k.result_dt.tensor_class, k.result_dt.tensor.free)
+        table[dt.tensor_class, dt.tensor_class] = (getattr(dt.tensor, cname + "New"), *out, True)
         if dt in (_dt.float32, _dt.float64):
             for scalar in (float, int):
-                table[dt.tensor_class, scalar] = (getattr(dt.tensor, cname + "ScalarNew"),
-                                                  k.result_dt, False)
+                table[dt.tensor_class, scalar] = (getattr(dt.tensor, cname + "ScalarNew"), *out,
+                                                  False)
     return table
+
+
+def _run_direct(entry: tuple, a: Any, b: Any) -> Tensor:
+    """One _DIRECT entry's C call, its result wrapped (or its recorded error raised)."""
+    fn, cls, free, tensor = entry
+    h = fn(a._h, b._h if tensor else b)
+    if not h:
+        raise_error()
+    r = object.__new__(cls)
+    r._h = ffi.gc(h, free)
+    return r
 
 
 def _direct_op(name: str, slow: Any) -> Any:
@@ -238,10 +248,7 @@ def _direct_op(name: str, slow: Any) -> Any:
 
     def op(a: Any, b: Any) -> Tensor:
         entry = table.get((type(a), type(b)))
-        if entry is None:
-            return slow(a, b)
-        fn, rdt, tensor = entry
-        return wrap(rdt, fn(a._h, b._h if tensor else b))
+        return slow(a, b) if entry is None else _run_direct(entry, a, b)
     return op
 
 
