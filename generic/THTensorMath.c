@@ -97,10 +97,11 @@ static int THTensor_(checkOverlap)(const char *op, THTensor *in, int rn, const i
   return 0;
 }
 
-/* The short path of run() for operands too small for threads: r contiguous, every input either contiguous in
- * r's very shape or a single value, and no input overlapping r unless it is r itself. Then the
- * whole op is one row (stride 1, or 0 for a single value) on the calling thread. Returns 1 when
- * it applies (pointers and strides filled in), 0 to take the general path. */
+/* The short path of run() for operands too small for threads: r contiguous, every input
+ * either contiguous in r's very shape or a single value, and no input overlapping r unless it
+ * is r itself. Then the whole op is one row (stride 1, or 0 for a single value) on the calling
+ * thread. Returns 1 when it applies (pointers and strides filled in), 0 to take the general
+ * path. */
 static int THTensor_(flatRow)(int nin, THTensor *const *in, int rn, const int64_t *rsize,
                               const int64_t *rstride, char *rdata, int64_t relsize,
                               int64_t numel, char **ptr, int64_t *istride) {

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _numpy
 from . import dtypes as _dt
-from ._errors import check, check_ptr, raise_error
+from ._errors import check, raise_error
 from ._size import Size
 from ._th import ffi, lib
 from .storage import Storage, wrap_storage
