@@ -71,9 +71,8 @@ def main() -> None:
             dt = DTYPES[name.split()[-1]]
             first = None
             for n in sizes:
-                shape = (int(n ** 0.5), n // int(n ** 0.5)) if "A.T" in name else (n,)
-                if "A.T" in name:
-                    shape = (shape[0], shape[0])
+                side = int(n ** 0.5)
+                shape = (side, side) if "A.T" in name else (n,)
                 x = pyth.rand(*shape, dtype=dt) + 0.5
                 lib.THSetGrainSize(1 << 62)
                 t1 = per_call(fn, x)
