@@ -21,9 +21,28 @@ static THTensor *THTensor_(newUnaliased)(THTensor *t, const void *written) {
 
 /* ---- gathers: index_select, gather ------------------------------------------------------- */
 
-/* r = src[index * step]: src is restrided (stride 0 along dim), step is its stride there. */
+/* r = src[index * step]: src is restrided (stride 0 along dim), step is its stride there. A
+ * row along which the index does not move (index_select of rows: the indexed dim is outside
+ * the row) is one slice of src, copied as a block. */
 static void THTensor_(gatherRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
   const int64_t step = *(const int64_t *)ctx;
+  if (stride[2] == 0) {
+    real *r = (real *)data[0];
+    const real *s = (const real *)data[1] + *(const int64_t *)data[2] * step;
+    if (stride[0] == 1 && stride[1] == 1) {
+      memcpy(r, s, sizeof(real) * (size_t)n);
+    } else {
+      for (int64_t i = 0; i < n; i++) r[i * stride[0]] = s[i * stride[1]];
+    }
+    return;
+  }
+  if (stride[0] == 1 && stride[1] == 0 && stride[2] == 1) { /* along the row: a plain gather */
+    real *r = (real *)data[0];
+    const real *s = (const real *)data[1];
+    const int64_t *ip = (const int64_t *)data[2];
+    for (int64_t i = 0; i < n; i++) r[i] = s[ip[i] * step];
+    return;
+  }
   TH_ROW_LOOP3(n, data, stride, real, rp, real, sp, int64_t, ip, *rp = sp[*ip * step];);
 }
 
