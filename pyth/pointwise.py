@@ -209,9 +209,10 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
 # ---- the short path of small ops ---------------------------------------------------------------
 
 # For one op: (type of a, type of b) -> (C <name>New or <name>ScalarNew, result class, its C
-# free, b is a tensor). It holds the pairs that need nothing from Python but the call: two tensors of one
-# class whose compute dtype is their own, and float32/float64 tensors with a Python float or
-# int. Everything else (promotion, conversion, out=, errors) takes the general path.
+# free, b is a tensor). It holds the pairs that need nothing from Python but the call: two
+# tensors of one class whose compute dtype is their own, and float32/float64 tensors with a
+# Python float or int. Everything else (promotion, conversion, out=, errors) takes the general
+# path.
 _DIRECT: dict[str, dict[tuple, tuple]] = {}
 
 
