@@ -10,44 +10,24 @@ from __future__ import annotations
 import ctypes
 import os
 
+# After a threaded call OpenBLAS's workers spin for 2^28 cycles (~0.1 s) before they sleep; on
+# a 2-core machine that spinning worker takes the core pyth's next OpenMP op needs (a 512^2
+# product followed by a 2048^2 add: 8 ms instead of 3). 2^16 cycles (~30 us) keeps a burst of
+# products warm without holding the core afterwards. OpenBLAS reads the variable once, when it
+# loads, which importing scipy_openblas32 does; a value the user set is kept.
+_OURS = {} if "OPENBLAS_THREAD_TIMEOUT" in os.environ else {"OPENBLAS_THREAD_TIMEOUT": "16"}
+os.environ.update(_OURS)
 try:
     import scipy_openblas32 as _package
 except ImportError as e:  # pragma: no cover - the package is a declared dependency
     raise ImportError("pyth needs the scipy-openblas32 package for BLAS and LAPACK: "
                       "pip install scipy-openblas32") from e
+finally:
+    for _k in _OURS:  # for this library only: child processes keep their own defaults
+        del os.environ[_k]
 
 PATH = os.path.join(_package.get_lib_dir(), _package.get_library(fullname=True))
-
-# OpenBLAS's runtime detection knows AVX-512 only on Intel models: on AVX-512 AMD parts (Zen 4,
-# shown by virtual machines as plain "AMD EPYC") it picks its Haswell (AVX2) kernels, about 1.5x
-# slower for GEMM. The SkylakeX kernels need AVX-512 F/CD/BW/DQ/VL; when the CPU has them and the
-# user has not chosen a core (OPENBLAS_CORETYPE), ask for those kernels for this library only.
-_SKYLAKEX_FLAGS = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}
-
-
-def _cpu_flags() -> set[str]:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def _load() -> ctypes.CDLL:
-    chosen = "OPENBLAS_CORETYPE" in os.environ or not _SKYLAKEX_FLAGS <= _cpu_flags()
-    if not chosen:
-        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"  # read once, when the library loads
-    try:
-        return ctypes.CDLL(PATH, mode=ctypes.RTLD_GLOBAL)
-    finally:
-        if not chosen:
-            del os.environ["OPENBLAS_CORETYPE"]  # child processes keep their own detection
-
-
-LIBRARY = _load()
+LIBRARY = ctypes.CDLL(PATH, mode=ctypes.RTLD_GLOBAL)
 LIBRARY.scipy_openblas_get_corename.restype = ctypes.c_char_p
 CORE = LIBRARY.scipy_openblas_get_corename().decode()
 

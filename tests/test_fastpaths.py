@@ -198,3 +198,27 @@ def test_threaded_results_equal_one_thread(restore_threads, fn):
     pyth.set_grain_size(1)
     many = fn(x)
     assert same(one, many)
+
+
+# ---- OpenBLAS settings at load -------------------------------------------------------------------
+
+_CHILD = ("import os, pyth; print(pyth._openblas.CORE, "
+          "os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset'))")
+
+
+@pytest.mark.parametrize("user_value", [None, "20"])
+def test_openblas_thread_timeout_is_set_for_loading_only(user_value):
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if user_value is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = user_value
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(pyth.__file__))
+    out = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True,
+                         env=env, timeout=120, check=True,
+                         cwd=os.path.dirname(os.path.abspath(__file__))).stdout.split()
+    core, seen = out[-2], out[-1]
+    assert core  # OpenBLAS loaded and named its kernels
+    # pyth's own default leaves no trace in the environment; a user's value is kept
+    assert seen == (user_value or "unset")
