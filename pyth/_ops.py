@@ -116,3 +116,12 @@ def result_of(op: str, r: Tensor, out: Tensor | None, strict: bool = False) -> T
         o.resize_(r.size()).copy_(r)
         return 0
     return into(op, r.dtype, out, store, strict)
+
+
+def as_method(fn: Callable) -> Callable:
+    """fn(input, ...) as a Tensor method (self is the input), keeping its name and docstring."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method

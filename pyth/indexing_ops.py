@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._errors import check
-from ._ops import into, is_scalar, result_of, scalar_value
+from ._ops import as_method, into, is_scalar, result_of, scalar_value
 from ._th import lib
 from .tensor import Tensor, as_dim
 
@@ -248,21 +248,13 @@ def _out_of_place(name: str) -> Callable:
     return fn
 
 
-def _method(fn: Callable) -> Callable:
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return fn(self, *args, **kwargs)
-    method.__name__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
 FUNCTIONS: dict[str, Callable] = dict(_FUNCTIONS)
 FUNCTIONS.update({name: _out_of_place(name) for name in _INPLACE})
 
 
 def _install() -> None:
     for name, fn in FUNCTIONS.items():
-        setattr(Tensor, name, _method(fn))
+        setattr(Tensor, name, as_method(fn))
     for name, (primitive, _) in _INPLACE.items():
         setattr(Tensor, name + "_", primitive)
 

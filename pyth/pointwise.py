@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
-from ._ops import (as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
+from ._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
                    scalar_value)
 from ._errors import raise_error
 from ._promotion import category, result_type
@@ -492,14 +492,6 @@ FUNCTIONS.update(where=where, clamp=clamp, clip=clamp, clamp_min=clamp_min,
 
 # ---- methods, in-place methods and operators ---------------------------------------------------
 
-def _method(fn):
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return fn(self, *args, **kwargs)
-    method.__name__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
 def _inplace_binary(name: str):
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
         if name in ("add", "sub"):
@@ -521,7 +513,7 @@ def _inplace_unary(name: str):
 def _install() -> None:
     for name, fn in FUNCTIONS.items():
         if not hasattr(Tensor, name):
-            setattr(Tensor, name, _method(fn))
+            setattr(Tensor, name, as_method(fn))
     for name in _BINARY:
         setattr(Tensor, name + "_", _inplace_binary(name))
     for name in _UNARY:

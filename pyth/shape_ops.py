@@ -23,6 +23,7 @@ from . import dtypes as _dt
 from ._errors import check
 from ._promotion import can_cast, promote_types
 from ._th import ffi
+from ._ops import as_method
 from .tensor import Tensor, _empty, as_dim, c_sizes, parse_sizes, wrap
 
 
@@ -552,20 +553,12 @@ def _varargs_method(fn, name: str):
     return method
 
 
-def _method(fn):
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return fn(self, *args, **kwargs)
-    method.__name__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
 METHODS: dict[str, Any] = {
-    "split": _split_method, "chunk": _method(chunk), "unbind": _method(unbind),
-    "flip": _varargs_method(flip, "flip"), "fliplr": _method(fliplr),
-    "flipud": _method(flipud), "rot90": _method(rot90), "roll": _method(roll),
-    "repeat": repeat, "tile": _varargs_method(tile, "tile"), "tril": _method(tril),
-    "triu": _method(triu), "diag": _method(diag),
+    "split": _split_method, "chunk": as_method(chunk), "unbind": as_method(unbind),
+    "flip": _varargs_method(flip, "flip"), "fliplr": as_method(fliplr),
+    "flipud": as_method(flipud), "rot90": as_method(rot90), "roll": as_method(roll),
+    "repeat": repeat, "tile": _varargs_method(tile, "tile"), "tril": as_method(tril),
+    "triu": as_method(triu), "diag": as_method(diag),
     "tril_": tril_, "triu_": triu_,
 }
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import dtypes as _dt
 from ._errors import check
-from ._ops import new_result
+from ._ops import as_method, new_result
 from ._th import ffi
 from .tensor import Tensor, as_dim
 
@@ -170,13 +170,5 @@ FUNCTIONS: dict[str, Any] = {"sort": sort, "argsort": argsort, "msort": msort, "
                              "mode": mode, "unique": unique}
 
 
-def _method(fn):
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        return fn(self, *args, **kwargs)
-    method.__name__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
 for _name, _fn in FUNCTIONS.items():
-    setattr(Tensor, _name, _method(_fn))
+    setattr(Tensor, _name, as_method(_fn))
