@@ -35,6 +35,24 @@ extern "Python" void pyth_release_owner(void *owner);
 """
 
 
+# The module's own C: the core's header, and the hook that makes every call from Python a call
+# section (lib/THGeneral.h, THCall_enter). cffi's wrapper of each function runs
+# _cffi_restore_errno() right after releasing the GIL and _cffi_save_errno() right before
+# retaking it; both macros are redefined to also enter and leave the section.
+CALL_SECTIONS = r"""
+#include "TH.h"
+
+static int pyth_gil_take(void) { return (int)PyGILState_Ensure(); }
+static void pyth_gil_give(int state) { PyGILState_Release((PyGILState_STATE)state); }
+static void pyth_restore_errno(void) { _cffi_restore_errno(); }
+static void pyth_save_errno(void) { _cffi_save_errno(); }
+#undef _cffi_restore_errno
+#undef _cffi_save_errno
+#define _cffi_restore_errno() (THCall_enter(pyth_gil_take, pyth_gil_give), pyth_restore_errno())
+#define _cffi_save_errno() (pyth_save_errno(), THCall_leave())
+"""
+
+
 def preprocessed_header() -> str:
     """Run the C preprocessor over lib/TH.h in cdef mode and return the declarations."""
     cc = os.environ.get("CC", "gcc").split()
@@ -87,7 +105,7 @@ def make_builder() -> FFI:
     blas = openblas()
     builder.set_source(
         "pyth._th",
-        '#include "TH.h"\n',
+        CALL_SECTIONS,
         sources=SOURCES,
         include_dirs=INCLUDE_DIRS + blas["include_dirs"],
         depends=DEPENDS,

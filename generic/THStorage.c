@@ -13,9 +13,7 @@ THStorage *THStorage_(newWithSize)(int64_t size) {
 static int64_t THStorage_(bytesFor)(const char *op, int64_t n) {
   int64_t bytes;
   THArgCheck(n >= 0, TH_ERR_VALUE, -1, "%s: negative storage size %lld", op, (long long)n);
-  THArgCheck(THSize_mul(&bytes, n, (int64_t)sizeof(real)) == 0, TH_ERR_MEMORY, -1,
-             "%s: %lld elements of %zu bytes overflow the address space", op, (long long)n,
-             sizeof(real));
+  THTry(THSize_bytes(&bytes, op, n, (int64_t)sizeof(real)), -1);
   return bytes;
 }
 
@@ -25,6 +23,7 @@ static THStorage *THStorage_(shell)(int64_t size, THAllocator *allocator, void *
   self->data = NULL;
   self->size = size;
   atomic_init(&self->refcount, 1);
+  atomic_init(&self->exports, 0);
   self->flag = TH_STORAGE_REFCOUNTED | (allocator->realloc ? TH_STORAGE_RESIZABLE : 0);
   self->allocator = allocator;
   self->allocatorContext = ctx;
@@ -104,7 +103,23 @@ void THStorage_(fill)(THStorage *self, real value) {
   for (int64_t i = 0; i < self->size; i++) self->data[i] = value;
 }
 
+/* RuntimeError if consumers outside pyth hold self's data: it must not move. */
+static int THStorage_(checkNotExported)(const THStorage *self, const char *op) {
+  THArgCheck(THAtomic_load(&self->exports) == 0, TH_ERR_RUNTIME, -1,
+             "%s: the storage's memory is exported (held by %d numpy array(s) or DLPack "
+             "consumer(s)) and cannot move; copy the tensor, or drop those arrays first", op,
+             (int)THAtomic_load(&self->exports));
+  return 0;
+}
+
 int THStorage_(resize)(THStorage *self, int64_t size) {
+  if (size == self->size) return 0;
+  THCall_exclusive();
+  THTry(THStorage_(checkNotExported)(self, "resize_()"), -1);
+  return THStorage_(resizeUnchecked)(self, size);
+}
+
+int THStorage_(resizeUnchecked)(THStorage *self, int64_t size) {
   int64_t bytes = THStorage_(bytesFor)("resize_()", size);
   if (bytes < 0) return -1;
   THArgCheck(self->flag & TH_STORAGE_RESIZABLE, TH_ERR_RUNTIME, -1,
@@ -124,7 +139,9 @@ int THStorage_(resize)(THStorage *self, int64_t size) {
   return 0;
 }
 
-void THStorage_(swap)(THStorage *self, THStorage *other) {
+/* Exchanges the data (and where it came from) of two storages; the callers hold
+ * exclusivity or own both. */
+static void THStorage_(swap)(THStorage *self, THStorage *other) {
   THStorage tmp = *self;
   self->data = other->data;
   self->size = other->size;
@@ -140,6 +157,8 @@ void THStorage_(swap)(THStorage *self, THStorage *other) {
 
 int THStorage_(shareMemory)(THStorage *self) {
   if (self->allocator == &THSharedMemAllocator) return 0;
+  THCall_exclusive();
+  THTry(THStorage_(checkNotExported)(self, "share_memory_()"), -1);
   THMapAllocatorContext *ctx = THMapAllocatorContext_newShared();
   if (!ctx) return -1;
   THStorage *shm = THStorage_(newWithAllocator)(self->size, &THSharedMemAllocator, ctx);
@@ -148,6 +167,27 @@ int THStorage_(shareMemory)(THStorage *self) {
   THStorage_(swap)(self, shm);
   THStorage_(free)(shm); /* releases the old memory through its own allocator */
   return 0;
+}
+
+void THStorage_(exportRetain)(THStorage *self) {
+  THStorage_(retain)(self);
+  THAtomic_incr(&self->exports);
+}
+
+void THStorage_(exportRelease)(THStorage *self) {
+  atomic_fetch_sub_explicit(&self->exports, 1, memory_order_acq_rel);
+  THStorage_(free)(self);
+}
+
+int32_t THStorage_(exports)(const THStorage *self) { return THAtomic_load(&self->exports); }
+
+void THStorage_(normalize)(THStorage *self) {
+#ifdef TH_REAL_IS_BOOL
+  unsigned char *bytes = (unsigned char *)self->data;
+  for (int64_t i = 0; i < self->size; i++) bytes[i] = bytes[i] != 0;
+#else
+  (void)self;
+#endif
 }
 
 #define TH_STORAGE_COPY_IMPL(SrcReal, srcreal)                                                  \

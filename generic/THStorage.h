@@ -8,6 +8,7 @@ struct THStorage {
   int64_t size; /* in elements */
   TH_ATOMIC int32_t refcount;
   int32_t flag; /* TH_STORAGE_* bits */
+  TH_ATOMIC int32_t exports; /* consumers outside pyth holding the data (numpy, DLPack) */
   THAllocator *allocator;
   void *allocatorContext;
 };
@@ -34,11 +35,28 @@ int32_t THStorage_(refcount)(const THStorage *self);
 int THStorage_(get)(real *out, const THStorage *self, int64_t idx);
 int THStorage_(set)(THStorage *self, int64_t idx, real value);
 void THStorage_(fill)(THStorage *self, real value);
-/* Grows or shrinks, keeping the prefix; fails if the allocator cannot reallocate. */
+/* Grows or shrinks, keeping the prefix; fails if the allocator cannot reallocate, or if the
+ * data is exported (see exportRetain). A structural mutation (THCall_exclusive). */
 int THStorage_(resize)(THStorage *self, int64_t size);
-void THStorage_(swap)(THStorage *self, THStorage *other);
-/* Moves the data into POSIX shared memory, in place (every view follows). */
+/* Moves the data into POSIX shared memory, in place (every view follows); fails if the data is
+ * exported. A structural mutation. */
 int THStorage_(shareMemory)(THStorage *self);
+
+/* Exports. A consumer outside pyth that holds the data pointer (a numpy array, a DLPack
+ * capsule) holds an export: a reference to the storage that also pins its data block, so
+ * resize and shareMemory refuse (RuntimeError) while any export lives, instead of freeing
+ * memory the consumer still reads. exportRelease drops both. */
+void THStorage_(exportRetain)(THStorage *self);
+void THStorage_(exportRelease)(THStorage *self);
+int32_t THStorage_(exports)(const THStorage *self);
+/* Non-zero bytes of a bool storage read as true: rewrites every byte to 0 or 1 (data entering
+ * from outside: ndarrays, files, pickles). Other types: nothing to do. */
+void THStorage_(normalize)(THStorage *self);
+
+#ifndef TH_CDEF
+/* resize without the exclusivity and export checks (the caller has made them). */
+int THStorage_(resizeUnchecked)(THStorage *self, int64_t size);
+#endif
 
 /* Copy from a storage of the same size and any type: THStorage_(copyFloat), ... */
 #define TH_STORAGE_COPY_DECL(SrcReal, srcreal) \

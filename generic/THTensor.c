@@ -47,7 +47,14 @@ static THTensor *THTensor_(header)(void) {
   self->storage = NULL;
   self->storageOffset = 0;
   atomic_init(&self->refcount, 1);
+  self->token = THCall_token(0);
   return self;
+}
+
+/* Before changing self's structure: wait for exclusivity unless self is private to this call
+ * (see THCall_exclusive in lib/THGeneral.h). */
+static void THTensor_(beginMutation)(const THTensor *self) {
+  if (!THCall_isPrivate(self->token)) THCall_exclusive();
 }
 
 void THTensor_(retain)(THTensor *self) {
@@ -65,13 +72,16 @@ void THTensor_(free)(THTensor *self) {
 
 THTensor *THTensor_(new)(void) {
   int64_t zero = 0;
-  return THTensor_(newWithSize)(1, &zero);
+  THTensor *self = THTensor_(newWithSize)(1, &zero);
+  /* an empty result for the next call to size (the Python layer's new_result): private to it */
+  if (self) self->token = THCall_token(1);
+  return self;
 }
 
 THTensor *THTensor_(newWithSize)(int ndim, const int64_t *size) {
   int64_t numel, stride[TH_MAX_DIM];
   THTry(THShape_numel(&numel, "empty()", ndim, size), NULL);
-  THShape_contiguousStrides(stride, ndim, size);
+  THTry(THShape_contiguousStrides(stride, ndim, size), NULL);
   THStorage *storage = THStorage_(newWithSize)(numel);
   if (!storage) return NULL;
   THTensor *self = THTensor_(newWithStorage)(storage, 0, ndim, size, stride);
@@ -93,7 +103,7 @@ THTensor *THTensor_(newWithStorage)(THStorage *storage, int64_t offset, int ndim
   THArgCheck(ndim >= 0 && ndim <= TH_MAX_DIM, TH_ERR_RUNTIME, NULL,
              "as_strided(): %d dims requested, at most %d are supported", ndim, TH_MAX_DIM);
   if (!stride) {
-    THShape_contiguousStrides(contiguous, ndim, size);
+    THTry(THShape_contiguousStrides(contiguous, ndim, size), NULL);
     stride = contiguous;
   }
   THTry(THTensor_(checkView)("as_strided()", offset, ndim, size, stride, &span), NULL);
@@ -113,6 +123,11 @@ THTensor *THTensor_(newWithStorage)(THStorage *storage, int64_t offset, int ndim
     return NULL;
   }
   return self;
+}
+
+THTensor *THTensor_(newAsStrided)(THTensor *src, int64_t offset, int ndim, const int64_t *size,
+                                  const int64_t *stride) {
+  return THTensor_(newWithStorage)(src->storage, offset, ndim, size, stride);
 }
 
 THTensor *THTensor_(newWithTensor)(THTensor *src) {
@@ -259,12 +274,33 @@ int64_t THTensor_(stride)(const THTensor *self, int dim) {
 int64_t THTensor_(storageOffset)(const THTensor *self) { return self->storageOffset; }
 
 int64_t THTensor_(nElement)(const THTensor *self) {
+  /* a view's sizes were checked to multiply within int64 unless one is 0: test that first */
+  for (int d = 0; d < self->nDimension; d++)
+    if (self->size[d] == 0) return 0;
   int64_t n = 1;
   for (int d = 0; d < self->nDimension; d++) n *= self->size[d];
   return n;
 }
 
 THStorage *THTensor_(storage)(const THTensor *self) { return self->storage; }
+
+THStorage *THTensor_(retainedStorage)(const THTensor *self) {
+  THStorage_(retain)(self->storage);
+  return self->storage;
+}
+
+THStorage *THTensor_(export)(THTensor *self, THView *view) {
+  THTry(THTensor_(checkBounds)(self, "numpy()"), NULL);
+  THStorage_(exportRetain)(self->storage);
+  view->data = (char *)THTensor_(data)(self);
+  view->ndim = self->nDimension;
+  view->offset = self->storageOffset;
+  for (int d = 0; d < self->nDimension; d++) {
+    view->size[d] = self->size[d];
+    view->stride[d] = self->stride[d];
+  }
+  return self->storage;
+}
 
 real *THTensor_(data)(const THTensor *self) {
   return self->storage->data ? self->storage->data + self->storageOffset : NULL;
@@ -308,8 +344,9 @@ int THTensor_(setStorage)(THTensor *self, THStorage *storage, int64_t offset, in
   int64_t span, contiguous[TH_MAX_DIM];
   THArgCheck(ndim >= 0 && ndim <= TH_MAX_DIM, TH_ERR_RUNTIME, -1,
              "set_(): %d dims requested, at most %d are supported", ndim, TH_MAX_DIM);
+  THTensor_(beginMutation)(self);
   if (!stride) {
-    THShape_contiguousStrides(contiguous, ndim, size);
+    THTry(THShape_contiguousStrides(contiguous, ndim, size), -1);
     stride = contiguous;
   }
   THTry(THTensor_(checkView)("set_()", offset, ndim, size, stride, &span), -1);
@@ -323,13 +360,18 @@ int THTensor_(setStorage)(THTensor *self, THStorage *storage, int64_t offset, in
                   (long long)storage->size, storage->allocator->name);
       return -1;
     }
-    THTry(THStorage_(resize)(storage, span), -1);
+    /* a storage only this private header holds (a result being sized) grows without waiting */
+    const int own = storage == self->storage && THStorage_(refcount)(storage) == 1 &&
+                    THStorage_(exports)(storage) == 0 && THCall_isPrivate(self->token);
+    THTry(own ? THStorage_(resizeUnchecked)(storage, span) : THStorage_(resize)(storage, span),
+          -1);
   }
   return THTensor_(rawSet)(self, storage, offset, ndim, size, stride);
 }
 
 int THTensor_(set)(THTensor *self, THTensor *src) {
   if (self == src) return 0;
+  THTensor_(beginMutation)(self);
   return THTensor_(rawSet)(self, src->storage, src->storageOffset, src->nDimension, src->size,
                            src->stride);
 }
@@ -342,7 +384,7 @@ int THTensor_(resize)(THTensor *self, int ndim, const int64_t *size) {
     for (int d = 0; d < ndim; d++) same &= self->size[d] == size[d];
     if (same) return THTensor_(checkBounds)(self, "resize_()");
   }
-  THShape_contiguousStrides(stride, ndim, size);
+  THTry(THShape_contiguousStrides(stride, ndim, size), -1);
   return THTensor_(setStorage)(self, self->storage, self->storageOffset, ndim, size, stride);
 }
 
@@ -361,9 +403,11 @@ int THTensor_(narrow)(THTensor *self, THTensor *src, int dim, int64_t start, int
   if (start < 0) start += n;
   THArgCheck(length >= 0, TH_ERR_RUNTIME, -1, "narrow(): length %lld must be non-negative",
              (long long)length);
-  THArgCheck(start + length <= n, TH_ERR_RUNTIME, -1,
+  int64_t end;
+  THArgCheck(THSize_add(&end, start, length) == 0 && end <= n, TH_ERR_RUNTIME, -1,
              "narrow(): start %lld + length %lld exceeds size %lld of dim %d", (long long)start,
              (long long)length, (long long)n, d);
+  THTensor_(beginMutation)(self);
   THTry(THTensor_(set)(self, src), -1);
   if (length > 0) self->storageOffset += start * self->stride[d];
   self->size[d] = length;
@@ -380,6 +424,7 @@ int THTensor_(select)(THTensor *self, THTensor *src, int dim, int64_t index) {
              "select(): index %lld is out of range for dim %d of size %lld", (long long)index, d,
              (long long)n);
   if (index < 0) index += n;
+  THTensor_(beginMutation)(self);
   int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
   int m = 0;
   for (int k = 0; k < src->nDimension; k++) {
@@ -395,6 +440,7 @@ int THTensor_(transpose)(THTensor *self, THTensor *src, int dim0, int dim1) {
   int d0, d1;
   THTry(THShape_wrapDim(&d0, "transpose()", dim0, src->nDimension), -1);
   THTry(THShape_wrapDim(&d1, "transpose()", dim1, src->nDimension), -1);
+  THTensor_(beginMutation)(self);
   THTry(THTensor_(set)(self, src), -1);
   if (self->nDimension == 0 || d0 == d1) return 0;
   int64_t t = self->size[d0];
@@ -416,6 +462,7 @@ int THTensor_(permute)(THTensor *self, THTensor *src, int ndim, const int *dims)
     THArgCheck(!seen[w[i]], TH_ERR_RUNTIME, -1, "permute(): dim %d is repeated", w[i]);
     seen[w[i]] = 1;
   }
+  THTensor_(beginMutation)(self);
   int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
   for (int i = 0; i < ndim; i++) {
     size[i] = src->size[w[i]];
@@ -443,14 +490,20 @@ int THTensor_(unfold)(THTensor *self, THTensor *src, int dim, int64_t size, int6
   }
   if (m > 0) {
     nsize[d] = (n - size) / step + 1;
-    nstride[d] = step * st;
+    /* a step past the dim leaves one window, whose stride is never used */
+    if (THSize_mul(&nstride[d], step, st) != 0) nstride[d] = nsize[d] == 1 ? st : -1;
+    THArgCheck(nstride[d] >= 0, TH_ERR_RUNTIME, -1,
+               "unfold(): step %lld times stride %lld overflows int64", (long long)step,
+               (long long)st);
   }
+  THTensor_(beginMutation)(self);
   nsize[m] = size;
   nstride[m] = st;
   return THTensor_(rawSet)(self, src->storage, src->storageOffset, m + 1, nsize, nstride);
 }
 
 int THTensor_(squeeze)(THTensor *self, THTensor *src) {
+  THTensor_(beginMutation)(self);
   int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
   int m = 0;
   for (int k = 0; k < src->nDimension; k++) {
@@ -473,12 +526,14 @@ int THTensor_(unsqueeze1d)(THTensor *self, THTensor *src, int dim) {
   THArgCheck(src->nDimension < TH_MAX_DIM, TH_ERR_RUNTIME, -1,
              "unsqueeze(): the result would have more than %d dims", TH_MAX_DIM);
   THTry(THShape_wrapDim(&d, "unsqueeze()", dim, src->nDimension + 1), -1);
+  THTensor_(beginMutation)(self);
   int64_t size[TH_MAX_DIM], stride[TH_MAX_DIM];
   int m = src->nDimension;
   for (int k = 0, j = 0; k <= m; k++) {
     if (k == d) {
       size[k] = 1;
-      stride[k] = d < m ? src->size[d] * src->stride[d] : 1;
+      /* the stride of a size-1 dim is never used; past int64 (a size-0 view) it is 1 */
+      if (d >= m || THSize_mul(&stride[k], src->size[d], src->stride[d]) != 0) stride[k] = 1;
     } else {
       size[k] = src->size[j];
       stride[k] = src->stride[j++];
@@ -511,7 +566,8 @@ int THTensor_(zero)(THTensor *self) {
   return THTensor_(fill)(self, zero);
 }
 
-int THTensor_(gatherOffsets)(THTensor *out, THStorage *src, const int64_t *offsets, int64_t n) {
+int THTensor_(gatherOffsets)(THTensor *out, THTensor *from, const int64_t *offsets, int64_t n) {
+  const THStorage *src = from->storage;
   THArgCheck(THTensor_(isContiguous)(out) && THTensor_(nElement)(out) == n, TH_ERR_RUNTIME, -1,
              "gatherOffsets(): the output must be contiguous with %lld elements", (long long)n);
   THTry(THTensor_(checkBounds)(out, "gatherOffsets()"), -1);
@@ -525,8 +581,9 @@ int THTensor_(gatherOffsets)(THTensor *out, THStorage *src, const int64_t *offse
   return 0;
 }
 
-int THTensor_(scatterOffsets)(THStorage *dst, const int64_t *offsets, int64_t n,
+int THTensor_(scatterOffsets)(THTensor *to, const int64_t *offsets, int64_t n,
                               THTensor *values) {
+  THStorage *dst = to->storage;
   THArgCheck(THTensor_(isContiguous)(values) && THTensor_(nElement)(values) == n, TH_ERR_RUNTIME,
              -1, "scatterOffsets(): the values must be contiguous with %lld elements",
              (long long)n);

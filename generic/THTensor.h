@@ -13,6 +13,7 @@ struct THTensor {
   THStorage *storage;
   int64_t storageOffset;
   TH_ATOMIC int32_t refcount;
+  uint64_t token; /* the call that made it (THCall_token): it may reshape it without waiting */
 };
 
 /* ---- construction (NULL with an error recorded on failure) ---- */
@@ -24,6 +25,10 @@ THTensor *THTensor_(newWithSize)(int ndim, const int64_t *size);
  * reach past its end is a RuntimeError. */
 THTensor *THTensor_(newWithStorage)(THStorage *storage, int64_t offset, int ndim,
                                     const int64_t *size, const int64_t *stride);
+/* A view of src's storage with the given geometry (as_strided): one call reads src's storage
+ * and retains it, so a concurrent set_ on src cannot free it in between. */
+THTensor *THTensor_(newAsStrided)(THTensor *src, int64_t offset, int ndim, const int64_t *size,
+                                  const int64_t *stride);
 /* Another tensor header on the same storage with the same geometry. */
 THTensor *THTensor_(newWithTensor)(THTensor *src);
 THTensor *THTensor_(newClone)(THTensor *src);
@@ -53,6 +58,13 @@ int64_t THTensor_(stride)(const THTensor *self, int dim);
 int64_t THTensor_(storageOffset)(const THTensor *self);
 int64_t THTensor_(nElement)(const THTensor *self);
 THStorage *THTensor_(storage)(const THTensor *self);
+/* self's storage with a reference for the caller (read and retained in one call). */
+THStorage *THTensor_(retainedStorage)(const THTensor *self);
+/* Exports self's elements to a consumer outside pyth (numpy, DLPack): checks bounds, takes an
+ * export of the storage (THStorage_(exportRetain): its data cannot move until
+ * THStorage_(exportRelease)) and fills *view with one consistent snapshot of the geometry and
+ * the address of the first element. NULL with an error recorded on failure. */
+THStorage *THTensor_(export)(THTensor *self, THView *view);
 real *THTensor_(data)(const THTensor *self);
 int THTensor_(isContiguous)(const THTensor *self);
 int THTensor_(isSetTo)(const THTensor *self, const THTensor *src);
@@ -83,10 +95,11 @@ int THTensor_(unsqueeze1d)(THTensor *self, THTensor *src, int dim);
 int THTensor_(checkBounds)(const THTensor *self, const char *op);
 int THTensor_(fill)(THTensor *self, real value);
 int THTensor_(zero)(THTensor *self);
-/* out (contiguous, n elements) gets storage->data[offsets[i]]; offsets are range-checked. */
-int THTensor_(gatherOffsets)(THTensor *out, THStorage *src, const int64_t *offsets, int64_t n);
-/* storage->data[offsets[i]] = values[i] for values contiguous with n elements. */
-int THTensor_(scatterOffsets)(THStorage *dst, const int64_t *offsets, int64_t n,
+/* out (contiguous, n elements) gets src's storage's data[offsets[i]]; offsets are
+ * range-checked against that storage. */
+int THTensor_(gatherOffsets)(THTensor *out, THTensor *src, const int64_t *offsets, int64_t n);
+/* dst's storage's data[offsets[i]] = values[i] for values contiguous with n elements. */
+int THTensor_(scatterOffsets)(THTensor *dst, const int64_t *offsets, int64_t n,
                               THTensor *values);
 
 /* Copy from any type, broadcasting src to self's shape: THTensor_(copyFloat), ...

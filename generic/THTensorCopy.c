@@ -24,7 +24,11 @@
                                   sizeof(real), self->stride,                                   \
                                   (char *)TH##SrcReal##Tensor_data(src), sizeof(srcreal),       \
                                   sstride);                                                     \
-    if (overlap == TH_OVERLAP_SAME) return 0; /* a copy onto itself */                          \
+    /* the same walk: a copy onto itself, or (another type over the same bytes) a conversion \
+     * in place, which the row function does element by element */                             \
+    if (overlap == TH_OVERLAP_SAME &&                                                           \
+        (void *)THTensor_(copy##SrcReal) == (void *)THTensor_(TH_CONCAT_2(copy, Real)))         \
+      return 0;                                                                                 \
     if (overlap == TH_OVERLAP_PARTIAL) {                                                        \
       tmp = TH##SrcReal##Tensor_newWithSize(src->nDimension, src->size);                        \
       if (!tmp || TH##SrcReal##Tensor_copy(tmp, src) != 0) {                                   \

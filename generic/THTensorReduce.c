@@ -211,7 +211,7 @@ static int THTensor_(reduceInto)(const THReduction *p, const THReduceOp *op, THR
 /* reduceInto a new accumulator taken from buf (freed again on failure). */
 static char *THTensor_(reduceNew)(const THReduction *p, const THReduceOp *op, THReduceCtx *c,
                                   THReduceBuf *buf, THTensor *a, int with_index) {
-  char *acc = THReduceBuf_get(buf, p->nout * op->accsize);
+  char *acc = THReduceBuf_get(buf, p->nout, op->accsize);
   if (acc && THTensor_(reduceInto)(p, op, c, a, acc, NULL, with_index) != 0) {
     THReduceBuf_free(buf);
     return NULL;
@@ -456,7 +456,7 @@ int THTensor_(argmin)(THLongTensor *indices, THTensor *a, int ndims, const int64
     THTry(THTensor_(checkBounds)(a, op), -1);                                                 \
     THTry(THReduction_init(&plan, op, a->nDimension, a->size, 1, &dim, 1), -1);               \
     THTry(THSumTensor_(resizeOutput)(r, op, a->nDimension, a->size, (void *)r == (void *)a), -1); \
-    char *acc = THReduceBuf_get(&buf, plan.nout * (int64_t)sizeof(TH_SUM_T));                 \
+    char *acc = THReduceBuf_get(&buf, plan.nout, (int64_t)sizeof(TH_SUM_T));                 \
     if (!acc) return -1;                                                                      \
     THTensor_(BASE##Init)(acc, plan.nout);                                                    \
     const int64_t *strides[3] = {plan.accstride, a->stride, r->stride};                       \
@@ -527,7 +527,7 @@ int THTensor_(norm)(THTensor *r, THTensor *a, double p, int ndims, const int64_t
 static int THTensor_(twoPass)(const THReduction *plan, THReduceCtx *ctx, THReduceBuf *buf,
                               THTensor *a, const THReduceOp *op1, const THReduceOp *op2,
                               void (*between)(double *m, int64_t n, int64_t nred)) {
-  double *first = (double *)THReduceBuf_get(buf, plan->nout * 2 * (int64_t)sizeof(double));
+  double *first = (double *)THReduceBuf_get(buf, plan->nout, 2 * (int64_t)sizeof(double));
   if (!first) return -1;
   if (THTensor_(reduceInto)(plan, op1, ctx, a, (char *)first, NULL, 0) != 0) goto fail;
   between(first, plan->nout, plan->nred);
@@ -635,7 +635,7 @@ int THTensor_(histc)(THTensor *r, THTensor *a, int64_t bins, double min, double 
   THArgCheck(isfinite(min) && isfinite(max), TH_ERR_RUNTIME, -1,
              "%s: range of [%g, %g] is not finite", op, min, max);
   THArgCheck(min < max, TH_ERR_RUNTIME, -1, "%s: max must be larger than min", op);
-  THTensor_(Hist) h = {THAlloc((size_t)bins * sizeof(int64_t)), bins, TH_LOAD(TH_STORE(min)),
+  THTensor_(Hist) h = {THAllocArray(op, bins, sizeof(int64_t)), bins, TH_LOAD(TH_STORE(min)),
                        TH_LOAD(TH_STORE(max))};
   if (!h.counts) return -1;
   memset(h.counts, 0, (size_t)bins * sizeof(int64_t));

@@ -350,6 +350,9 @@ static int THTensor_(forSlices)(THTensor_(SliceFn) fn, THTensor_(SliceArgs) args
                                 THTensor *self, int dim, THTensor *values,
                                 THLongTensor *indices) {
   const int nd = self->nDimension;
+  /* no element to write (an empty dim, or k = 0): return at once rather than visit every
+   * empty slice (an empty dim beside a huge one has 2^62 of them) */
+  if (THLongTensor_nElement(indices) == 0) return 0;
   int64_t osize[TH_MAX_DIM], ostride[3][TH_MAX_DIM];
   int on = 0;
   for (int d = 0; d < nd; d++)

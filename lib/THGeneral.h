@@ -42,12 +42,24 @@ const char *THError_message(void);
 void THError_clear(void);
 void THError_set(int kind, const char *fmt, ...);
 
-/* Overflow-checked arithmetic on sizes: return 0 and store the result, or -1 on overflow. */
+/* Checked arithmetic: the one layer for sizes, strides, offsets and byte counts.
+ * The rule: no raw `*` or `+` on a size, stride, offset or byte count that a caller (Python or
+ * C) supplied; such arithmetic goes through THSize_mul / THSize_add / THSize_bytes (GCC's
+ * __builtin_*_overflow), which return 0 and store the result, or -1 on overflow. Raw
+ * arithmetic is allowed only on values a checked bound already covers: element offsets inside
+ * a view whose extent THShape_span has checked against its storage (every kernel's walk), and
+ * counts whose product was checked once (THShape_numel). `grep -n "THSize_" lib generic` lists
+ * the checked places. */
 int THSize_mul(int64_t *out, int64_t a, int64_t b);
 int THSize_add(int64_t *out, int64_t a, int64_t b);
+/* Bytes of n elements of elsize bytes: -1 with a MemoryError recorded (naming op) on overflow
+ * or a negative n. */
+int THSize_bytes(int64_t *out, const char *op, int64_t n, int64_t elsize);
 
 /* Metadata allocation (size/stride arrays, contexts); sets a MemoryError on failure. */
 void *THAlloc(size_t bytes);
+/* n elements of elsize bytes (checked: NULL with a MemoryError naming op on overflow). */
+void *THAllocArray(const char *op, int64_t n, int64_t elsize);
 void *THRealloc(void *ptr, size_t bytes);
 void THFree(void *ptr);
 /* Metadata blocks THAlloc has handed out and THFree has not taken back (tensor headers, size
@@ -64,7 +76,10 @@ int64_t THAlloc_liveCount(void);
 #define TH_WEIGHT_TRANSCENDENTAL 4 /* exp, log, tanh, ...: a few dozen flops per element */
 #define TH_WEIGHT_SORT 64        /* sorts, selections: log n compare-and-move passes */
 #define TH_WEIGHT_TILED 8        /* a transposed walk (A + A.T): a cache line per element */
-void THSetNumThreads(int n);
+/* At most TH_MAX_THREADS: libgomp makes every thread of a team at once, and thousands of them
+ * exhaust the stack or the thread limit and end the process. ValueError outside [1, max]. */
+enum { TH_MAX_THREADS = 256 };
+int THSetNumThreads(int n);
 int THGetNumThreads(void);
 void THSetGrainSize(int64_t bytes);
 int64_t THGetGrainSize(void);
@@ -72,7 +87,34 @@ int64_t THGetGrainSize(void);
  * the grain, more than one thread available, and not already inside a parallel region. */
 int THParallel_worth(int64_t elements, int64_t bytes);
 
+/* Calls from Python, and structural mutation.
+ * cffi releases the GIL around every call into the core, so two Python threads can be inside
+ * it at once. Reading a tensor while another thread re-points it (set_), regrows it (resize_)
+ * or moves its data (share_memory_) would read freed memory or a torn geometry. So every call
+ * from Python is a *call section* (build_ffi.py hooks THCall_enter / THCall_leave into cffi's
+ * wrapper of every function, right after it releases the GIL and right before it takes it back),
+ * and a function about to change the structure of a tensor or storage that another thread may
+ * be reading calls THCall_exclusive() first: it waits until it is the only call section in
+ * progress and keeps new ones out until it returns. Ordinary ops never wait (two atomic updates
+ * per call); headers created in the current call, or by THTensor_(new) for the next call of
+ * the same thread (how the Python layer makes results for kernels to size), are private and
+ * are reshaped without waiting (THCall_isPrivate).
+ * Nested calls (a callback into Python that calls the core again) count once. */
+int64_t THCall_active(void);   /* call sections in progress (this one included) */
+int THCall_isExclusive(void);  /* whether this thread's call holds exclusivity */
+
 #ifndef TH_CDEF
+/* gil_take / gil_give: PyGILState_Ensure / PyGILState_Release, from the binding (NULL when
+ * the core runs without Python). */
+void THCall_enter(int (*gil_take)(void), void (*gil_give)(int));
+void THCall_leave(void);
+void THCall_exclusive(void);
+/* A token naming the current call of this thread (next = 1: its next call). */
+uint64_t THCall_token(int next);
+/* Whether a header stamped with token was made by this thread's current (or, for tokens made
+ * with next = 1, previous) call. */
+int THCall_isPrivate(uint64_t token);
+
 /* Argument checks: record the error and return RET from the calling function. */
 #define THArgCheck(cond, kind, ret, ...) \
   do { if (!(cond)) { THError_set((kind), __VA_ARGS__); return ret; } } while (0)

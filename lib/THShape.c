@@ -1,5 +1,6 @@
 #include "THShape.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 int THShape_wrapDim(int *out, const char *op, int64_t dim, int ndim) {
@@ -29,12 +30,18 @@ int THShape_numel(int64_t *numel, const char *op, int ndim, const int64_t *size)
   return 0;
 }
 
-void THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size) {
+int THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size) {
   int64_t s = 1;
+  int overflow = 0;
   for (int d = ndim - 1; d >= 0; d--) {
     stride[d] = s;
-    s *= size[d] > 1 ? size[d] : 1;
+    /* only a shape with a 0 elsewhere can get here with a product past int64 */
+    if (d > 0 && !overflow && THSize_mul(&s, s, size[d] > 1 ? size[d] : 1) != 0) overflow = 1;
   }
+  THArgCheck(!overflow, TH_ERR_RUNTIME, -1,
+             "stride calculation overflowed: the contiguous strides of these sizes do not fit "
+             "in int64");
+  return 0;
 }
 
 int THShape_isContiguous(int ndim, const int64_t *size, const int64_t *stride) {
@@ -55,17 +62,21 @@ int THShape_span(int64_t *span, const char *op, int64_t offset, int ndim, const 
              (long long)offset);
   int64_t last = offset;
   for (int d = 0; d < ndim; d++) {
+    THArgCheck(stride[d] >= 0, TH_ERR_VALUE, -1, "%s: negative stride %lld in dim %d", op,
+               (long long)stride[d], d);
+  }
+  for (int d = 0; d < ndim; d++) {
     if (size[d] == 0) { *span = 0; return 0; }
   }
   for (int d = 0; d < ndim; d++) {
     int64_t reach;
-    THArgCheck(stride[d] >= 0, TH_ERR_VALUE, -1, "%s: negative stride %lld in dim %d", op,
-               (long long)stride[d], d);
     THArgCheck(THSize_mul(&reach, size[d] - 1, stride[d]) == 0 &&
                    THSize_add(&last, last, reach) == 0,
-               TH_ERR_MEMORY, -1, "%s: the view's extent overflows int64", op);
+               TH_ERR_RUNTIME, -1, "%s: the view's extent (offset %lld plus (size - 1) * stride "
+               "over every dim) overflows int64", op, (long long)offset);
   }
-  *span = last + 1;
+  THArgCheck(THSize_add(span, last, 1) == 0, TH_ERR_RUNTIME, -1,
+             "%s: storage offset %lld is out of range for any storage", op, (long long)offset);
   return 0;
 }
 
@@ -192,9 +203,14 @@ int THShape_broadcast(int64_t *out, int *ndim, const char *op, int an, const int
 /* Bytes from the first element's start to the last element's end. */
 static int64_t THShape_extent(int ndim, const int64_t *size, int64_t elsize,
                               const int64_t *stride) {
-  int64_t last = 0;
-  for (int d = 0; d < ndim; d++) last += (size[d] - 1) * stride[d];
-  return (last + 1) * elsize;
+  /* the operands are views whose span was checked (non-empty here), so this cannot overflow;
+   * saturate all the same: a caller's broken view then counts as overlapping everything */
+  int64_t last = 0, reach;
+  for (int d = 0; d < ndim; d++)
+    if (THSize_mul(&reach, size[d] - 1, stride[d]) != 0 || THSize_add(&last, last, reach) != 0)
+      return INT64_MAX;
+  if (THSize_add(&last, last, 1) != 0 || THSize_mul(&last, last, elsize) != 0) return INT64_MAX;
+  return last;
 }
 
 int THShape_overlap(int ndim, const int64_t *size, const char *a, int64_t aelsize,
@@ -204,8 +220,10 @@ int THShape_overlap(int ndim, const int64_t *size, const char *a, int64_t aelsiz
     if (size[d] == 0) return TH_OVERLAP_NONE;
   if (!a || !b) return TH_OVERLAP_NONE;
   uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-  uintptr_t a1 = a0 + (uintptr_t)THShape_extent(ndim, size, aelsize, astride);
-  uintptr_t b1 = b0 + (uintptr_t)THShape_extent(ndim, size, belsize, bstride);
+  const int64_t ae = THShape_extent(ndim, size, aelsize, astride);
+  const int64_t be = THShape_extent(ndim, size, belsize, bstride);
+  uintptr_t a1 = (uintptr_t)ae > UINTPTR_MAX - a0 ? UINTPTR_MAX : a0 + (uintptr_t)ae;
+  uintptr_t b1 = (uintptr_t)be > UINTPTR_MAX - b0 ? UINTPTR_MAX : b0 + (uintptr_t)be;
   if (a1 <= b0 || b1 <= a0) return TH_OVERLAP_NONE;
   int same = a0 == b0 && aelsize == belsize;
   for (int d = 0; same && d < ndim; d++) same = size[d] == 1 || astride[d] == bstride[d];

@@ -11,7 +11,9 @@
 int THShape_wrapDim(int *out, const char *op, int64_t dim, int ndim);
 /* Checks ndim <= TH_MAX_DIM, sizes >= 0 and that the element count fits in int64. */
 int THShape_numel(int64_t *numel, const char *op, int ndim, const int64_t *size);
-void THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size);
+/* Row-major strides for size (size-0 and size-1 dims step like size 1); RuntimeError when they
+ * overflow int64 (possible only for shapes with a 0 among huge sizes). */
+int THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size);
 int THShape_isContiguous(int ndim, const int64_t *size, const int64_t *stride);
 /* One past the furthest element a view reaches (0 when it has no elements). */
 int THShape_span(int64_t *span, const char *op, int64_t offset, int ndim, const int64_t *size,

@@ -12,6 +12,15 @@
 TH_FORALL_TYPES(TH_TENSOR_FWD)
 #undef TH_TENSOR_FWD
 
+/* One consistent snapshot of a view's geometry, for exports (THTensor_(export)). */
+typedef struct THView {
+  char *data; /* the first element (NULL when the storage has no memory) */
+  int ndim;
+  int64_t offset;
+  int64_t size[TH_MAX_DIM];
+  int64_t stride[TH_MAX_DIM];
+} THView;
+
 #include "generic/THTensor.h"
 #include "THGenerateAllTypes.h"
 

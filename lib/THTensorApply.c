@@ -4,8 +4,14 @@
 
 static int64_t th_grain = TH_GRAIN_DEFAULT;
 
-void THSetNumThreads(int n) {
-  if (n > 0) omp_set_num_threads(n);
+int THSetNumThreads(int n) {
+  THArgCheck(n >= 1, TH_ERR_RUNTIME, -1,
+             "set_num_threads(): expected a positive number of threads, got %d", n);
+  THArgCheck(n <= TH_MAX_THREADS, TH_ERR_VALUE, -1,
+             "set_num_threads(): %d threads requested, but at most %d are supported", n,
+             TH_MAX_THREADS);
+  omp_set_num_threads(n);
+  return 0;
 }
 int THGetNumThreads(void) { return omp_get_max_threads(); }
 void THSetGrainSize(int64_t grain) { th_grain = grain > 0 ? grain : 1; }

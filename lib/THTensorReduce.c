@@ -106,18 +106,25 @@ static int THReduction_init(THReduction *p, const char *op, int ndim, const int6
   p->rdim = 0;
   p->nout = p->nred = 1;
   int64_t acc = 1, idx = 1;
+  int overflow = 0;
   for (int d = ndim - 1; d >= 0; d--) {
+    /* checked: with a 0 among the sizes, the others' product can pass int64 */
     if (p->reduced[d]) {
       p->accstride[d] = 0;
       p->idxstride[d] = idx;
-      idx *= size[d];
-      p->nred *= size[d];
+      overflow |= THSize_mul(&idx, idx, size[d]) | THSize_mul(&p->nred, p->nred, size[d]);
     } else {
       p->accstride[d] = acc;
       p->idxstride[d] = 0;
-      acc *= size[d];
-      p->nout *= size[d];
+      overflow |= THSize_mul(&acc, acc, size[d]) | THSize_mul(&p->nout, p->nout, size[d]);
     }
+  }
+  if (overflow) {
+    char buf[TH_SIZE_STR_LEN];
+    THError_set(TH_ERR_MEMORY, "%s: the reduction of a tensor of size %s needs more than "
+                "int64 elements of results or positions", op, THSize_str(buf, sizeof buf, ndim,
+                                                                        size));
+    return -1;
   }
   for (int d = 0; d < ndim; d++)
     if (!p->reduced[d] || keepdim) p->rsize[p->rdim++] = p->reduced[d] ? 1 : size[d];
@@ -228,7 +235,7 @@ static int THReduce_run(const THReduction *p, const THReduceOp *op, void *ctx, i
   const int64_t bytes = p->nout * op->accsize;
   char *parts = NULL;
   if (priv) {
-    parts = THAlloc((size_t)(bytes * (nchunks - 1)));
+    parts = THAllocArray(p->op, nchunks - 1, bytes);
     if (!parts) return -1;
   }
 #pragma omp parallel for schedule(dynamic, 1) num_threads((int)TH_MIN((int64_t)nt, nchunks))
@@ -256,7 +263,10 @@ typedef struct THReduceBuf {
   _Alignas(64) char local[256];
 } THReduceBuf;
 
-static char *THReduceBuf_get(THReduceBuf *b, int64_t bytes) {
+static char *THReduceBuf_get(THReduceBuf *b, int64_t n, int64_t accsize) {
+  int64_t bytes;
+  b->data = NULL;
+  if (THSize_bytes(&bytes, "reduction", n, accsize) != 0) return NULL;
   b->data = bytes <= (int64_t)sizeof b->local ? b->local : THAlloc((size_t)bytes);
   return b->data;
 }

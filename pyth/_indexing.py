@@ -150,7 +150,7 @@ def _plan(t, index: Any) -> _Plan:
 def _view(t, p: _Plan):
     from .tensor import c_sizes, wrap
     dt = t.dtype
-    return wrap(dt, dt.tensor.newWithStorage(t._h.storage, p.offset, len(p.sizes),
+    return wrap(dt, dt.tensor.newAsStrided(t._h, p.offset, len(p.sizes),
                                              c_sizes(p.sizes), c_sizes(p.strides)))
 
 
@@ -215,7 +215,7 @@ class _Single:
             sizes[slot], strides[slot] = n, stride
         self.pos = pos = slots[0]
         dt = t.dtype
-        self.view = wrap(dt, dt.tensor.newWithStorage(t._h.storage, p.offset, len(sizes),
+        self.view = wrap(dt, dt.tensor.newAsStrided(t._h, p.offset, len(sizes),
                                                       c_sizes(sizes), c_sizes(strides)))
         lead, covered = tuple(sizes[:pos]), 1 if kind == _ADVANCED else item.ndim
         rest = tuple(sizes[pos + covered:])
@@ -267,7 +267,7 @@ def getitem(t, index: Any):
     from .tensor import _empty
     offsets = _offsets(p)
     out = _empty(offsets.shape, t.dtype)
-    check(t.dtype.tensor.gatherOffsets(out._h, t._h.storage,
+    check(t.dtype.tensor.gatherOffsets(out._h, t._h,
                                        ffi.cast("int64_t *", offsets.ctypes.data), offsets.size))
     return out
 
@@ -312,5 +312,5 @@ def setitem(t, index: Any, value: Any) -> None:
         return
     offsets = _offsets(p)
     values = _broadcast_values(t, value, offsets.shape)
-    check(t.dtype.tensor.scatterOffsets(t._h.storage, ffi.cast("int64_t *", offsets.ctypes.data),
+    check(t.dtype.tensor.scatterOffsets(t._h, ffi.cast("int64_t *", offsets.ctypes.data),
                                         offsets.size, values._h))

@@ -57,3 +57,21 @@ def array_view(owner: Any, ptr: int, shape: tuple, strides: tuple, np_dtype: np.
     if ptr == 0 or 0 in shape:
         return np.empty(shape, np_dtype)
     return np.asarray(_ArrayOwner(owner, array_interface(ptr, shape, strides, np_dtype.str)))
+
+
+def export(t: Any) -> np.ndarray:
+    """t's elements as an ndarray that holds an export of t's storage (THTensor_(export)): the
+    geometry is one snapshot, and the memory cannot move or be freed while the array lives."""
+    dt = t.dtype
+    npdt = dt.to_numpy()
+    view = ffi.new("THView *")
+    ptr = dt.tensor.export(t._h, view)
+    if ptr == ffi.NULL:
+        from ._errors import raise_error
+        raise_error()
+    owner = ffi.gc(ptr, dt.storage.exportRelease)
+    shape = tuple(ffi.unpack(view.size, view.ndim))
+    # the stride of a dim of size 1 is never used (and may not fit numpy's C long): 0 there
+    item = dt.itemsize
+    strides = tuple(s * item if n > 1 else 0 for n, s in zip(shape, ffi.unpack(view.stride, view.ndim)))
+    return array_view(owner, int(ffi.cast("uintptr_t", view.data)), shape, strides, npdt)

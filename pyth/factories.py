@@ -90,8 +90,27 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
 
 # ---- from numpy, zero-copy ----
 
+def _borrowable(a: np.ndarray, dt: _dt.dtype) -> np.ndarray:
+    """a itself, or a copy where sharing a's memory would break a rule of the core.
+
+    Read-only memory (np.frombuffer of bytes, a read-only memmap, writeable=False) would be
+    written by in-place ops; misaligned memory would be read with misaligned typed loads; bool
+    bytes other than 0 and 1 are undefined as C's bool. Such arrays are copied (bools
+    normalised: non-zero is true), so the tensor no longer shares a's memory.
+    """
+    if not a.flags.writeable or a.ctypes.data % dt.itemsize:
+        a = np.array(a, copy=True, order="C")
+    if dt is _dt.bool_ and (a.view(np.uint8) > 1).any():
+        a = a.view(np.uint8) != 0
+    return a
+
+
 def from_numpy(a: np.ndarray) -> Tensor:
-    """A tensor sharing a's memory (any non-negative strides); it keeps a alive."""
+    """A tensor sharing a's memory (any non-negative strides); it keeps a alive.
+
+    Read-only or misaligned arrays, and bool arrays holding bytes other than 0/1, are copied
+    instead (see _borrowable): pyth never writes memory numpy forbids it to write.
+    """
     if not isinstance(a, np.ndarray):
         raise TypeError(f"from_numpy(): expected np.ndarray (got {type(a).__name__})")
     dt = _dt.from_numpy_dtype(a.dtype)
@@ -107,6 +126,7 @@ def from_numpy(a: np.ndarray) -> Tensor:
                          f"size {item}")
     if a.size == 0:
         return _empty(a.shape, dt)
+    a = _borrowable(a, dt)
     strides = [s // item for s in a.strides]
     span = 1 + sum((n - 1) * s for n, s in zip(a.shape, strides))
     ctx = _numpy.borrow_context(a)

@@ -461,7 +461,7 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         view_size.append(n)
         view_stride.append(st)
     T = input.dtype.tensor
-    src = wrap(input.dtype, T.newWithStorage(input._h.storage, input.storage_offset(),
+    src = wrap(input.dtype, T.newAsStrided(input._h, input.storage_offset(),
                                              len(view_size), c_sizes(view_size),
                                              c_sizes(view_stride)))
     check(T.copy(r.view(split_size)._h, src._h))

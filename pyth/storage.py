@@ -71,6 +71,7 @@ class Storage:
         if b"\0" in path:  # C would see a shorter, different name
             raise ValueError("from_file(): embedded null byte in the file name")
         ptr = check_ptr(dt.storage.newWithMapping(path, operator.index(size), flags))
+        dt.storage.normalize(ptr)  # bool bytes other than 0/1 become 1 (non-zero is true)
         return wrap_storage(dt, ptr, True)
 
     def share_memory_(self) -> "Storage":

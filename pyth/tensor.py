@@ -136,7 +136,8 @@ class Tensor:
 
     def storage(self) -> Storage:
         """The Storage this tensor views (shared, not a copy)."""
-        return wrap_storage(self.dtype, self._h.storage, owned=False)
+        # read and retained in one call: a set_() in another thread cannot free it in between
+        return wrap_storage(self.dtype, self.dtype.tensor.retainedStorage(self._h), owned=True)
 
     untyped_storage = storage
 
@@ -284,8 +285,8 @@ class Tensor:
             raise RuntimeError(f"as_strided(): mismatch in length of strides and shape "
                                f"({len(stride)} and {len(size)})")
         offset = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
-        return wrap(self.dtype, self.dtype.tensor.newWithStorage(
-            self._h.storage, offset, len(size), c_sizes(size), c_sizes(stride)))
+        return wrap(self.dtype, self.dtype.tensor.newAsStrided(
+            self._h, offset, len(size), c_sizes(size), c_sizes(stride)))
 
     # ---- in-place geometry ----
     def set_(self, source: Any = None, storage_offset: int = 0, size: Any = None,
@@ -439,27 +440,26 @@ class Tensor:
 
     # ---- numpy ----
     def numpy(self) -> np.ndarray:
-        """A zero-copy ndarray view that keeps this tensor's storage alive."""
-        npdt = self.dtype.to_numpy()
-        check(self.dtype.tensor.checkBounds(self._h, b"numpy()"))
-        size = self.dtype.itemsize
-        return _numpy.array_view(self, self.data_ptr(), tuple(self.size()),
-                                 tuple(s * size for s in self.stride()), npdt)
+        """A zero-copy ndarray view holding an export of this tensor's storage.
 
-    @property
-    def __array_interface__(self) -> dict:
-        npdt = self.dtype.to_numpy()
-        if self.numel() == 0:
-            return np.empty(tuple(self.size()), npdt).__array_interface__
-        size = self.dtype.itemsize
-        return _numpy.array_interface(self.data_ptr(), tuple(self.size()),
-                                      tuple(s * size for s in self.stride()), npdt.str)
+        The export pins the storage's memory: while the array lives, resize_() or
+        share_memory_() of that storage raise instead of freeing what the array reads, and
+        set_() on the tensor leaves the array on the old storage.
+        """
+        return _numpy.export(self)
+
+    # No __array_interface__: numpy would keep the tensor object (not its memory) alive, and a
+    # later set_() or resize_() would leave the array on freed memory. np.asarray(t) goes
+    # through __array__ and numpy(), zero-copy.
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """NumPy 2 protocol: a view when possible; copy=False refuses to copy."""
         if self.dtype is _dt.bfloat16:
             if copy is False:
                 raise ValueError("bfloat16 has no numpy equivalent: a copy to float32 is needed")
+            if dtype is None:
+                raise TypeError("Got unsupported ScalarType BFloat16: numpy has no bfloat16; "
+                                "convert first, e.g. t.float()")
             arr = self.float().numpy()
         else:
             arr = self.numpy()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 
+from ._errors import check
 from ._th import lib
 
 
@@ -19,8 +20,13 @@ def _positive(fn: str, n: object, bits: int) -> int:
 
 
 def set_num_threads(n: int) -> None:
-    """Threads for pyth's parallel kernels (all of them share one OpenMP pool)."""
-    lib.THSetNumThreads(_positive("set_num_threads", n, 32))
+    """Threads for pyth's parallel kernels (all of them share one OpenMP pool), at most
+    lib.TH_MAX_THREADS (256): ValueError above it."""
+    n = _positive("set_num_threads", n, 64)
+    if n > lib.TH_MAX_THREADS:
+        raise ValueError(f"set_num_threads(): {n} threads requested, but at most "
+                         f"{lib.TH_MAX_THREADS} are supported")
+    check(lib.THSetNumThreads(n))
 
 
 def get_num_threads() -> int:

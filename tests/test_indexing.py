@@ -70,7 +70,9 @@ def shares(a, b):
 
 
 def np_offset(view, root):
-    return ((view.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+    def addr(x):
+        return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
+    return ((addr(view) - addr(root))
             // view.itemsize)
 
 

@@ -107,7 +107,7 @@ CASES = [
     ("as_strided_negative_stride", "v5.as_strided((2,), (-1,))", ValueError, r"negative stride -1"),
     ("as_strided_negative_offset", "v5.as_strided((2,), (1,), -1)", ValueError, r"negative storage offset -1"),
     ("as_strided_length_mismatch", "v5.as_strided((2, 2), (1,))", RuntimeError, r"mismatch in length of strides and shape"),
-    ("as_strided_extent_overflow", "v5.as_strided((2**62,), (2**62,))", MemoryError, r"extent overflows int64"),
+    ("as_strided_extent_overflow", "v5.as_strided((2**62,), (2**62,))", RuntimeError, r"extent .* overflows int64"),
     ("as_strided_huge_offset", "v5.as_strided((2,), (1,), 2**62)", RuntimeError, r"need a storage of"),
     ("flatten_reversed", "m.flatten(1, 0)", RuntimeError, r"start_dim cannot come after end_dim"),
     ("flatten_bad_dim", "m.flatten(0, 5)", IndexError, r"flatten\(\): dim 5 is out of range"),

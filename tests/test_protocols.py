@@ -474,10 +474,17 @@ def test_from_numpy_every_dtype(name):
 
 
 def test_from_numpy_broadcast_array_has_zero_strides():
-    a = np.broadcast_to(np.arange(3.0), (4, 3))
+    base = np.arange(3.0)
+    a = np.lib.stride_tricks.as_strided(base, (4, 3), (0, 8), writeable=True)
     t = pyth.from_numpy(a)
     assert t.stride() == (0, 1)
     same_list(t.tolist(), a.tolist())
+    # np.broadcast_to gives a read-only view: pyth copies it rather than share memory it
+    # must not write
+    r = np.broadcast_to(base, (4, 3))
+    c = pyth.from_numpy(r)
+    same_list(c.tolist(), r.tolist())
+    assert c.stride() == (3, 1) and c.data_ptr() != r.ctypes.data
 
 
 def test_from_numpy_keeps_the_array_alive():
@@ -536,14 +543,16 @@ def test_asarray_of_transposed_view_is_zero_copy():
     same_list(n.tolist(), np.arange(6).reshape(2, 3).T.tolist())
 
 
-def test_array_interface_describes_the_view():
+def test_asarray_describes_the_view():
     base = pyth.arange(20, dtype=pyth.int16).view(4, 5)
     view = base[1:, ::2]
-    iface = view.__array_interface__
+    iface = np.asarray(view).__array_interface__
     assert iface["shape"] == (3, 3)
     assert iface["typestr"] == np.dtype(np.int16).str
     assert iface["data"][0] == view.data_ptr()
     assert iface["strides"] in (None, (10, 4))
+    # no __array_interface__ of its own: numpy would hold the tensor, not its memory
+    assert not hasattr(view, "__array_interface__")
 
 
 def test_asarray_of_bfloat16_is_a_type_error_as_torch():

@@ -71,7 +71,9 @@ def to_np(t):
 
 def np_offset(view, root):
     """Element offset of view's first element within the (contiguous) root array."""
-    return ((view.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+    def addr(x):
+        return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
+    return ((addr(view) - addr(root))
             // view.itemsize)
 
 
