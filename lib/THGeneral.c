@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sched.h>
 
 #define TH_ERROR_BUF 1024
@@ -113,6 +114,18 @@ void THCall_exclusive(void) {
 }
 
 int64_t THCall_active(void) { return atomic_load(&th_active); }
+
+/* A child made by fork() has only the forking thread, which forked from Python (outside any
+ * call section): sections that other threads of the parent had open do not exist there, and
+ * would make the child's first exclusive call wait for ever. */
+static void THCall_afterFork(void) {
+  atomic_store(&th_active, 0);
+  atomic_store(&th_writer, 0);
+}
+
+__attribute__((constructor)) static void THCall_init(void) {
+  pthread_atfork(NULL, NULL, THCall_afterFork);
+}
 int THCall_isExclusive(void) { return th_exclusive; }
 
 uint64_t THCall_token(int next) {

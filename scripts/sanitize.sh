@@ -35,9 +35,11 @@ if [[ -z "$san_so" || -n "$(find "$repo/lib" "$repo/generic" "$repo/build_ffi.py
   echo "   built in $((SECONDS - start)) s"
 fi
 san_so=$(ls "$dir"/lib/pyth/_th*.so | head -1)
-# The Python package beside the sanitized module (copied fresh: the sources may have changed).
+# The Python package beside the sanitized module, subpackages included (copied fresh: the
+# sources may have changed).
 find "$dir/lib/pyth" -name '*.py' -delete
-cp "$repo"/pyth/*.py "$dir/lib/pyth/"
+(cd "$repo" && find pyth -name '*.py' -print0) |
+  while IFS= read -r -d '' f; do install -D -m 644 "$repo/$f" "$dir/lib/$f"; done
 
 # ---- run ----
 asan="$(gcc -print-file-name=libasan.so)"
