@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import pickle
 
 import numpy as np
@@ -287,6 +288,12 @@ _OUT_OPS = {
                                             out=o)),
     "masked_select": ((6,), lambda x, o: pyth.masked_select(
         x, pyth.tensor([True, False, True, True, False, True]), out=o)),
+    "scatter": ((6,), lambda x, o: pyth.scatter(x, 0, pyth.tensor([2, 0]), x[3:5], out=o)),
+    "index_add": ((6,), lambda x, o: pyth.index_add(x, 0, pyth.tensor([1, 4]), x[:2], out=o)),
+    "masked_fill": ((6,), lambda x, o: pyth.masked_fill(
+        x, pyth.tensor([True, False, False, True, False, False]), 9.0, out=o)),
+    "solve": ((3, 3), lambda x, o: pyth.linalg.solve(x + 10 * pyth.eye(3, dtype=x.dtype), x,
+                                                     out=o)),
     "sum": ((3, 3), lambda x, o: pyth.sum(x, 0, out=o)),
     "amax": ((3, 3), lambda x, o: pyth.amax(x, 1, out=o)),
     "mean": ((3, 3), lambda x, o: pyth.mean(x, 1, out=o)),
@@ -330,6 +337,7 @@ def _view_of(draw, shape: tuple, near: int | None = None, n: int = N_BASE):
     return draw(st.integers(0, hi)), shape, strides
 
 
+@functools.lru_cache(maxsize=None)
 def _result_shape(name: str) -> tuple:
     shape, fn = _OUT_OPS[name]
     r = fn(pyth.ones(shape, dtype=pyth.float64), None)
