@@ -337,7 +337,7 @@ def _view_of(draw, shape: tuple, near: int | None = None, n: int = N_BASE):
     return draw(st.integers(0, hi)), shape, strides
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _result_shape(name: str) -> tuple:
     shape, fn = _OUT_OPS[name]
     r = fn(pyth.ones(shape, dtype=pyth.float64), None)
