@@ -68,12 +68,12 @@ def _outside_int64(item: Any, arr: np.ndarray) -> int | None:
     """The first index value outside int64 (which a cast to int64 would wrap), or None.
 
     numpy holds such values as uint64, or as float64 / object when a list mixes them with
-    negative ones; a list's values are then read back exactly as Python ints.
+    negative ones (or holds ints beyond uint64); those are read back exactly as Python ints.
     """
     if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.max() > _INT64_MAX:
         return int(arr[arr > _INT64_MAX].flat[0])
-    if arr.dtype.kind in "fO" and isinstance(item, (list, tuple)):
-        values = _flat_ints(item)
+    if arr.dtype.kind in "fO":
+        values = _flat_ints(arr.tolist() if isinstance(item, np.ndarray) else item)
         if values is not None:
             return next((v for v in values if not _INT64_MIN <= v <= _INT64_MAX), None)
     return None

@@ -63,6 +63,8 @@ def test_uint64_ndarray_index_does_not_wrap():
             t[arr]
         with pytest.raises(IndexError, match=bounds(bad, 0, 5)):
             t[arr] = 7.0
+    with pytest.raises(IndexError, match=bounds(2**70, 0, 5)):
+        t[np.array([1, 2**70], dtype=object)]
     # in-range uint64 indices still work
     assert t[np.array([4, 0], dtype=np.uint64)].tolist() == [4.0, 0.0]
 
