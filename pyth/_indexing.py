@@ -26,6 +26,8 @@ from ._errors import check
 from ._th import ffi, lib
 
 _ADVANCED, _MASK = "advanced", "mask"
+_OUTSIDE = "outside"  # an advanced index holding a value outside int64: always out of bounds
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _classify(item: Any) -> tuple[str, Any]:
@@ -49,6 +51,9 @@ def _classify(item: Any) -> tuple[str, Any]:
             return _MASK, arr
         if arr.size == 0:
             return _ADVANCED, arr.astype(np.int64)
+        outside = _outside_int64(item, arr)
+        if outside is not None:
+            return _OUTSIDE, outside
         if arr.dtype.kind not in "iu":
             raise IndexError(f"index arrays must be integer or bool, got {arr.dtype}")
         return _ADVANCED, arr.astype(np.int64)
@@ -59,8 +64,41 @@ def _classify(item: Any) -> tuple[str, Any]:
                          f"are valid indices (got {type(item).__name__})") from None
 
 
+def _outside_int64(item: Any, arr: np.ndarray) -> int | None:
+    """The first index value outside int64 (which a cast to int64 would wrap), or None.
+
+    numpy holds such values as uint64, or as float64 / object when a list mixes them with
+    negative ones (or holds ints beyond uint64); those are read back exactly as Python ints.
+    """
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8 and arr.max() > _INT64_MAX:
+        return int(arr[arr > _INT64_MAX].flat[0])
+    if arr.dtype.kind in "fO":
+        values = _flat_ints(arr.tolist() if isinstance(item, np.ndarray) else item)
+        if values is not None:
+            return next((v for v in values if not _INT64_MIN <= v <= _INT64_MAX), None)
+    return None
+
+
+def _flat_ints(item: Any) -> list | None:
+    """The leaves of nested lists / tuples as Python ints, or None when one is not an integer."""
+    out: list = []
+    stack = [item]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        elif isinstance(x, (bool, float, np.bool_, np.floating)):
+            return None
+        else:
+            try:
+                out.append(operator.index(x))
+            except TypeError:
+                return None
+    return out
+
+
 def _consumed(kind: str, item: Any) -> int:
-    if kind in ("int", "slice", _ADVANCED):
+    if kind in ("int", "slice", _ADVANCED, _OUTSIDE):
         return 1
     if kind == _MASK:
         return item.ndim
@@ -124,6 +162,9 @@ def _plan(t, index: Any) -> _Plan:
             p.sizes.append(length)
             p.strides.append(src_strides[d] * step)
             d += 1
+        elif kind == _OUTSIDE:
+            raise IndexError(f"index {item} is out of bounds for dimension {d} with size "
+                             f"{src_sizes[d]}")
         elif kind == _ADVANCED:
             p.advanced.append((item, src_sizes[d], src_strides[d], d))
             p.sizes.append(None)
@@ -281,13 +322,16 @@ def _as_values(t, value: Any):
 
 
 def _broadcast_values(t, value: Any, shape: tuple):
-    """value as a contiguous tensor of t's dtype and the given shape (broadcast)."""
+    """value as a contiguous tensor of t's dtype and the given shape (broadcast), never sharing
+    memory with t, which the scatter writes while reading it (see _ops.conflicts)."""
+    from ._ops import conflicts
     values = _as_values(t, value)
     try:
-        return values.to(t.dtype).expand(shape).contiguous()
+        r = values.to(t.dtype).expand(shape).contiguous()
     except RuntimeError:
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.size())} cannot "
                            f"be broadcast to indexing result of shape {list(shape)}") from None
+    return r.clone() if conflicts(t, (r,)) else r
 
 
 def setitem(t, index: Any, value: Any) -> None:

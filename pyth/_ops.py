@@ -10,6 +10,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._errors import check
 from ._promotion import can_cast
+from ._th import ffi, lib
 from .tensor import Tensor, _empty, wrap
 
 
@@ -37,19 +38,94 @@ def as_tensor(x: Any, dt: _dt.dtype) -> Tensor:
     return tensor(x, dtype=dt)
 
 
+# ---- overlap: the one check every out= and setitem path shares ------------------------------
+#
+# A kernel that reads its inputs while writing its output gives order-dependent garbage when the
+# two share memory (cumsum(a[:-1], out=a[1:]) would read what it just wrote). Pointwise kernels
+# check this themselves in C; every other path asks `conflicts` before writing out directly and,
+# when it says so, computes into a fresh temporary and copies that into out. Memory is compared
+# by byte ranges (lib.THShape_overlap), so two storages borrowing one ndarray are caught too.
+
+_NONE, _SAME, _PARTIAL = lib.TH_OVERLAP_NONE, lib.TH_OVERLAP_SAME, lib.TH_OVERLAP_PARTIAL
+_ONE = ffi.new("int64_t[1]", [1])
+_ZERO = ffi.new("int64_t[1]", [0])
+
+
+def _first_byte(t: Tensor):
+    """A char * to t's first element (NULL for a storage without memory)."""
+    h = t._h
+    data = h.storage.data
+    if data == ffi.NULL:
+        return ffi.NULL
+    return ffi.cast("char *", data) + h.storageOffset * t.dtype.itemsize
+
+
+def _extent(t: Tensor) -> int:
+    """Bytes from t's first element to one past its furthest (0 when it has no elements)."""
+    h = t._h
+    far = 0
+    for k in range(h.nDimension):
+        if h.size[k] == 0:
+            return 0
+        far += (h.size[k] - 1) * h.stride[k]
+    return (far + 1) * t.dtype.itemsize
+
+
+def _ranges_meet(a, alen: int, b, blen: int) -> bool:
+    """Whether byte ranges [a, a + alen) and [b, b + blen) intersect (through THShape_overlap,
+    each range seen as one element of its length)."""
+    if not alen or not blen:
+        return False
+    return lib.THShape_overlap(1, _ONE, a, alen, _ZERO, b, blen, _ZERO) != _NONE
+
+
+def overlap(a: Tensor, b: Tensor) -> int:
+    """How a's and b's memory meet as they are: TH_OVERLAP_NONE, TH_OVERLAP_SAME (the same walk:
+    one shape, first byte, element size and strides) or TH_OVERLAP_PARTIAL (anything else that
+    shares a byte)."""
+    ha, hb = a._h, b._h
+    n = ha.nDimension
+    if n == hb.nDimension and ffi.unpack(ha.size, n) == ffi.unpack(hb.size, n):
+        return lib.THShape_overlap(n, ha.size, _first_byte(a), a.dtype.itemsize, ha.stride,
+                                   _first_byte(b), b.dtype.itemsize, hb.stride)
+    return _PARTIAL if _ranges_meet(_first_byte(a), _extent(a), _first_byte(b),
+                                    _extent(b)) else _NONE
+
+
+def conflicts(out: Tensor, inputs: Any, same_ok: bool = False) -> bool:
+    """Whether a kernel writing out may clobber an input it still has to read, so that the
+    result must go through a temporary. out may be resized by the kernel, so its reach is taken
+    as everything from its first element to the end of its storage's memory; an input walked
+    exactly as out is (same_ok, for kernels that read each element just before writing it)
+    does not count."""
+    start = _first_byte(out)
+    if start == ffi.NULL:
+        return False
+    h = out._h
+    reach = (h.storage.size - h.storageOffset) * out.dtype.itemsize
+    for t in inputs:
+        if t is None or not _ranges_meet(start, reach, _first_byte(t), _extent(t)):
+            continue
+        if not (same_ok and overlap(out, t) == _SAME):
+            return True
+    return False
+
+
 def new_result(dt: _dt.dtype) -> Tensor:
     """An empty tensor for a C kernel to size."""
     return wrap(dt, dt.tensor.new())
 
 
 def into(op: str, result_dtype: _dt.dtype, out: Tensor | None,
-         run: Callable[[Tensor], int], strict: bool = False) -> Tensor:
+         run: Callable[[Tensor], int], strict: bool = False, inputs: Any = ()) -> Tensor:
     """Runs run(r) on a suitable result tensor r and returns the op's result.
 
     out=None: r is new. Otherwise out receives the result: directly when its dtype is the
-    result dtype, through a temporary and a copy when the result casts to it without a drop in
-    category (as PyTorch allows), and RuntimeError when it does not (or, with strict=True, when
-    the dtypes differ at all: some PyTorch ops insist on that).
+    result dtype and it shares no memory with the inputs the kernel reads (`conflicts`), else
+    through a temporary and a copy, when the result casts to it without a drop in category (as
+    PyTorch allows); RuntimeError when it does not (or, with strict=True, when the dtypes
+    differ at all: some PyTorch ops insist on that). Pointwise kernels check overlap in C and
+    pass no inputs.
     """
     if out is None:
         r = new_result(result_dtype)
@@ -58,12 +134,13 @@ def into(op: str, result_dtype: _dt.dtype, out: Tensor | None,
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): out must be a Tensor, not {type(out).__name__}")
     if out.dtype is result_dtype:
-        check(run(out))
-        return out
-    if strict:
+        if not (inputs and conflicts(out, inputs)):
+            check(run(out))
+            return out
+    elif strict:
         raise RuntimeError(f"{op}(): found dtype {out.dtype.real} for out= but expected "
                            f"{result_dtype.real}")
-    if not can_cast(result_dtype, out.dtype):
+    elif not can_cast(result_dtype, out.dtype):
         raise RuntimeError(f"{op}(): result type {result_dtype.real} can't be cast to the "
                            f"desired output type {out.dtype.real}")
     r = new_result(result_dtype)
@@ -111,11 +188,29 @@ def result_of(op: str, r: Tensor, out: Tensor | None, strict: bool = False) -> T
     """An already computed result r, returned or stored into out (resized, cast as into())."""
     if out is None:
         return r
+    if isinstance(out, Tensor) and conflicts(out, (r,)):
+        r = r.clone()  # r reads memory that resizing or writing out would change
 
     def store(o: Tensor) -> int:
         o.resize_(r.size()).copy_(r)
         return 0
     return into(op, r.dtype, out, store, strict)
+
+
+def store_pair(op: str, out: Any, inputs: Any, run: Callable[[Tensor, Tensor], int],
+               dtypes: tuple) -> tuple:
+    """Runs run(values, indices) for an op with out=(values, indices), already checked: into
+    the outs directly, or through two temporaries when an out shares memory with an input or
+    with the other out."""
+    values, indices = out
+    if not (conflicts(values, (*inputs, indices)) or conflicts(indices, (*inputs, values))):
+        check(run(values, indices))
+        return values, indices
+    v, i = new_result(dtypes[0]), new_result(dtypes[1])
+    check(run(v, i))
+    values.resize_(v.size()).copy_(v)
+    indices.resize_(i.size()).copy_(i)
+    return values, indices
 
 
 def as_method(fn: Callable) -> Callable:

@@ -87,17 +87,39 @@ def resolve(d: Any) -> "dtype | None":
     raise TypeError(f"dtype must be a pyth dtype such as pyth.float32, not {d!r}")
 
 
+def short(v: Any) -> str:
+    """v for a message: huge ints by their size (str() of one refuses beyond 4300 digits)."""
+    if isinstance(v, int) and v.bit_length() > 128:
+        return f"{'-' if v < 0 else ''}(an integer of {v.bit_length()} bits)"
+    return str(v)
+
+
+def overflow_error(v: Any, name: str) -> RuntimeError:
+    """The error for a value v that type name cannot hold (PyTorch's message)."""
+    return RuntimeError(f"value {short(v)} cannot be converted to type {name} without overflow")
+
+
 def _int_to_c(name: str, lo: int, hi: int) -> Callable[[Any], int]:
     def convert(v: Any) -> int:
         if isinstance(v, float):
             if not (math.isfinite(v) and lo - 1 < v < hi + 1) or v < lo:
-                raise RuntimeError(f"value {v} cannot be converted to type {name} without overflow")
+                raise overflow_error(v, name)
             v = math.trunc(v)
         v = int(v)
         if not lo <= v <= hi:
-            raise RuntimeError(f"value {v} cannot be converted to type {name} without overflow")
+            raise overflow_error(v, name)
         return v
     return convert
+
+
+def _float_to_c(name: str, convert: Callable[[Any], Any] = float) -> Callable[[Any], Any]:
+    """convert (float() and then the C rounding), RuntimeError where float() overflows."""
+    def to_c(v: Any) -> Any:
+        try:
+            return convert(v)
+        except OverflowError:
+            raise overflow_error(v, name) from None
+    return to_c
 
 
 def _int_wrap_c(lo: int, hi: int, strict: Callable[[Any], int]) -> Callable[[Any], int]:
@@ -138,10 +160,12 @@ int8 = _int_type("int8", "Char", "int8_t", "i", 8)
 int16 = _int_type("int16", "Short", "int16_t", "i", 16)
 int32 = _int_type("int32", "Int", "int32_t", "i", 32)
 int64 = _int_type("int64", "Long", "int64_t", "i", 64)
-float32 = dtype("float32", "Float", "float", "f", "float32", float, float)
-float64 = dtype("float64", "Double", "double", "f", "float64", float, float)
-float16 = dtype("float16", "Half", "THHalf", "f", "float16", _half_to_c, _half_from_c)
-bfloat16 = dtype("bfloat16", "BFloat16", "THBFloat16", "f", None, _bf16_to_c, _bf16_from_c)
+float32 = dtype("float32", "Float", "float", "f", "float32", _float_to_c("float32"), float)
+float64 = dtype("float64", "Double", "double", "f", "float64", _float_to_c("float64"), float)
+float16 = dtype("float16", "Half", "THHalf", "f", "float16", _float_to_c("float16", _half_to_c),
+                _half_from_c)
+bfloat16 = dtype("bfloat16", "BFloat16", "THBFloat16", "f", None,
+                 _float_to_c("bfloat16", _bf16_to_c), _bf16_from_c)
 bool_ = dtype("bool", "Bool", "bool", "b", "bool", bool, bool)
 
 ALL_DTYPES = (uint8, int8, int16, int32, int64, float32, float64, float16, bfloat16, bool_)
@@ -156,7 +180,14 @@ _BY_NUMPY = {d._np: d for d in ALL_DTYPES if d._np is not None}
 
 
 def _dtype_by_name(name: str) -> dtype:
-    return _BY_NAME[name]
+    """The dtype called name (a pickle's reference): TypeError / ValueError for anything else."""
+    if not isinstance(name, str):
+        raise TypeError(f"dtype name must be a str, not {type(name).__name__}")
+    d = _BY_NAME.get(name)
+    if d is None:
+        raise ValueError(f"unknown dtype name {name[:40]!r}; expected one of "
+                         f"{', '.join(_BY_NAME)}")
+    return d
 
 
 def from_numpy_dtype(np_dtype: np.dtype) -> dtype:

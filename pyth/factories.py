@@ -14,7 +14,7 @@ from . import dtypes as _dt
 from ._errors import check_ptr
 from ._promotion import promote_types
 from ._th import ffi, lib
-from .tensor import Tensor, _empty, c_sizes, parse_sizes, wrap
+from .tensor import Tensor, _empty, as_count, c_sizes, parse_sizes, wrap
 
 
 # ---- from Python data ----
@@ -82,10 +82,24 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
     carrier = np.float64 if dt in (_dt.float16, _dt.bfloat16) else dt.to_numpy()
     try:
         arr = np.array(data, dtype=carrier) if found else np.zeros(shape, dtype=carrier)
-    except OverflowError as e:
-        raise RuntimeError(f"tensor(): value out of range for {dt!r}: {e}") from None
+    except OverflowError:
+        raise _overflow(data, dt) from None
     src = from_numpy(arr)
     return src.to(dt, copy=True) if src.dtype is not dt else src.clone()
+
+
+def _overflow(data: Any, dt: _dt.dtype) -> Exception:
+    """The error for data holding a value dt cannot hold: PyTorch's ValueError for an integer
+    outside int64 (it fails to unpack it), RuntimeError for a value outside dt's range."""
+    from ._indexing import _flat_ints
+    if not dt.is_floating_point:
+        leaves = _flat_ints(data if isinstance(data, (list, tuple)) else [data]) or []
+        big = next((v for v in leaves if not -(2**63) <= v < 2**63), None)
+        if big is not None:
+            return ValueError(f"tensor(): Overflow when unpacking long long: value "
+                              f"{_dt.short(big)} is out of range for int64")
+    return RuntimeError(f"tensor(): value out of range: it cannot be converted to type "
+                        f"{dt.name} without overflow")
 
 
 # ---- from numpy, zero-copy ----
@@ -266,6 +280,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None =
     kinds = {_kind_of(x) for x in (start, end, step)}
     if None in kinds:
         raise TypeError("arange(): start, end and step must be real numbers")
+    for x in (start, end, step):  # RuntimeError (not OverflowError) for ints beyond a double
+        _dt.float64.to_c(x)
     dt = _dt.resolve(dtype) or (_dt.get_default_dtype() if "f" in kinds else _dt.int64)
     _no_bool("arange", dt)
     if dt is _dt.int64:               # PyTorch computes int64 ranges in int64 throughout
@@ -293,7 +309,7 @@ def _steps(steps: Any, op: str) -> int:
         raise TypeError(f"{op}(): argument 'steps' must be int, not {type(steps).__name__}")
     if steps < 0:
         raise RuntimeError(f"{op}(): number of steps must be non-negative")
-    return int(steps)
+    return as_count(steps, op, "steps")
 
 
 def _symmetric(start: Any, end: Any, step: Any, steps: int, cast: Any) -> np.ndarray:

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._errors import check
-from ._ops import as_method, into, is_scalar, result_of, scalar_value
+from ._ops import as_method, conflicts, into, is_scalar, result_of, scalar_value
 from ._th import lib
 from .tensor import Tensor, as_dim
 
@@ -69,6 +69,12 @@ def _source(op: str, self: Tensor, source: Any, name: str = "source") -> Tensor:
     return source
 
 
+def _apart(self: Tensor, *operands: Tensor) -> tuple:
+    """operands, each one that shares memory with self (which the kernel writes while reading
+    them) replaced by a copy."""
+    return tuple(t.clone() if conflicts(self, (t,)) else t for t in operands)
+
+
 def _value(op: str, dt: _dt.dtype, value: Any):
     """A fill value (number or 0-dim tensor) as dt's C value."""
     if isinstance(value, Tensor):
@@ -86,7 +92,7 @@ def _value(op: str, dt: _dt.dtype, value: Any):
 
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """self's slices index[k] along dim become source's slices k (later duplicates win)."""
-    idx, src = _index("index_copy_", index), _source("index_copy_", self, source)
+    idx, src = _apart(self, _index("index_copy_", index), _source("index_copy_", self, source))
     check(self.dtype.tensor.indexCopy(self._h, as_dim(dim), idx._h, src._h))
     return self
 
@@ -94,7 +100,7 @@ def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *,
                alpha: Any = 1) -> Tensor:
     """self's slices index[k] along dim += alpha * source's slices k; duplicates accumulate."""
-    idx, src = _index("index_add_", index), _source("index_add_", self, source)
+    idx, src = _apart(self, _index("index_add_", index), _source("index_add_", self, source))
     a = _value("index_add_", self.dtype, alpha)
     check(self.dtype.tensor.indexAdd(self._h, as_dim(dim), idx._h, src._h, a))
     return self
@@ -102,7 +108,7 @@ def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *,
 
 def index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """self's slices index[k] along dim are set to value (negative indices count from the end)."""
-    idx = _index("index_fill_", index)
+    idx, = _apart(self, _index("index_fill_", index))
     v = _value("index_fill_", self.dtype, value)
     check(self.dtype.tensor.indexFill(self._h, as_dim(dim), idx._h, v))
     return self
@@ -114,11 +120,11 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     if reduce not in _REDUCE:
         raise RuntimeError(f"scatter_(): reduce argument must be either add or multiply, "
                            f"not {reduce!r}")
-    idx = _index("scatter_", index)
+    idx, = _apart(self, _index("scatter_", index))
     if src is not None and value is not None:
         raise TypeError("scatter_(): give either src or value, not both")
     if isinstance(src, Tensor):
-        s = _source("scatter_", self, src, "src")
+        s, = _apart(self, _source("scatter_", self, src, "src"))
         check(self.dtype.tensor.scatter(self._h, as_dim(dim), idx._h, s._h, _REDUCE[reduce]))
     else:
         v = _value("scatter_", self.dtype, value if src is None else src)
@@ -128,28 +134,29 @@ def scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
 
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """self[index[i][j]][j] += src[i][j] (dim 0); duplicate indices accumulate."""
-    idx, s = _index("scatter_add_", index), _source("scatter_add_", self, src, "src")
+    idx, s = _apart(self, _index("scatter_add_", index), _source("scatter_add_", self, src, "src"))
     check(self.dtype.tensor.scatter(self._h, as_dim(dim), idx._h, s._h, lib.TH_REDUCE_ADD))
     return self
 
 
 def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     """self = value where mask (broadcast to self's shape) is true."""
-    m, v = _mask("masked_fill_", mask), _value("masked_fill_", self.dtype, value)
+    (m,), v = _apart(self, _mask("masked_fill_", mask)), _value("masked_fill_", self.dtype, value)
     check(self.dtype.tensor.maskedFill(self._h, m._h, v))
     return self
 
 
 def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """Where mask is true, self takes source's elements one after another (row-major)."""
-    m, src = _mask("masked_scatter_", mask), _source("masked_scatter_", self, source)
+    m, src = _apart(self, _mask("masked_scatter_", mask),
+                    _source("masked_scatter_", self, source))
     check(self.dtype.tensor.maskedCopy(self._h, m._h, src._h))
     return self
 
 
 def put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """self.flatten()[index] = source (+= with accumulate), self being seen as contiguous."""
-    idx, src = _index("put_", index), _source("put_", self, source)
+    idx, src = _apart(self, _index("put_", index), _source("put_", self, source))
     check(self.dtype.tensor.put(self._h, idx._h, src._h, int(bool(accumulate))))
     return self
 
@@ -161,7 +168,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Tensor | None =
     _tensor("index_select", "input", input)
     idx, dt = _index("index_select", index), input.dtype
     return into("index_select", dt, out,
-                lambda r: dt.tensor.indexSelect(r._h, input._h, as_dim(dim), idx._h))
+                lambda r: dt.tensor.indexSelect(r._h, input._h, as_dim(dim), idx._h),
+                inputs=(input, idx))
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
@@ -170,21 +178,24 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     _tensor("gather", "input", input)
     idx, dt = _index("gather", index), input.dtype
     return into("gather", dt, out,
-                lambda r: dt.tensor.gather(r._h, input._h, as_dim(dim), idx._h))
+                lambda r: dt.tensor.gather(r._h, input._h, as_dim(dim), idx._h),
+                inputs=(input, idx))
 
 
 def masked_select(input: Tensor, mask: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The elements where mask is true, as a 1-D tensor (input and mask broadcast)."""
     _tensor("masked_select", "input", input)
     m, dt = _mask("masked_select", mask), input.dtype
-    return into("masked_select", dt, out, lambda r: dt.tensor.maskedSelect(r._h, input._h, m._h))
+    return into("masked_select", dt, out, lambda r: dt.tensor.maskedSelect(r._h, input._h, m._h),
+                inputs=(input, m))
 
 
 def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input.flatten()[index]: flat row-major indices (negative from the end), index's shape."""
     _tensor("take", "input", input)
     idx, dt = _index("take", index), input.dtype
-    return into("take", dt, out, lambda r: dt.tensor.take(r._h, input._h, idx._h))
+    return into("take", dt, out, lambda r: dt.tensor.take(r._h, input._h, idx._h),
+                inputs=(input, idx))
 
 
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
@@ -196,7 +207,8 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
         src = input.reshape(1) if input.dim() == 0 else input
         r = into("nonzero", _dt.int64, None, lambda r: dt.tensor.nonzero(r._h, src._h))
         return tuple(r.select(1, d).contiguous() for d in range(src.dim()))
-    return into("nonzero", _dt.int64, out, lambda r: dt.tensor.nonzero(r._h, input._h))
+    return into("nonzero", _dt.int64, out, lambda r: dt.tensor.nonzero(r._h, input._h),
+                inputs=(input,))
 
 
 def argwhere(input: Tensor) -> Tensor:

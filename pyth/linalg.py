@@ -374,7 +374,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
         dims = list(range(x.dim()))
     r = new_result(x.dtype)
     cdims = ffi.new("int[]", dims) if dims else ffi.NULL
-    check(x.dtype.tensor.linalgVectorNorm(r._h, x._h, float(ord), len(dims), cdims,
+    check(x.dtype.tensor.linalgVectorNorm(r._h, x._h, _dt.float64.to_c(ord), len(dims), cdims,
                                           bool(keepdim)))
     return result_of(api, r, out)
 

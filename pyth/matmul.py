@@ -9,11 +9,11 @@ must have exactly that dtype.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from . import dtypes as _dt
 from ._errors import check
-from ._ops import is_scalar, new_result, scalar_value
+from ._ops import into, is_scalar, new_result, scalar_value
 from .tensor import Tensor
 
 # How PyTorch names the element types in its dtype-mismatch messages.
@@ -38,17 +38,21 @@ def _common_dtype(op: str, *tensors: Any) -> _dt.dtype:
     return dt
 
 
-def _result(op: str, dt: _dt.dtype, out: Tensor | None) -> Tensor:
-    """A tensor for the C kernel to size and fill: out (which must have the result dtype
-    exactly, as PyTorch requires for these ops) or a new one."""
+def _result(op: str, dt: _dt.dtype, out: Tensor | None, run: Callable[[Tensor], int],
+            inputs: tuple) -> Tensor:
+    """run(r) on a tensor r for the C kernel to size and fill: a new one, or out (which must
+    have the result dtype exactly, as PyTorch requires for these ops), through a temporary when
+    out shares memory with an input (see _ops.conflicts)."""
     if out is None:
-        return new_result(dt)
+        r = new_result(dt)
+        check(run(r))
+        return r
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): out must be a Tensor, not {type(out).__name__}")
     if out.dtype is not dt:
         raise RuntimeError(f"{op}(): Expected out tensor to have dtype {dt.real.lower()}, but got "
                            f"{out.dtype.real.lower()} instead")
-    return out
+    return into(op, dt, out, run, strict=True, inputs=inputs)
 
 
 def _shape(t: Tensor) -> str:
@@ -80,9 +84,8 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     """Matrix product with numpy / PyTorch rules: 1-D x 1-D is a dot product, a 1-D operand is
     a row (left) or column (right) dropped from the result, leading dims broadcast as batch."""
     dt = _common_dtype("matmul", input, other)
-    r = _result("matmul", dt, out)
-    check(dt.tensor.matmul(r._h, input._h, other._h))
-    return r
+    return _result("matmul", dt, out, lambda r: dt.tensor.matmul(r._h, input._h, other._h),
+                   (input, other))
 
 
 def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -92,9 +95,8 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     _expect_dims("mm", mat2, 2, "mat2")
     if input.shape[1] != mat2.shape[0]:
         raise _mismatch("mm", input, mat2)
-    r = _result("mm", dt, out)
-    check(dt.tensor.matmul(r._h, input._h, mat2._h))
-    return r
+    return _result("mm", dt, out, lambda r: dt.tensor.matmul(r._h, input._h, mat2._h),
+                   (input, mat2))
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -106,9 +108,8 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"bmm(): Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: "
                            f"[{mat2.shape[0]}, {mat2.shape[1]}].")
-    r = _result("bmm", dt, out)
-    check(dt.tensor.matmul(r._h, input._h, mat2._h))
-    return r
+    return _result("bmm", dt, out, lambda r: dt.tensor.matmul(r._h, input._h, mat2._h),
+                   (input, mat2))
 
 
 def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -120,17 +121,15 @@ def mv(input: Tensor, vec: Tensor, *, out: Tensor | None = None) -> Tensor:
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"mv(): size mismatch, got input ({input.shape[0]}), mat "
                            f"({_shape(input)}), vec ({vec.shape[0]})")
-    r = _result("mv", dt, out)
-    check(dt.tensor.matmul(r._h, input._h, vec._h))
-    return r
+    return _result("mv", dt, out, lambda r: dt.tensor.matmul(r._h, input._h, vec._h),
+                   (input, vec))
 
 
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sum of the elementwise product of two 1-D tensors of one length (a 0-dim tensor)."""
     dt = _common_dtype("dot", input, tensor)
-    r = _result("dot", dt, out)
-    check(dt.tensor.dot(r._h, input._h, tensor._h))
-    return r
+    return _result("dot", dt, out, lambda r: dt.tensor.dot(r._h, input._h, tensor._h),
+                   (input, tensor))
 
 
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -151,10 +150,14 @@ def _add_product(op: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha:
     """The add* ops: C's THTensor_(op)(r, beta, input, alpha, a, b)."""
     dt = _common_dtype(op, input, a, b)
     fn = getattr(dt.tensor, op)
-    r = input if inplace else _result(op, dt, out)
-    check(fn(r._h, _scalar(dt, beta, "beta", op), input._h, _scalar(dt, alpha, "alpha", op),
-             a._h, b._h))
-    return r
+    beta, alpha = _scalar(dt, beta, "beta", op), _scalar(dt, alpha, "alpha", op)
+
+    def run(r: Tensor) -> int:
+        return fn(r._h, beta, input._h, alpha, a._h, b._h)
+    if inplace:
+        check(run(input))
+        return input
+    return _result(op, dt, out, run, (input, a, b))
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,

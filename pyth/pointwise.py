@@ -235,7 +235,10 @@ def _direct_table(name: str) -> dict[tuple, tuple]:
 def _run_direct(entry: tuple, a: Any, b: Any) -> Tensor:
     """One _DIRECT entry's C call, its result wrapped (or its recorded error raised)."""
     fn, cls, free, tensor = entry
-    h = fn(a._h, b._h if tensor else b)
+    try:  # free in Python 3.11+ unless raised
+        h = fn(a._h, b._h if tensor else b)
+    except OverflowError:  # a Python int that no double holds
+        raise _dt.overflow_error(b, a.dtype.name) from None
     if not h:
         raise_error()
     r = object.__new__(cls)
@@ -294,7 +297,11 @@ def _scaled(op: str, input: Any, other: Any, alpha: Any) -> Any:
         raise RuntimeError(f"{op}(): for integral input tensors, argument alpha must not be a "
                            f"floating point number")
     if is_scalar(other):
-        return scalar_value(other) * scalar_value(alpha)
+        try:
+            return scalar_value(other) * scalar_value(alpha)
+        except OverflowError:  # a Python int times a float beyond any double
+            raise _dt.overflow_error(f"{_dt.short(scalar_value(other))} * "
+                                     f"{_dt.short(scalar_value(alpha))}", dt.name) from None
     return _binary("mul", as_tensor(other, dt), alpha).to(dt)
 
 

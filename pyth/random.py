@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 from . import dtypes as _dt
 from ._errors import check, check_ptr
-from ._ops import as_tensor, into, is_scalar, scalar_value
+from ._ops import as_tensor, conflicts, into, is_scalar, scalar_value
 from ._promotion import result_type
 from ._th import ffi, lib
 from .tensor import Tensor, _empty, parse_sizes, wrap
@@ -173,7 +173,7 @@ def _fill(self: Tensor, name: str, op: str, generator: Generator | None, *params
 
 def _float(value: Any, name: str, op: str) -> float:
     if isinstance(value, Tensor) or is_scalar(value):
-        return float(scalar_value(value) if not isinstance(value, Tensor) else value)
+        return _dt.float64.to_c(scalar_value(value) if not isinstance(value, Tensor) else value)
     raise TypeError(f"{op}(): argument '{name}' must be a number, not {type(value).__name__}")
 
 
@@ -402,7 +402,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     dt = result_type(mean, std)
     fn = _kernel("normalTensor", dt, "normal")
     m, s, g = as_tensor(mean, dt), as_tensor(std, dt), _handle(generator)
-    return into("normal", dt, out, lambda r: fn(r._h, g, m._h, s._h))
+    return into("normal", dt, out, lambda r: fn(r._h, g, m._h, s._h), inputs=(m, s))
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = None,
@@ -414,6 +414,8 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Generator | None = Non
         _kernel("uniform", input.dtype, "bernoulli")   # probabilities must be floating
         p = input
     r = _output("bernoulli", input.size(), None, out, input.dtype, "bernoulli")
+    if isinstance(p, Tensor) and conflicts(r, (p,)):
+        p = p.clone()  # the kernel would read probabilities it has already overwritten
     return bernoulli_(r, p, generator=generator)
 
 
@@ -428,7 +430,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     fn = _kernel("multinomial", input.dtype, "multinomial")
     n, g = _int64(num_samples, "num_samples", "multinomial"), _handle(generator)
     return into("multinomial", _dt.int64, out,
-                lambda r: fn(r._h, g, input._h, n, bool(replacement)))
+                lambda r: fn(r._h, g, input._h, n, bool(replacement)), inputs=(input,))
 
 
 # ---- installation -------------------------------------------------------------------------------

@@ -16,16 +16,15 @@ and norm need floating inputs (pass dtype= to mean / sum / norm to convert first
 from __future__ import annotations
 
 import collections
-import operator
 from typing import Any, Callable, NamedTuple
 
 from . import dtypes as _dt
 from ._errors import check
-from ._ops import new_result
+from ._ops import conflicts, new_result, store_pair
 from ._promotion import result_type
 from ._size import Size
 from ._th import ffi
-from .tensor import Tensor, as_dim
+from .tensor import Tensor, as_count, as_dim
 
 # ---- dims --------------------------------------------------------------------------------------
 
@@ -116,9 +115,10 @@ def _require_floating(op: str, dt: _dt.dtype) -> None:
 
 
 def _deliver(op: str, c_dtype: _dt.dtype, wanted: _dt.dtype, out: Tensor | None,
-             run: Callable[[Tensor], int]) -> Tensor:
+             run: Callable[[Tensor], int], inputs: Any = (), same_ok: bool = False) -> Tensor:
     """Runs the kernel into a result of its dtype c_dtype and returns the op's result of dtype
-    wanted: fresh, or in out (whose dtype must be wanted, as PyTorch insists)."""
+    wanted: fresh, or in out (whose dtype must be wanted, as PyTorch insists), through a
+    temporary when out shares memory with the inputs (see _ops.conflicts)."""
     if out is None:
         r = new_result(c_dtype)
         check(run(r))
@@ -128,7 +128,7 @@ def _deliver(op: str, c_dtype: _dt.dtype, wanted: _dt.dtype, out: Tensor | None,
     if out.dtype is not wanted:
         raise RuntimeError(f"{op}(): expected out tensor to have dtype {wanted.name}, but got "
                            f"{out.dtype.name} instead")
-    if c_dtype is wanted:
+    if c_dtype is wanted and not conflicts(out, inputs, same_ok):
         check(run(out))
         return out
     r = new_result(c_dtype)
@@ -174,14 +174,15 @@ def _reduce_slow(op: str, input: Tensor, dim: Any, keepdim: bool, dtype: _dt.dty
         _require_floating(op, dt)
     wanted = dtype if spec.takes_dtype and dtype is not None else spec.result(dt)
     if spec.empty_dims_keep and isinstance(dim, (tuple, list, Size)) and not dim:
-        return _deliver(op, wanted, wanted, out, lambda r: _store(r, _pointwise("ne")(src, 0)))
+        return _deliver(op, wanted, wanted, out, lambda r: _store(r, _pointwise("ne")(src, 0)),
+                        (src,))
     c_dtype = _C_RESULT.get(op, _same)(dt)
     ndims, dims = _dims(op, dim)
     fn = getattr(dt.tensor, op)
     if src is input and dtype is None:
         _FAST[op, dt] = (fn, c_dtype, wanted)
     return _deliver(op, c_dtype, wanted, out,
-                    lambda r: fn(r._h, src._h, ndims, dims, bool(keepdim)))
+                    lambda r: fn(r._h, src._h, ndims, dims, bool(keepdim)), (src,))
 
 
 # ---- public reductions ---------------------------------------------------------------------------
@@ -254,7 +255,8 @@ def _var_std(op: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, cor
                            f"{dt.real}")
     ndims, dims = _dims(op, dim)
     fn = getattr(dt.tensor, op)
-    return _deliver(op, dt, dt, out, lambda r: fn(r._h, input._h, ndims, dims, c, bool(keepdim)))
+    return _deliver(op, dt, dt, out, lambda r: fn(r._h, input._h, ndims, dims, c, bool(keepdim)),
+                    (input,))
 
 
 def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -284,13 +286,13 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
             r = matrix_norm(input if dtype is None else input.to(dtype), p, mdim, keepdim)
             return r if out is None else out.resize_(r.size()).copy_(r)
         p = 2.0
-    p = 2.0 if p is None else float(p)
+    p = 2.0 if p is None else _dt.float64.to_c(p)
     src = input if dtype is None or dtype is input.dtype else input.to(dtype)
     _require_floating("norm", src.dtype)
     ndims, dims = _dims("norm", dim)
     fn = src.dtype.tensor.norm
     return _deliver("norm", src.dtype, src.dtype, out,
-                    lambda r: fn(r._h, src._h, p, ndims, dims, bool(keepdim)))
+                    lambda r: fn(r._h, src._h, p, ndims, dims, bool(keepdim)), (src,))
 
 
 def _pointwise(name: str) -> Callable:
@@ -328,7 +330,8 @@ def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:
             r = new_result(dt)
             check(fn(r._h, ffi.NULL, input._h, 0, ffi.NULL, 0))
             return r
-        return _deliver(op, dt, dt, out, lambda r: fn(r._h, ffi.NULL, input._h, 0, ffi.NULL, 0))
+        return _deliver(op, dt, dt, out, lambda r: fn(r._h, ffi.NULL, input._h, 0, ffi.NULL, 0),
+                        (input,))
     d = _dims(op, _one_dim(op, dim))[1]
     if out is None:
         values, indices = new_result(dt), new_result(_dt.int64)
@@ -339,6 +342,10 @@ def _extreme(op: str, input: Tensor, dim: Any, keepdim: bool, out: Any) -> Any:
                 got = t.dtype.name if isinstance(t, Tensor) else type(t).__name__
                 raise RuntimeError(f"{op}(): expected out tensors of dtypes {dt.name} and int64, "
                                    f"but got {got}")
+        values, indices = store_pair(op, (values, indices), (input,),
+                                     lambda v, i: fn(v._h, i._h, input._h, 1, d, bool(keepdim)),
+                                     (dt, _dt.int64))
+        return _RESULTS[op](values, indices)
     check(fn(values._h, indices._h, input._h, 1, d, bool(keepdim)))
     return _RESULTS[op](values, indices)
 
@@ -366,7 +373,7 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool, out: Tensor | None) ->
         check(fn(r._h, input._h, ndims, dims, bool(keepdim)))
         return r
     return _deliver(op, _dt.int64, _dt.int64, out,
-                    lambda r: fn(r._h, input._h, ndims, dims, bool(keepdim)))
+                    lambda r: fn(r._h, input._h, ndims, dims, bool(keepdim)), (input,))
 
 
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, *,
@@ -391,7 +398,8 @@ def _scan(op: str, input: Tensor, dim: Any, dtype: _dt.dtype | None, out: Tensor
     c_dtype = _sum_type(src.dtype)
     d = _one_dim(op, dim)
     fn = getattr(src.dtype.tensor, op)
-    return _deliver(op, c_dtype, dtype or c_dtype, out, lambda r: fn(r._h, src._h, d))
+    return _deliver(op, c_dtype, dtype or c_dtype, out, lambda r: fn(r._h, src._h, d), (src,),
+                    same_ok=True)  # a scan reads each element before writing it
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: _dt.dtype | None = None,
@@ -464,8 +472,10 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
     if not dt.is_floating_point:
         raise NotImplementedError(f"histc(): not implemented for '{dt.real}' (expects a "
                                   f"floating point tensor)")
-    b, lo, hi = operator.index(bins), float(min), float(max)
-    return _deliver("histc", dt, dt, out, lambda r: dt.tensor.histc(r._h, input._h, b, lo, hi))
+    b = as_count(bins, "histc", "bins")
+    lo, hi = _dt.float64.to_c(min), _dt.float64.to_c(max)
+    return _deliver("histc", dt, dt, out, lambda r: dt.tensor.histc(r._h, input._h, b, lo, hi),
+                    (input,))
 
 
 # ---- export -----------------------------------------------------------------------------------------

@@ -23,8 +23,8 @@ from . import dtypes as _dt
 from ._errors import check
 from ._promotion import can_cast, promote_types
 from ._th import ffi
-from ._ops import as_method
-from .tensor import Tensor, _empty, as_dim, c_sizes, parse_sizes, wrap
+from ._ops import as_method, conflicts, result_of
+from .tensor import Tensor, _empty, as_count, as_dim, as_index, c_sizes, parse_sizes, wrap
 
 
 # ---- helpers -----------------------------------------------------------------------------------
@@ -91,8 +91,9 @@ def _output(op: str, shape: Sequence[int], dt: _dt.dtype, out: Tensor | None,
     """The tensor a copying op writes into: new, or out resized to shape.
 
     out may have another dtype when the result casts to it (cat, stack: the copies convert);
-    exact=True requires out's dtype to be the result's (tril, diag), as PyTorch does. out
-    sharing memory with an input would be overwritten while being read: RuntimeError.
+    exact=True requires out's dtype to be the result's (diag), as PyTorch does. out sharing
+    memory with an input would be overwritten while being read: RuntimeError, as PyTorch's cat
+    and stack say (the check is _ops.conflicts, which also sees memory shared across storages).
     """
     if out is None:
         return _empty(shape, dt)
@@ -104,10 +105,9 @@ def _output(op: str, shape: Sequence[int], dt: _dt.dtype, out: Tensor | None,
     if not can_cast(dt, out.dtype):
         raise TypeError(f"{op}(): input types can't be cast to the desired output type "
                         f"{out.dtype.real}")
-    for t in inputs:
-        if t._h.storage == out._h.storage and t.numel():
-            raise RuntimeError(f"{op}(): unsupported operation: the input tensors cannot refer "
-                               f"to any of the output memory locations")
+    if inputs and conflicts(out, inputs):
+        raise RuntimeError(f"{op}(): unsupported operation: the input tensors cannot refer "
+                           f"to any of the output memory locations")
     return out.resize_(shape)
 
 
@@ -261,7 +261,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
                                f"(input tensor's size at dimension {d}), but got "
                                f"split_sizes={list(sizes)}")
         return _pieces(tensor, d, sizes)
-    size = operator.index(split_size_or_sections)
+    size = as_count(split_size_or_sections, "split", "split_size")
     if size < 0:
         raise RuntimeError(f"split(): expects split_size be non-negative, but got "
                            f"split_size={size}")
@@ -280,7 +280,7 @@ def _split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most `chunks` views along dim, each ceil(size / chunks) long (the last shorter;
     fewer chunks when they run out, as PyTorch: chunk(6 elements, 4) gives 3 of 2)."""
-    chunks = operator.index(chunks)
+    chunks = as_count(chunks, "chunk", "chunks")
     d = _split_dim(input, dim, "chunk")
     if chunks <= 0:
         raise RuntimeError(f"chunk(): expects `chunks` to be greater than 0, got: {chunks}")
@@ -478,11 +478,13 @@ def tile(input: Tensor, dims: Any) -> Tensor:
 
 def _triangle(op: str, input: Tensor, diagonal: int, out: Tensor | None,
               inplace: bool = False) -> Tensor:
-    k = operator.index(diagonal)
+    k = as_index(diagonal, op, "diagonal")
     fn = getattr(input.dtype.tensor, op)
     if inplace:
         check(fn(input._h, input._h, k))
         return input
+    if out is not None and isinstance(out, Tensor) and conflicts(out, (input,), same_ok=True):
+        return result_of(op, _triangle(op, input, k, None), out, strict=True)
     r = _empty((), input.dtype) if out is None else _output(op, input.size(), input.dtype, out,
                                                             exact=True)
     check(fn(r._h, input._h, k))
@@ -514,7 +516,9 @@ def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
 def diag(input: Tensor, diagonal: int = 0, *, out: Tensor | None = None) -> Tensor:
     """1-D: a square matrix with input on its diagonal-th diagonal. 2-D: that diagonal, as a
     copy (diagonal() is the view)."""
-    k = operator.index(diagonal)
+    k = as_index(diagonal, "diag", "diagonal")
+    if out is not None and isinstance(out, Tensor) and conflicts(out, (input,)):
+        return result_of("diag", diag(input, k), out, strict=True)  # out would be read
     if input.dim() == 1:
         n = input.size(0) + abs(k)
         r = _output("diag", (n, n), input.dtype, out, (input,), exact=True).zero_()

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import dtypes as _dt
 from ._errors import check
-from ._ops import as_method, new_result
+from ._ops import as_method, new_result, store_pair
 from ._th import ffi
 from .tensor import Tensor, as_dim
 
@@ -42,12 +42,17 @@ def _check_input(op: str, input: Any) -> _dt.dtype:
 
 
 def _index(op: str, name: str, value: Any) -> int:
-    """An integer argument (k), TypeError otherwise, as PyTorch."""
+    """An integer argument (k), TypeError otherwise, as PyTorch; a k outside int64 is out of
+    range for any dim (RuntimeError, as the C check says for any other k too large)."""
     try:
-        return operator.index(value)
+        v = operator.index(value)
     except TypeError:
         raise TypeError(f"{op}(): argument '{name}' must be int, not "
                         f"{type(value).__name__}") from None
+    if not -(2**63) <= v < 2**63:
+        raise RuntimeError(f"{op}(): selected index {name} out of range: {name} = "
+                           f"{_dt.short(v)} does not fit in int64")
+    return v
 
 
 def _outputs(op: str, dt: _dt.dtype, out: Any) -> tuple[Tensor, Tensor]:
@@ -68,7 +73,12 @@ def _pair(op: str, input: Any, out: Any, call: str, *args: Any) -> tuple:
     """Runs C kernel `call`(values, indices, input, *args) and names the result pair."""
     dt = _check_input(op, input)
     values, indices = _outputs(op, dt, out)
-    check(getattr(dt.tensor, call)(values._h, indices._h, input._h, *args))
+    fn = getattr(dt.tensor, call)
+    if out is not None:  # through temporaries when the outs share memory with input or each other
+        values, indices = store_pair(op, (values, indices), (input,),
+                                     lambda v, i: fn(v._h, i._h, input._h, *args), (dt, _dt.int64))
+        return RETURN_TYPES[op](values, indices)
+    check(fn(values._h, indices._h, input._h, *args))
     return RETURN_TYPES[op](values, indices)
 
 

@@ -50,7 +50,9 @@ class Storage:
     def __new__(cls, data: int | Iterable[Any] = 0) -> "Storage":
         dt = cls.dtype or _dt.get_default_dtype()
         if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
-            return wrap_storage(dt, check_ptr(dt.storage.newWithSize(int(data))), True)
+            from .tensor import as_count
+            n = as_count(data, "Storage")
+            return wrap_storage(dt, check_ptr(dt.storage.newWithSize(n)), True)
         from .factories import tensor
         values = tensor(list(data), dtype=dt).reshape(-1)
         s = wrap_storage(dt, check_ptr(dt.storage.newWithSize(values.numel())), True)
@@ -145,7 +147,8 @@ class Storage:
 
     def resize_(self, size: int) -> "Storage":
         """Grow or shrink to size elements, keeping the prefix."""
-        check(self.dtype.storage.resize(self._h, operator.index(size)))
+        from .tensor import as_count
+        check(self.dtype.storage.resize(self._h, as_count(size, "resize_")))
         return self
 
     def type(self, t: Any = None) -> Any:
@@ -173,8 +176,17 @@ class Storage:
 
 
 def _rebuild_storage(dtype_name: str, raw: bytes) -> Storage:
+    """A storage of dtype_name holding raw's elements (the pickle path): every argument checked,
+    bool bytes normalised to 0/1 (non-zero is true)."""
     dt = _dt._dtype_by_name(dtype_name)
-    n = len(raw) // dt.itemsize
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"_rebuild_storage(): raw data must be bytes, not {type(raw).__name__}")
+    n, rest = divmod(len(raw), dt.itemsize)
+    if rest:
+        raise ValueError(f"_rebuild_storage(): {len(raw)} bytes are not a whole number of "
+                         f"{dt.name} elements of {dt.itemsize} bytes")
+    if dt is _dt.bool_:
+        raw = np.frombuffer(raw, dtype=np.uint8).astype(bool).tobytes()
     s = wrap_storage(dt, check_ptr(dt.storage.newWithSize(n)), True)
     if n:
         ffi.memmove(s._h.data, raw, len(raw))

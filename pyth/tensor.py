@@ -21,6 +21,7 @@ from ._th import ffi, lib
 from .storage import Storage, wrap_storage
 
 _INT_MAX = 2**31 - 1
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def wrap(dt: _dt.dtype, ptr) -> "Tensor":
@@ -38,6 +39,24 @@ def as_dim(d: Any) -> int:
     if not -_INT_MAX <= d <= _INT_MAX:
         raise IndexError(f"dim {d} is out of range")
     return d
+
+
+def as_index(v: Any, op: str, name: str = "index") -> int:
+    """A position argument (index, start, offset) as a C int64: TypeError for non-integers,
+    IndexError outside int64 (cffi would raise OverflowError)."""
+    v = operator.index(v)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise IndexError(f"{op}(): {name} {_dt.short(v)} is out of range (outside int64)")
+    return v
+
+
+def as_count(v: Any, op: str, name: str = "size") -> int:
+    """A count argument (size, length, step, bins) as a C int64: TypeError for non-integers,
+    MemoryError outside int64, as for sizes."""
+    v = operator.index(v)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        raise MemoryError(f"{op}(): {name} {_dt.short(v)} does not fit in int64")
+    return v
 
 
 def parse_sizes(args: Sequence[Any], op: str = "size") -> tuple:
@@ -180,12 +199,12 @@ class Tensor:
     # ---- views (share storage) ----
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
         return wrap(self.dtype, self.dtype.tensor.newNarrow(self._h, as_dim(dim),
-                                                            operator.index(start),
-                                                            operator.index(length)))
+                                                            as_index(start, "narrow", "start"),
+                                                            as_count(length, "narrow", "length")))
 
     def select(self, dim: int, index: int) -> "Tensor":
         return wrap(self.dtype, self.dtype.tensor.newSelect(self._h, as_dim(dim),
-                                                            operator.index(index)))
+                                                            as_index(index, "select")))
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         return wrap(self.dtype, self.dtype.tensor.newTranspose(self._h, as_dim(dim0),
@@ -213,8 +232,8 @@ class Tensor:
     def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
         """Windows of `size` elements every `step` along dimension, as a new last dim."""
         return wrap(self.dtype, self.dtype.tensor.newUnfold(self._h, as_dim(dimension),
-                                                            operator.index(size),
-                                                            operator.index(step)))
+                                                            as_count(size, "unfold"),
+                                                            as_count(step, "unfold", "step")))
 
     def squeeze(self, dim: int | None = None) -> "Tensor":
         if dim is None:
@@ -274,7 +293,8 @@ class Tensor:
         return self.expand(other.size())
 
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Tensor":
-        return wrap(self.dtype, self.dtype.tensor.newDiagonal(self._h, operator.index(offset),
+        return wrap(self.dtype, self.dtype.tensor.newDiagonal(self._h,
+                                                              as_index(offset, "diagonal", "offset"),
                                                               as_dim(dim1), as_dim(dim2)))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int],
@@ -284,7 +304,8 @@ class Tensor:
         if len(size) != len(stride):
             raise RuntimeError(f"as_strided(): mismatch in length of strides and shape "
                                f"({len(stride)} and {len(size)})")
-        offset = self.storage_offset() if storage_offset is None else operator.index(storage_offset)
+        offset = self.storage_offset() if storage_offset is None else as_index(
+            storage_offset, "as_strided", "storage_offset")
         return wrap(self.dtype, self.dtype.tensor.newAsStrided(
             self._h, offset, len(size), c_sizes(size), c_sizes(stride)))
 
@@ -307,7 +328,8 @@ class Tensor:
             strides = ffi.NULL if stride is None else c_sizes(parse_sizes(stride, "set_"))
             if stride is not None and len(parse_sizes(stride)) != len(sizes):
                 raise RuntimeError("set_(): size and stride must have the same length")
-            check(T.setStorage(self._h, source._h, operator.index(storage_offset), len(sizes),
+            check(T.setStorage(self._h, source._h, as_index(storage_offset, "set_",
+                                                            "storage_offset"), len(sizes),
                                c_sizes(sizes), strides))
         else:
             raise TypeError(f"set_(): expected a Storage or a Tensor, got {type(source).__name__}")
@@ -497,9 +519,34 @@ class Tensor:
 
 
 def _rebuild_tensor(storage: Storage, offset: int, size: tuple, stride: tuple) -> Tensor:
+    """A view of storage (the pickle path): every argument checked before C sees it (which then
+    checks the view against the storage's bounds)."""
+    op = "_rebuild_tensor"
+    if not isinstance(storage, Storage) or storage.dtype is None:
+        raise TypeError(f"{op}(): storage must be a pyth Storage, not {type(storage).__name__}")
+    offset = _rebuild_int(op, "storage offset", offset)
+    if not isinstance(size, (tuple, list)) or not isinstance(stride, (tuple, list)):
+        raise TypeError(f"{op}(): size and stride must be tuples, not {type(size).__name__} "
+                        f"and {type(stride).__name__}")
+    if len(size) != len(stride):
+        raise ValueError(f"{op}(): {len(size)} sizes but {len(stride)} strides")
+    size = [_rebuild_int(op, f"size {i}", v) for i, v in enumerate(size)]
+    stride = [_rebuild_int(op, f"stride {i}", v) for i, v in enumerate(stride)]
     dt = storage.dtype
     return wrap(dt, dt.tensor.newWithStorage(storage._h, offset, len(size), c_sizes(size),
                                              c_sizes(stride)))
+
+
+def _rebuild_int(op: str, name: str, v: Any) -> int:
+    """A non-negative int64 geometry value from a pickle: TypeError / ValueError / MemoryError."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{op}(): {name} must be an int, not {type(v).__name__}")
+    v = int(v)
+    if v < 0:
+        raise ValueError(f"{op}(): {name} must be non-negative, got {v}")
+    if v > _INT64_MAX:
+        raise MemoryError(f"{op}(): {name} {v} does not fit in int64")
+    return v
 
 
 def _empty(sizes: Sequence[int], dt: _dt.dtype) -> Tensor:
