@@ -12,13 +12,12 @@ import threading
 
 import numpy as np
 import pytest
+from fuzz_support import DTYPE_NAMES, NP_CARRIER, pdt
 from hypothesis import given
 from hypothesis import strategies as st
-
-import pyth
 from pyth._th import lib
 
-from fuzz_support import DTYPE_NAMES, NP_CARRIER, pdt
+import pyth
 
 TYPED = (IndexError, RuntimeError, TypeError, ValueError, MemoryError)
 I64 = 2**63 - 1

@@ -8,9 +8,9 @@ import threading
 
 import numpy as np
 import pytest
+from pyth._th import lib
 
 import pyth
-from pyth._th import lib
 
 BIG = 2**63 - 1
 
