@@ -1,0 +1,1003 @@
+"""The derivatives table: every differentiable op's backward formula, one entry per op.
+
+Like PyTorch's derivatives.yaml, in Python. An entry names the op, its differentiable
+arguments, what it saves, and the formula: a function (grad, args) -> the gradient of each
+differentiable argument (None where there is none). `args` holds the op's arguments by name
+(`self` is called `input`), saved tensors as tensors and the others as `Info` (shape, dtype),
+and `result` when saved. Formulas are written with pyth's own (recorded) ops, so under
+create_graph=True the backward pass is itself recorded and can be differentiated again.
+Gradients are brought back to each input's shape (summing broadcast dims) and dtype by the
+node, not by the formulas. Reductions' backward hands back expanded views, not copies.
+
+`install()` puts the recording wrappers (record.py) in place of the forward functions: in the
+pyth namespace, in the modules that define them (so composite ops such as hstack or dist,
+built from recorded ops, record their pieces), and as Tensor methods and operators.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any, Callable
+
+import pyth as P
+
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import Node, _FREED
+from .record import Op, alias, differentiable, geometry, in_place
+from .variable import requires_grad_of
+
+TABLE: dict[str, Op] = {}
+
+
+def defop(name: str, diff: str = "input", save: str = "", **kw: Any) -> Callable:
+    def deco(fn: Callable) -> Callable:
+        TABLE[name] = Op(name, diff, fn, save, **kw)
+        return fn
+    return deco
+
+
+def _zero(g: Tensor) -> Tensor:
+    return P.zeros_like(g)
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+def _dims(dim: Any, n: int) -> list:
+    """dim (None, (), an int or a sequence) as sorted non-negative dims of an n-dim tensor."""
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        return list(range(n))
+    if isinstance(dim, (tuple, list, P.Size)):
+        return sorted(int(d) % max(n, 1) for d in dim)
+    return [int(dim) % max(n, 1)] if n else []
+
+
+def unreduce(g: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
+    """A reduction's gradient as an expanded view of input's shape (no copy)."""
+    if not keepdim:
+        for d in _dims(dim, len(shape)):
+            g = g.unsqueeze(d)
+    return g.expand(tuple(shape))
+
+
+def _count(shape: tuple, dim: Any) -> int:
+    n = 1
+    for d in _dims(dim, len(shape)):
+        n *= shape[d]
+    return n
+
+
+def _positions(shape: tuple) -> Tensor:
+    n = 1
+    for s in shape:
+        n *= s
+    return P.arange(n, dtype=P.int64).view(tuple(shape))
+
+
+def selection_backward(g: Tensor, shape: tuple, select: Callable) -> Tensor:
+    """The adjoint of a selection (select(t) picks elements of t, possibly repeatedly):
+    g's elements added back where they came from. Differentiable again (an index_add)."""
+    pos = select(_positions(shape)).reshape(-1)
+    n = 1
+    for s in shape:
+        n *= s
+    out = P.zeros(n, dtype=g.dtype)
+    return out.index_add(0, pos, g.reshape(-1)).view(tuple(shape))
+
+
+def embed(g: Tensor, shape: tuple, view: Callable) -> Tensor:
+    """The adjoint of a non-overlapping view: zeros with g written through the view."""
+    if requires_grad_of(g):
+        return selection_backward(g, shape, view)
+    out = P.zeros(tuple(shape), dtype=g.dtype)
+    view(out).copy_(g)
+    return out
+
+
+def _storage_len(t: Any) -> int:
+    return len(t.storage())
+
+
+def strided_backward(g: Tensor, in_geom: tuple, out_geom: tuple, length: int) -> Tensor:
+    """Gradient through out = as_strided(in's storage, out_geom): out's gradient is added into
+    the storage cells it reads, and in's gradient read from the cells in views."""
+    cells = P.arange(length, dtype=P.int64)
+    out_cells = cells.as_strided(*out_geom).reshape(-1)
+    buf = P.zeros(length, dtype=g.dtype).index_add(0, out_cells, g.reshape(-1))
+    in_cells = cells.as_strided(*in_geom)
+    return buf.take(in_cells)
+
+
+# ---- pointwise: unary ---------------------------------------------------------------------------
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_UNARY: dict[str, tuple[str, Callable]] = {
+    "neg": ("", lambda g, x, r: -g),
+    "abs": ("input", lambda g, x, r: g * x.sign()),
+    "exp": ("result", lambda g, x, r: g * r),
+    "expm1": ("result", lambda g, x, r: g * (r + 1)),
+    "log": ("input", lambda g, x, r: g / x),
+    "log1p": ("input", lambda g, x, r: g / (x + 1)),
+    "log2": ("input", lambda g, x, r: g / (x * _LN2)),
+    "log10": ("input", lambda g, x, r: g / (x * _LN10)),
+    "sqrt": ("result", lambda g, x, r: g / (2 * r)),
+    "rsqrt": ("result", lambda g, x, r: -0.5 * g * r * r * r),
+    "reciprocal": ("result", lambda g, x, r: -g * r * r),
+    "sin": ("input", lambda g, x, r: g * x.cos()),
+    "cos": ("input", lambda g, x, r: -g * x.sin()),
+    "tan": ("result", lambda g, x, r: g * (1 + r * r)),
+    "asin": ("input", lambda g, x, r: g * (1 - x * x).rsqrt()),
+    "acos": ("input", lambda g, x, r: -g * (1 - x * x).rsqrt()),
+    "atan": ("input", lambda g, x, r: g / (1 + x * x)),
+    "sinh": ("input", lambda g, x, r: g * x.cosh()),
+    "cosh": ("input", lambda g, x, r: g * x.sinh()),
+    "tanh": ("result", lambda g, x, r: g * (1 - r * r)),
+    "sigmoid": ("result", lambda g, x, r: g * (r * (1 - r))),
+    "erf": ("input", lambda g, x, r: g * (2 / math.sqrt(math.pi)) * (-x * x).exp()),
+    "erfinv": ("result", lambda g, x, r: g * (math.sqrt(math.pi) / 2) * (r * r).exp()),
+    "frac": ("", lambda g, x, r: g),
+}
+for _n in ("floor", "ceil", "round", "trunc", "sign"):
+    _UNARY[_n] = ("", lambda g, x, r: _zero(g))
+
+
+def _unary_formula(f: Callable) -> Callable:
+    return lambda g, a: f(g, a.get("input"), a.get("result"))
+
+
+for _n, (_save, _f) in _UNARY.items():
+    TABLE[_n] = Op(_n, "input", _unary_formula(_f), _save)
+
+
+# ---- pointwise: binary ------------------------------------------------------------------------
+
+def _alpha(g: Tensor, alpha: Any) -> Tensor:
+    return g if alpha == 1 else g * alpha
+
+
+defop("add", "input other", "")(lambda g, a: (g, _alpha(g, a.get("alpha", 1))))
+defop("sub", "input other", "")(lambda g, a: (g, -_alpha(g, a.get("alpha", 1))))
+defop("mul", "input other", "input other")(
+    lambda g, a: (g * a["other"] if a["needs"][0] else None,
+                  g * a["input"] if a["needs"][1] else None))
+
+
+@defop("div", "input other", "input other")
+def _div(g: Tensor, a: dict) -> tuple:
+    if a.get("rounding_mode") is not None:
+        return _zero(g), (_zero(g) if isinstance(a["other"], Tensor) else None)
+    other = a["other"]
+    gi = g / other if a["needs"][0] else None
+    go = -g * a["input"] / (other * other) if a["needs"][1] else None
+    return gi, go
+
+
+@defop("pow", "input exponent", "input exponent result")
+def _pow(g: Tensor, a: dict) -> tuple:
+    x, e, r = a["input"], a["exponent"], a["result"]
+    gi = ge = None
+    if a["needs"][0]:
+        if isinstance(e, Tensor):
+            gi = P.where(e == 0, 0.0, g * e * x.pow(e - 1))
+        elif e == 0:
+            gi = _zero(g)
+        else:
+            gi = g * e * x.pow(e - 1)
+    if a["needs"][1]:
+        if isinstance(x, Tensor):
+            ge = P.where((x == 0) & (e >= 0), 0.0, g * r * x.log())
+        else:
+            ge = g * r * math.log(x) if x > 0 else (_zero(g) if x == 0 else g * math.nan)
+    return gi, ge
+
+
+@defop("atan2", "input other", "input other")
+def _atan2(g: Tensor, a: dict) -> tuple:
+    x, y = a["input"], a["other"]
+    d = g / (x * x + y * y)
+    return d * y, -d * x
+
+
+@defop("hypot", "input other", "input other result")
+def _hypot(g: Tensor, a: dict) -> tuple:
+    r = a["result"]
+    return g * a["input"] / r, g * a["other"] / r
+
+
+def _max_min(sign: int) -> Callable:
+    def f(g: Tensor, a: dict) -> tuple:
+        x, y = a["input"], a["other"]
+        half = P.where(x == y, g / 2, g)
+        wins = (x > y) if sign > 0 else (x < y)
+        loses = (x < y) if sign > 0 else (x > y)
+        return half.masked_fill(loses, 0), half.masked_fill(wins, 0)
+    return f
+
+
+defop("maximum", "input other", "input other")(_max_min(1))
+defop("minimum", "input other", "input other")(_max_min(-1))
+defop("fmod", "input other", "input other")(
+    lambda g, a: (g, -g * (a["input"] / a["other"]).trunc()
+                  if isinstance(a["other"], Tensor) else None))
+defop("remainder", "input other", "input other")(
+    lambda g, a: (g, -g * (a["input"] / a["other"]).floor()
+                  if isinstance(a["other"], Tensor) else None))
+
+
+@defop("clamp", "input min max", "input min max")
+def _clamp(g: Tensor, a: dict) -> tuple:
+    x, lo, hi = a["input"], a["min"], a["max"]
+    keep = None
+    if lo is not None:
+        keep = x >= lo
+    if hi is not None:
+        keep = (x <= hi) if keep is None else keep & (x <= hi)
+    gi = P.where(keep, g, 0.0)
+    glo = ghi = None
+    if isinstance(lo, Tensor):
+        below = x < lo
+        if hi is not None:
+            below = below & (lo <= hi) if isinstance(hi, Tensor) else below & (lo <= hi)
+        glo = P.where(below, g, 0.0)
+    if isinstance(hi, Tensor):
+        ghi = P.where(x > hi, g, 0.0)
+        if lo is not None:
+            ghi = P.where((x > hi) | ((lo > hi) if isinstance(lo, Tensor) else (hi < lo)),
+                          g, 0.0)
+            if glo is not None:
+                pass
+    return gi, glo, ghi
+
+
+defop("clamp_min", "input min", "input min")(
+    lambda g, a: (P.where(a["input"] >= a["min"], g, 0.0),
+                  P.where(a["input"] < a["min"], g, 0.0) if isinstance(a["min"], Tensor) else None))
+defop("clamp_max", "input max", "input max")(
+    lambda g, a: (P.where(a["input"] <= a["max"], g, 0.0),
+                  P.where(a["input"] > a["max"], g, 0.0) if isinstance(a["max"], Tensor) else None))
+defop("where", "input other", "condition")(
+    lambda g, a: (P.where(a["condition"], g, 0.0), P.where(a["condition"], 0.0, g)))
+
+
+@defop("lerp", "input end weight", "input end weight")
+def _lerp(g: Tensor, a: dict) -> tuple:
+    x, e, w = a["input"], a["end"], a["weight"]
+    return g * (1 - w), g * w, (g * (e - x) if isinstance(w, Tensor) else None)
+
+
+defop("addcmul", "input tensor1 tensor2", "tensor1 tensor2")(
+    lambda g, a: (g, g * a["tensor2"] * a["value"], g * a["tensor1"] * a["value"]))
+defop("addcdiv", "input tensor1 tensor2", "tensor1 tensor2")(
+    lambda g, a: (g, g * a["value"] / a["tensor2"],
+                  -g * a["value"] * a["tensor1"] / (a["tensor2"] * a["tensor2"])))
+
+
+# ---- reductions -----------------------------------------------------------------------------
+
+def _dim_of(a: dict) -> Any:
+    d = a.get("dim")
+    return None if isinstance(d, bool) else d
+
+
+defop("sum", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["keepdim"]))
+defop("mean", "input")(lambda g, a: unreduce(g / _count(a["input"].shape, a["dim"]),
+                                             a["input"].shape, a["dim"], a["keepdim"]))
+
+
+def _exclusive_prod(x: Tensor, d: int) -> Tensor:
+    """prod of x along d with each element left out (exact with zeros): left * right scans."""
+    n = x.shape[d]
+    if n == 0:
+        return x
+    ones = P.ones_like(x.narrow(d, 0, 1))
+    left = P.cat([ones, x.narrow(d, 0, n - 1).cumprod(d)], d) if n > 1 else ones
+    rx = x.flip(d)
+    right = P.cat([ones, rx.narrow(d, 0, n - 1).cumprod(d)], d).flip(d) if n > 1 else ones
+    return left * right
+
+
+@defop("prod", "input", "input")
+def _prod(g: Tensor, a: dict) -> Tensor:
+    x, dim, keep = a["input"], a["dim"], a["keepdim"]
+    shape = tuple(x.shape)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) != 1):
+        if x.dim() == 0:
+            return g
+        flat = x.reshape(-1)
+        return unreduce(g, shape, None, keep) * _exclusive_prod(flat, 0).view(shape)
+    d = _dims(dim, len(shape))[0] if shape else 0
+    if not shape:
+        return g
+    return unreduce(g, shape, dim, keep) * _exclusive_prod(x, d)
+
+
+def _evenly(g: Tensor, x: Tensor, r: Tensor, dim: Any, keep: bool) -> Tensor:
+    """max/min/amax/amin over dims: the gradient shared evenly among the tied elements."""
+    shape = tuple(x.shape)
+    ru = unreduce(r, shape, dim, keep)
+    mask = (x == ru)
+    count = mask.sum(dim if dim is not None else None, keepdim=True) if shape else None
+    gu = unreduce(g, shape, dim, keep)
+    if count is None:
+        return gu
+    return P.where(mask, gu / count.to(g.dtype), 0.0)
+
+
+defop("amax", "input", "input result")(
+    lambda g, a: _evenly(g, a["input"], a["result"], a["dim"], a["keepdim"]))
+defop("amin", "input", "input result")(
+    lambda g, a: _evenly(g, a["input"], a["result"], a["dim"], a["keepdim"]))
+
+
+def _indexed(g: Tensor, shape: tuple, dim: int, indices: Tensor, keep: bool) -> Tensor:
+    """values[i] = input[indices[i]] along dim: the gradient scattered back to indices."""
+    if not shape:
+        return g
+    if not keep:
+        g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)
+    return P.zeros(tuple(shape), dtype=g.dtype).scatter(dim, indices, g)
+
+
+def _extreme(g: Any, a: dict) -> Any:
+    dim = a["dim"]
+    if dim is None:
+        return _evenly(g, a["input"], a["result"], None, False)
+    values, indices = a["result"]
+    g0 = g[0] if isinstance(g, list) else g
+    return _indexed(g0, tuple(a["input"].shape), int(dim) % max(a["input"].dim(), 1),
+                    _saved_indices(a), a["keepdim"])
+
+
+def _saved_indices(a: dict) -> Tensor:
+    return a["result"][1]
+
+
+def _extreme_or_pairwise(sign: int) -> Callable:
+    pair = _max_min(sign)
+
+    def f(g: Any, a: dict) -> tuple:
+        if isinstance(a["dim"], Tensor):
+            return pair(g, {"input": a["input"], "other": a["dim"]})
+        return _extreme(g, a), None
+    return f
+
+
+defop("max", "input dim", "input dim result")(_extreme_or_pairwise(1))
+defop("min", "input dim", "input dim result")(_extreme_or_pairwise(-1))
+
+
+def _correction(a: dict) -> float:
+    c, unbiased = a.get("correction"), a.get("unbiased")
+    if isinstance(a.get("dim"), bool):
+        unbiased = a["dim"]
+    if c is None:
+        return 1.0 if unbiased is None or unbiased else 0.0
+    return float(c)
+
+
+@defop("var", "input", "input")
+def _var(g: Tensor, a: dict) -> Tensor:
+    x, dim, keep = a["input"], _dim_of(a), a["keepdim"]
+    n = _count(tuple(x.shape), dim)
+    centered = x - x.mean(dim, keepdim=True) if x.dim() else x - x
+    return unreduce(g, tuple(x.shape), dim, keep) * centered * (2.0 / max(n - _correction(a), 0))
+
+
+@defop("std", "input", "input result")
+def _std(g: Tensor, a: dict) -> Tensor:
+    x, dim, keep = a["input"], _dim_of(a), a["keepdim"]
+    n = _count(tuple(x.shape), dim)
+    centered = x - x.mean(dim, keepdim=True) if x.dim() else x - x
+    r = unreduce(a["result"], tuple(x.shape), dim, keep)
+    gu = unreduce(g, tuple(x.shape), dim, keep)
+    return gu * centered / (r * max(n - _correction(a), 0))
+
+
+@defop("norm", "input", "input result")
+def _norm(g: Tensor, a: dict) -> Tensor:
+    return norm_backward(g, a["input"], a["p"], a["dim"], a["keepdim"], a["result"])
+
+
+@defop("vector_norm", "x", "x result")
+def _vector_norm(g: Tensor, a: dict) -> Tensor:
+    x, dim = a["x"], a["dim"]
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None
+    return norm_backward(g, x, a["ord"], dim, a["keepdim"], a["result"])
+
+
+def norm_backward(g: Tensor, x: Tensor, p: Any, dim: Any, keep: bool, r: Tensor) -> Tensor:
+    """d ||x||_p: x |x|^(p-2) / ||x||^(p-1) (0 where the norm is 0), sign(x) for p = 1, the
+    gradient shared among the largest |x| for p = inf."""
+    p = 2.0 if p is None or p == "fro" else float(p)
+    shape = tuple(x.shape)
+    gu, ru = unreduce(g, shape, dim, keep), unreduce(r, shape, dim, keep)
+    if p == 0:
+        return _zero(x)
+    if p == 1:
+        return gu * x.sign()
+    if p == 2:
+        return gu * x / ru.masked_fill(ru == 0, math.inf)
+    if math.isinf(p):
+        mask = (x.abs() == ru)
+        count = mask.sum(dim, keepdim=True) if shape else 1
+        return P.where(mask, gu * x.sign() / count, 0.0)
+    ax = x.abs()
+    return gu * x.sign() * ax.pow(p - 1) / ru.pow(p - 1).masked_fill(ru == 0, math.inf)
+
+
+defop("logsumexp", "input", "input result")(
+    lambda g, a: unreduce(g, tuple(a["input"].shape), a["dim"], a["keepdim"]) *
+    (a["input"] - unreduce(a["result"], tuple(a["input"].shape), a["dim"], a["keepdim"])).exp())
+
+
+def _rev_cumsum(g: Tensor, d: int) -> Tensor:
+    return g.flip(d).cumsum(d).flip(d)
+
+
+@defop("cumsum", "input")
+def _cumsum(g: Tensor, a: dict) -> Tensor:
+    if a["input"].dim() == 0:
+        return g
+    return _rev_cumsum(g, int(a["dim"]))
+
+
+@defop("cumprod", "input", "input result")
+def _cumprod(g: Tensor, a: dict) -> Tensor:
+    x, r = a["input"], a["result"]
+    if x.dim() == 0:
+        return g
+    d = int(a["dim"]) % x.dim()
+    if not bool((x == 0).any()):
+        return _rev_cumsum(g * r, d) / x
+    # with zeros: grad_i = sum_{k >= i} g_k * prod_{j <= k, j != i} x_j, column by column
+    n = x.shape[d]
+    cols = []
+    for i in range(n):
+        xi = x.narrow(d, i, n - i)
+        rest = P.cat([P.ones_like(x.narrow(d, 0, 1)), xi.narrow(d, 1, n - i - 1)], d)
+        prefix = r.narrow(d, i - 1, 1) if i > 0 else P.ones_like(x.narrow(d, 0, 1))
+        prods = prefix * rest.cumprod(d)
+        cols.append((g.narrow(d, i, n - i) * prods).sum(d, keepdim=True))
+    return P.cat(cols, d)
+
+
+# ---- views and shapes --------------------------------------------------------------------------
+
+def _shape_of(a: dict) -> tuple:
+    return tuple(a["input"].shape)
+
+
+defop("view", view=True)(lambda g, a: g.reshape(_shape_of(a)))
+defop("reshape", view=True, node="ViewBackward0")(lambda g, a: g.reshape(_shape_of(a)))
+defop("view_as", view=True, node="ViewBackward0")(lambda g, a: g.reshape(_shape_of(a)))
+defop("reshape_as", view=True, node="ViewBackward0")(lambda g, a: g.reshape(_shape_of(a)))
+defop("squeeze", view=True)(lambda g, a: g.reshape(_shape_of(a)))
+defop("unsqueeze", view=True)(lambda g, a: g.reshape(_shape_of(a)))
+defop("flatten", view=True, node="ViewBackward0")(lambda g, a: g.reshape(_shape_of(a)))
+defop("expand", view=True)(lambda g, a: g)           # the node sums back to input's shape
+defop("expand_as", view=True, node="ExpandBackward0")(lambda g, a: g)
+defop("transpose", view=True)(lambda g, a: g.transpose(a["dim0"], a["dim1"]))
+defop("t", view=True)(lambda g, a: g.t())
+
+
+@defop("permute", view=True)
+def _permute(g: Tensor, a: dict) -> Tensor:
+    dims = a["dims"]
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list, P.Size)):
+        dims = dims[0]
+    n = len(dims)
+    inv = [0] * n
+    for i, d in enumerate(dims):
+        inv[int(d) % n] = i
+    return g.permute(*inv)
+
+
+defop("narrow", view=True)(lambda g, a: embed(g, _shape_of(a), lambda t: t.narrow(
+    a["dim"], a["start"], a["length"])))
+defop("select", view=True)(lambda g, a: embed(g, _shape_of(a), lambda t: t.select(
+    a["dim"], a["index"])))
+defop("diagonal", view=True)(lambda g, a: embed(g, _shape_of(a), lambda t: t.diagonal(
+    a["offset"], a["dim1"], a["dim2"])))
+defop("unfold", view=True)(lambda g, a: selection_backward(g, _shape_of(a), lambda t: t.unfold(
+    a["dimension"], a["size"], a["step"])))
+
+
+@defop("as_strided", view=True)
+def _as_strided(g: Tensor, a: dict) -> Tensor:
+    off = a["storage_offset"]
+    return strided_backward(g, a["_geom"], (tuple(a["size"]), tuple(a["stride"]),
+                                           a["_geom"][2] if off is None else off), a["_len"])
+
+
+defop("clone")(lambda g, a: g)
+defop("contiguous")(lambda g, a: g)
+defop("to")(lambda g, a: g)       # the node converts back to the input's dtype
+defop("flip")(lambda g, a: g.flip(a["dims"]))
+
+
+@defop("roll")
+def _roll(g: Tensor, a: dict) -> Tensor:
+    shifts, dims = a["shifts"], a["dims"]
+    neg = [-s for s in shifts] if isinstance(shifts, (tuple, list)) else -shifts
+    return g.roll(neg, dims)
+
+
+defop("repeat")(lambda g, a: selection_backward(g, _shape_of(a), lambda t: t.repeat(
+    *a["sizes"])))
+defop("tile")(lambda g, a: selection_backward(g, _shape_of(a), lambda t: P.tile(t, a["dims"])))
+defop("tril")(lambda g, a: g.tril(a["diagonal"]))
+defop("triu")(lambda g, a: g.triu(a["diagonal"]))
+
+
+@defop("diag")
+def _diag(g: Tensor, a: dict) -> Tensor:
+    if a["input"].dim() == 1:
+        return g.diagonal(a["diagonal"])
+    return selection_backward(g, _shape_of(a), lambda t: P.diag(t, a["diagonal"]))
+
+
+@defop("cat", "tensors")
+def _cat(g: Tensor, a: dict) -> list:
+    infos = a["tensors"]
+    nd = max(len(i.shape) for i in infos)
+    d = int(a["dim"]) % max(nd, 1)
+    out, start = [], 0
+    for i in infos:
+        if len(i.shape) == 1 and i.shape[0] == 0 and nd > 1:   # legacy empty tensors: skipped
+            out.append(P.zeros(0, dtype=g.dtype))
+            continue
+        n = i.shape[d]
+        out.append(g.narrow(d, start, n))
+        start += n
+    return out
+
+
+@defop("stack", "tensors")
+def _stack(g: Tensor, a: dict) -> list:
+    d = int(a["dim"]) % (g.dim())
+    return list(g.unbind(d))
+
+
+def _pieces_backward(join: Callable) -> Callable:
+    def f(gs: list, a: dict) -> Tensor:
+        return join(gs, a)
+    return f
+
+
+defop("split", outputs=tuple(range(1 << 16)))(
+    lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
+defop("chunk", outputs=tuple(range(1 << 16)))(
+    lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
+defop("unbind", outputs=tuple(range(1 << 16)))(
+    lambda gs, a: P.stack(gs, int(a["dim"]) % a["input"].dim()))
+
+
+# ---- indexing ------------------------------------------------------------------------------------
+
+def _is_view_index(index: Any) -> bool:
+    items = index if isinstance(index, tuple) else (index,)
+    return all(i is None or i is Ellipsis or isinstance(i, (int, slice)) and
+               not isinstance(i, bool) for i in items)
+
+
+@defop("getitem")
+def _getitem(g: Tensor, a: dict) -> Tensor:
+    index = a["index"]
+    if _is_view_index(index):
+        return embed(g, _shape_of(a), lambda t: t[index])
+    return selection_backward(g, _shape_of(a), lambda t: t[index])
+
+
+@defop("setitem", "input value")
+def _setitem(g: Tensor, a: dict) -> tuple:
+    shape, index = _shape_of(a), a["index"]
+    pos = _positions(shape)[index]
+    flat = g.reshape(-1)
+    gv = flat.take(pos) if isinstance(a["value"], Info_) else None
+    gi = g.clone().reshape(-1).index_fill(0, pos.reshape(-1), 0).view(shape)
+    return gi, gv
+
+
+defop("index_select", "input")(lambda g, a: P.zeros(_shape_of(a), dtype=g.dtype).index_add(
+    a["dim"], a["index"], g))
+defop("gather", "input")(lambda g, a: P.zeros(_shape_of(a), dtype=g.dtype).scatter_add(
+    a["dim"], a["index"], g))
+defop("take", "input")(lambda g, a: selection_backward(g, _shape_of(a),
+                                                       lambda t: t.take(a["index"])))
+defop("masked_select", "input")(lambda g, a: selection_backward(
+    g, _shape_of(a), lambda t: t.masked_select(a["mask"])))
+
+
+@defop("masked_fill", "input value")
+def _masked_fill(g: Tensor, a: dict) -> tuple:
+    mask = a["mask"]
+    gv = P.where(mask, g, 0.0).sum() if isinstance(a["value"], Info_) else None
+    return g.masked_fill(mask, 0), gv
+
+
+@defop("index_fill", "input value")
+def _index_fill(g: Tensor, a: dict) -> tuple:
+    gi = g.index_fill(a["dim"], a["index"], 0)
+    gv = (g - gi).sum() if isinstance(a["value"], Info_) else None
+    return gi, gv
+
+
+defop("index_add", "input source")(lambda g, a: (g, g.index_select(a["dim"], a["index"]) *
+                                                 a["alpha"]))
+defop("index_copy", "input source")(lambda g, a: (g.index_fill(a["dim"], a["index"], 0),
+                                                  g.index_select(a["dim"], a["index"])))
+defop("scatter_add", "input src")(lambda g, a: (g, g.gather(a["dim"], a["index"])))
+
+
+@defop("scatter", "input src value")
+def _scatter(g: Tensor, a: dict) -> tuple:
+    gi = g.scatter(a["dim"], a["index"], 0.0)
+    gs = g.gather(a["dim"], a["index"]) if isinstance(a.get("src"), Info_) else None
+    return gi, gs, None
+
+
+@defop("masked_scatter", "input source")
+def _masked_scatter(g: Tensor, a: dict) -> tuple:
+    mask, src = a["mask"], a["source"]
+    picked = g.masked_select(mask)
+    n = src.numel()
+    gs = P.cat([picked, P.zeros(n - picked.numel(), dtype=g.dtype)]).view(tuple(src.shape))
+    return g.masked_fill(mask, 0), gs
+
+
+@defop("put", "input source")
+def _put(g: Tensor, a: dict) -> tuple:
+    idx = a["index"]
+    gi = g if a["accumulate"] else g.put(idx, P.zeros(tuple(idx.shape), dtype=g.dtype))
+    return gi, g.take(idx)
+
+
+def _values_backward(g: Any, a: dict) -> Tensor:
+    values, indices = a["result"]
+    g0 = g[0] if isinstance(g, list) else g
+    x = a["input"]
+    d = int(a["dim"]) % max(x.dim(), 1)
+    keep = a.get("keepdim", True)
+    return _indexed(g0, tuple(x.shape), d, indices, keep)
+
+
+for _n in ("sort", "topk", "kthvalue", "mode"):
+    TABLE[_n] = Op(_n, "input", _values_backward, "result", outputs=(0,))
+
+
+def _median_backward(g: Any, a: dict) -> Tensor:
+    if a["dim"] is None:
+        x, r = a["input"], a["result"]
+        # the gradient goes to the first element equal to the median (as PyTorch's index)
+        flat = x.reshape(-1)
+        hit = ((flat == r) | (flat.isnan() & r.isnan())).long().argmax()
+        return P.zeros(flat.numel(), dtype=g.dtype).index_add(
+            0, hit.reshape(1), g.reshape(1)).view(tuple(x.shape))
+    return _values_backward(g, a)
+
+
+for _n in ("median", "nanmedian"):
+    TABLE[_n] = Op(_n, "input", _median_backward, "input result", outputs=(0,))
+
+
+# ---- in-place-only ops ---------------------------------------------------------------------
+
+defop("copy_", "input src")(lambda g, a: (_zero(g), g))
+defop("fill_", "input value")(lambda g, a: (_zero(g), g.sum() if isinstance(a["value"], Info_)
+                                            else None))
+defop("zero_", "input")(lambda g, a: _zero(g))
+
+
+# ---- matrix products -----------------------------------------------------------------------
+
+def _mT(t: Tensor) -> Tensor:
+    return t.transpose(-1, -2)
+
+
+@defop("mm", "input mat2", "input mat2")
+def _mm(g: Tensor, a: dict) -> tuple:
+    n = a["needs"]
+    return (g.mm(_mT(a["mat2"])) if n[0] else None, _mT(a["input"]).mm(g) if n[1] else None)
+
+
+@defop("bmm", "input mat2", "input mat2")
+def _bmm(g: Tensor, a: dict) -> tuple:
+    n = a["needs"]
+    return (g.bmm(_mT(a["mat2"])) if n[0] else None, _mT(a["input"]).bmm(g) if n[1] else None)
+
+
+defop("mv", "input vec", "input vec")(lambda g, a: (P.outer(g, a["vec"]), a["input"].t().mv(g)))
+defop("dot", "input tensor", "input tensor")(lambda g, a: (g * a["tensor"], g * a["input"]))
+defop("outer", "input vec2", "input vec2")(lambda g, a: (g.mv(a["vec2"]), g.t().mv(a["input"])))
+
+
+@defop("matmul", "input other", "input other")
+def _matmul(g: Tensor, a: dict) -> tuple:
+    x, y = a["input"], a["other"]
+    n = a["needs"]
+    if x.dim() == 1 and y.dim() == 1:
+        return g * y, g * x
+    if y.dim() == 1:
+        gx = P.matmul(g.unsqueeze(-1), y.unsqueeze(0)) if n[0] else None
+        gy = P.matmul(_mT(x), g.unsqueeze(-1)).squeeze(-1) if n[1] else None
+        return gx, gy
+    if x.dim() == 1:
+        gx = P.matmul(g.unsqueeze(-2), _mT(y)).squeeze(-2) if n[0] else None
+        gy = P.matmul(x.unsqueeze(-1), g.unsqueeze(-2)) if n[1] else None
+        return gx, gy
+    return (P.matmul(g, _mT(y)) if n[0] else None, P.matmul(_mT(x), g) if n[1] else None)
+
+
+def _scaled(g: Tensor, s: Any) -> Tensor:
+    return g if s == 1 else g * s
+
+
+def _add_product(product: Callable) -> Callable:
+    def f(g: Tensor, a: dict) -> tuple:
+        n, x, y = a["needs"], a["_a"], a["_b"]
+        gx, gy = product(_scaled(g, a["alpha"]), a[x], a[y], n[1], n[2])
+        return _scaled(g, a["beta"]), gx, gy
+    return f
+
+
+def _addmm_pieces(g, m1, m2, n1, n2):
+    return (g.mm(_mT(m2)) if n1 else None, _mT(m1).mm(g) if n2 else None)
+
+
+def _addmv_pieces(g, m, v, n1, n2):
+    return (P.outer(g, v) if n1 else None, m.t().mv(g) if n2 else None)
+
+
+def _addr_pieces(g, v1, v2, n1, n2):
+    return (g.mv(v2) if n1 else None, g.t().mv(v1) if n2 else None)
+
+
+def _baddbmm_pieces(g, b1, b2, n1, n2):
+    return (g.bmm(_mT(b2)) if n1 else None, _mT(b1).bmm(g) if n2 else None)
+
+
+def _addbmm_pieces(g, b1, b2, n1, n2):
+    ge = g.unsqueeze(0).expand(b1.shape[0], *g.shape)
+    return (ge.bmm(_mT(b2)) if n1 else None, _mT(b1).bmm(ge) if n2 else None)
+
+
+for _n, _x, _y, _pieces in (("addmm", "mat1", "mat2", _addmm_pieces),
+                            ("addmv", "mat", "vec", _addmv_pieces),
+                            ("addr", "vec1", "vec2", _addr_pieces),
+                            ("baddbmm", "batch1", "batch2", _baddbmm_pieces),
+                            ("addbmm", "batch1", "batch2", _addbmm_pieces)):
+    TABLE[_n] = Op(_n, f"input {_x} {_y}",
+                   (lambda p, x, y: lambda g, a: _add_product(p)(g, {**a, "_a": x, "_b": y}))(
+                       _pieces, _x, _y), f"{_x} {_y}")
+
+
+# ---- nodes that are not formulas: views of modified bases ------------------------------------
+
+class AsStridedBackward0(Node):
+    """A view's gradient added into the cells of its base (after the base changed in place)."""
+
+    __slots__ = ("base_geom", "view_geom", "length", "dtype")
+    n_outputs = 1
+
+    def apply(self, grads: list) -> list:
+        return [strided_backward(grads[0], self.base_geom, self.view_geom, self.length)]
+
+
+def view_of_base_node(base: Tensor, view: Tensor, base_edge: tuple) -> Node:
+    node = AsStridedBackward0((base_edge,))
+    node.base_geom, node.view_geom = geometry(base), geometry(view)
+    node.length = _storage_len(base)
+    node.dtype = base.dtype
+    return node
+
+
+class CopySlices(Node):
+    """The base of a view that an in-place op modified: the op's gradient applies to the
+    view's cells of the base's gradient, the other cells pass through unchanged."""
+
+    __slots__ = ("base_geom", "view_geom", "length", "fn", "released")
+    n_outputs = 1
+
+    def __init__(self, base: Tensor, view_geom: tuple, fn: Node, base_edge: Any) -> None:
+        super().__init__(((base_edge if base_edge is not None else (None, 0)),) +
+                         tuple(fn.next_functions[1:]))
+        self.base_geom, self.view_geom = geometry(base), view_geom
+        self.length = _storage_len(base)
+        self.fn = fn
+        self.released = False
+
+    def apply(self, grads: list) -> list:
+        if self.released:
+            raise RuntimeError(_FREED)
+        g = grads[0]
+        cells = P.arange(self.length, dtype=P.int64)
+        buf = P.zeros(self.length, dtype=g.dtype)
+        buf.as_strided(*self.base_geom).copy_(g)
+        region = buf.as_strided(*self.view_geom)
+        res = self.fn.apply([region.clone()])
+        if res[0] is not None:
+            region.copy_(res[0])
+        else:
+            region.zero_()
+        gb = buf.take(cells.as_strided(*self.base_geom))
+        return [gb] + list(res[1:])
+
+    def release(self) -> None:
+        self.fn.release()
+        if self.fn.op.saves_tensors:
+            self.released = True
+
+
+TABLE["as_strided"].prepare = lambda a: {"_geom": geometry(a["input"]),
+                                          "_len": _storage_len(a["input"])}
+
+
+# ---- install -------------------------------------------------------------------------------
+
+from .record import Info as Info_  # noqa: E402
+
+
+def _modules() -> list:
+    return [m for name, m in sys.modules.items()
+            if m is not None and (name == "pyth" or name.startswith("pyth.")) and
+            not name.startswith("pyth.autograd")]
+
+
+def _replace_everywhere(raw: Any, new: Any) -> None:
+    """new in place of raw: in the pyth namespace, the modules' globals and their tables."""
+    for m in _modules():
+        d = vars(m)
+        for k, v in list(d.items()):
+            if v is raw:
+                d[k] = new
+            elif type(v) is dict:
+                for dk, dv in list(v.items()):
+                    if dv is raw:
+                        v[dk] = new
+
+
+def _method_of(fn: Callable) -> Callable:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+    method.__name__ = getattr(fn, "__name__", "method")
+    method.__doc__ = getattr(fn, "__doc__", None)
+    return method
+
+
+def _function_op(name: str, raw: Callable, op: Op, method_names: tuple = ()) -> Callable:
+    w = differentiable(op, raw)
+    _replace_everywhere(raw, w)
+    for attr in (name,) + _ALIASES.get(name, ()) + method_names:
+        v = vars(Tensor).get(attr)
+        if v is raw:
+            setattr(Tensor, attr, w)
+        elif v is not None and getattr(v, "__qualname__", "").startswith("as_method.") and \
+                getattr(v, "__name__", None) == raw.__name__:
+            setattr(Tensor, attr, _method_of(w))
+    return w
+
+
+_ALIASES = {"abs": ("absolute",), "neg": ("negative",), "trunc": ("fix",), "mul": ("multiply",),
+            "sub": ("subtract",), "div": ("divide", "true_divide"), "atan2": ("arctan2",),
+            "clamp": ("clip",), "dot": ("vdot",), "outer": ("ger",), "cat": ("concat",)}
+
+_METHOD_ONLY = ("view", "reshape", "view_as", "reshape_as", "flatten", "expand", "expand_as",
+                "transpose", "t", "permute", "narrow", "select", "diagonal", "unfold",
+                "as_strided", "clone", "contiguous", "to", "squeeze", "unsqueeze", "repeat")
+
+_INPLACE_SPECIAL = {"copy_": "copy_", "fill_": "fill_", "zero_": "zero_",
+                    "index_add_": "index_add", "index_copy_": "index_copy",
+                    "index_fill_": "index_fill", "scatter_": "scatter",
+                    "scatter_add_": "scatter_add", "masked_fill_": "masked_fill",
+                    "masked_scatter_": "masked_scatter", "put_": "put", "tril_": "tril",
+                    "triu_": "triu", "clip_": "clamp", "clamp_": "clamp", "lerp_": "lerp",
+                    "addcmul_": "addcmul", "addcdiv_": "addcdiv", "cumsum_": "cumsum",
+                    "cumprod_": "cumprod"}
+
+_installed = [False]
+
+
+def install() -> None:
+    if _installed[0]:
+        return
+    _installed[0] = True
+    import importlib
+    mods = {n: importlib.import_module("pyth." + n) for n in
+            ("indexing_ops", "pointwise", "reductions", "shape_ops", "sorting", "matmul",
+             "linalg", "_indexing")}
+    pointwise, _indexing = mods["pointwise"], mods["_indexing"]
+    T = vars(Tensor)
+    # methods with their own signatures (views, conversions)
+    raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
+    for n, raw in raw_methods.items():
+        setattr(Tensor, n, differentiable(TABLE[n], raw))
+    squeeze = TABLE["squeeze"]
+    # functions (and the methods that call them)
+    sources = {}
+    for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
+              "linalg"):
+        sources.update(mods[n].FUNCTIONS)
+    sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
+    for name, op in TABLE.items():
+        if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
+                name.endswith("_"):
+            continue
+        raw = sources.get(name)
+        if raw is None:
+            continue
+        if getattr(raw, "__wrapped__", None) is not None:
+            continue
+        _function_op(name, raw, op)
+    del squeeze
+    # conversions (t.float() ...) go through the recorded to()
+    from .. import dtypes as _dt
+    for cname, target in _dt.CONVERSIONS.items():
+        setattr(Tensor, cname, (lambda d: lambda self: self.to(d))(target))
+    # indexing
+    getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
+    _getitem_op = TABLE["getitem"]
+    _getitem_op.view = True
+    Tensor.__getitem__ = lambda self, index: getitem_w(self, index)
+    setitem_raw = T["__setitem__"]
+    Tensor.__setitem__ = in_place(TABLE["setitem"], setitem_raw)
+    # in-place methods
+    for attr in list(T):
+        if not attr.endswith("_") or attr.startswith("_"):
+            continue
+        fn = T[attr]
+        if attr in ("requires_grad_", "detach_", "share_memory_"):
+            continue
+        base = attr[:-1]
+        opname = _INPLACE_SPECIAL.get(attr, base)
+        op = TABLE.get(opname) if opname in TABLE and attr not in ("resize_", "resize_as_",
+                                                                    "set_") else None
+        if attr == "div_":
+            op = TABLE["div"]
+        setattr(Tensor, attr, in_place(op, fn))
+    for py, name in (("iadd", "add_"), ("isub", "sub_"), ("imul", "mul_"), ("itruediv", "div_"),
+                     ("ipow", "pow_"), ("ifloordiv", "floor_divide_"), ("imod", "remainder_")):
+        setattr(Tensor, f"__{py}__", vars(Tensor)[name])
+    _install_operators(pointwise)
+
+
+def _install_operators(pointwise: Any) -> None:
+    T = vars(Tensor)
+    F = pointwise.FUNCTIONS
+    pairs = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "mod": "remainder",
+             "pow": "pow"}
+    for py, name in pairs.items():
+        w = F[name]
+        fast, rfast = T[f"__{py}__"], T[f"__r{py}__"]
+        setattr(Tensor, f"__{py}__", _binop(fast, w, False))
+        setattr(Tensor, f"__r{py}__", _binop(rfast, w, True))
+    for py in ("neg", "abs"):
+        raw = T[f"__{py}__"]
+        w = F[py]
+        setattr(Tensor, f"__{py}__", (lambda raw, w: lambda self: raw(self) if self._ag is None
+                                      else w(self))(raw, w))
+    mm = F_matmul = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
+    Tensor.__matmul__ = lambda self, other: (mm(self, other) if isinstance(other, Tensor)
+                                             else NotImplemented)
+    Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
+                                              else NotImplemented)
+    del F_matmul
+
+
+def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
+    if reflected:
+        def op(self: Tensor, other: Any) -> Any:
+            if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                return fast(self, other)
+            return w(other, self)
+    else:
+        def op(self: Tensor, other: Any) -> Any:
+            if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                return fast(self, other)
+            return w(self, other)
+    return op
+
+
+grad_mode  # noqa: B018
+alias  # noqa: B018
