@@ -773,6 +773,140 @@ for _n, _x, _y, _pieces in (("addmm", "mat1", "mat2", _addmm_pieces),
                        _pieces, _x, _y), f"{_x} {_y}")
 
 
+# ---- linear algebra --------------------------------------------------------------------------
+
+def _diag_embed(v: Tensor) -> Tensor:
+    n = v.shape[-1]
+    return v.unsqueeze(-1) * P.eye(n, dtype=v.dtype)
+
+
+def _outer_last(g: Tensor) -> Tensor:
+    return g.unsqueeze(-1).unsqueeze(-1)
+
+
+defop("inv", "A", "result")(lambda g, a: -P.matmul(P.matmul(_mT(a["result"]), g),
+                                                   _mT(a["result"])))
+defop("det", "A", "A result")(lambda g, a: _outer_last(g * a["result"]) *
+                              _mT(P.linalg.inv(a["A"])))
+TABLE["slogdet"] = Op("slogdet", "A", lambda g, a: _outer_last(g[1]) * _mT(P.linalg.inv(a["A"])),
+                      "A", outputs=(1,))
+
+
+@defop("solve", "A B", "A result")
+def _solve(g: Tensor, a: dict) -> tuple:
+    A, X = a["A"], a["result"]
+    if not a.get("left", True):
+        gB = P.linalg.solve(_mT(A), g, left=False)
+        return -P.matmul(_mT(X), gB), gB
+    gB = P.linalg.solve(_mT(A), g)
+    if X.dim() == A.dim() - 1:       # B a (batch of) vector(s)
+        gA = -P.matmul(gB.unsqueeze(-1), X.unsqueeze(-2))
+    else:
+        gA = -P.matmul(gB, _mT(X))
+    return gA, gB
+
+
+@defop("cholesky", "A", "result")
+def _cholesky(g: Tensor, a: dict) -> Tensor:
+    L = a["result"]
+    if a.get("upper"):
+        L, g = _mT(L), _mT(g)
+    phi = P.matmul(_mT(L), g).tril()
+    phi = phi - 0.5 * _diag_embed(phi.diagonal(0, -2, -1))
+    Linv = P.linalg.inv(L)
+    gA = P.matmul(P.matmul(_mT(Linv), phi), Linv)
+    return 0.5 * (gA + _mT(gA))
+
+
+def _copyltu(M: Tensor) -> Tensor:
+    return M.tril() + _mT(M.tril(-1))
+
+
+@defop("qr", "A", "A result", outputs=(0, 1))
+def _qr(gs: list, a: dict) -> Tensor:
+    (Q, R), (gQ, gR) = a["result"], gs
+    A = a["A"]
+    m, n = A.shape[-2], A.shape[-1]
+    if m < n:
+        raise RuntimeError("The derivative of linalg.qr is not implemented when m < n "
+                           "(more columns than rows)")
+    if a.get("mode", "reduced") == "complete" and m > n:
+        Q, gQ = Q.narrow(-1, 0, n), gQ.narrow(-1, 0, n)
+    M = P.matmul(R, _mT(gR)) - P.matmul(_mT(gQ), Q)
+    return P.matmul(gQ + P.matmul(Q, _copyltu(M)), _mT(P.linalg.inv(R)))
+
+
+def _eigh_backward(gw: Tensor, gV: Any, w: Tensor, V: Tensor) -> Tensor:
+    inner = _diag_embed(gw)
+    if gV is not None:
+        VhgV = P.matmul(_mT(V), gV)
+        VhgV = 0.5 * (VhgV - _mT(VhgV))
+        E = w.unsqueeze(-2) - w.unsqueeze(-1)
+        eye = P.eye(w.shape[-1], dtype=w.dtype)
+        E = E + eye
+        inner = inner + (VhgV / E) * (1 - eye)
+    return P.matmul(P.matmul(V, inner), _mT(V))
+
+
+@defop("eigh", "A", "result", outputs=(0, 1))
+def _eigh(gs: list, a: dict) -> Tensor:
+    (w, V), (gw, gV) = a["result"], gs
+    return _eigh_backward(gw, gV, w, V)
+
+
+@defop("eigvalsh", "A", "A")
+def _eigvalsh(g: Tensor, a: dict) -> Tensor:
+    w, V = P.linalg.eigh(a["A"], a.get("UPLO", "L"))
+    return _eigh_backward(g, None, w, V)
+
+
+def _svd_backward(gU: Any, gS: Tensor, gVh: Any, U: Tensor, S: Tensor, Vh: Tensor) -> Tensor:
+    m, n, k = U.shape[-2], Vh.shape[-1], S.shape[-1]
+    U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+    if gU is not None:
+        gU = gU.narrow(-1, 0, k)
+    if gVh is not None:
+        gVh = gVh.narrow(-2, 0, k)
+    if gU is None and gVh is None:
+        return P.matmul(U * gS.unsqueeze(-2), Vh)
+    V = _mT(Vh)
+    S2 = S * S
+    eye = P.eye(k, dtype=S.dtype)
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
+    gA = _diag_embed(gS)
+    if gU is not None:
+        UhgU = P.matmul(_mT(U), gU)
+        gA = gA + ((UhgU - _mT(UhgU)) * S.unsqueeze(-2)) / E
+    if gVh is not None:
+        VhgV = P.matmul(Vh, _mT(gVh))
+        gA = gA + (S.unsqueeze(-1) * (VhgV - _mT(VhgV))) / E
+    if m > k and gU is not None:
+        gA = P.matmul(U, gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - P.matmul(U, P.matmul(_mT(U), gUSinv))
+        gA = P.matmul(gA, Vh)
+    elif n > k and gVh is not None:
+        gA = P.matmul(gA, Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - P.matmul(P.matmul(SinvgVh, V), Vh)
+        gA = P.matmul(U, gA)
+    else:
+        gA = P.matmul(P.matmul(U, gA), Vh)
+    return gA
+
+
+@defop("svd", "A", "result", outputs=(0, 1, 2))
+def _svd(gs: list, a: dict) -> Tensor:
+    U, S, Vh = a["result"]
+    return _svd_backward(gs[0], gs[1], gs[2], U, S, Vh)
+
+
+@defop("svdvals", "A", "A")
+def _svdvals(g: Tensor, a: dict) -> Tensor:
+    U, S, Vh = P.linalg.svd(a["A"], full_matrices=False)
+    return _svd_backward(None, g, None, U, S, Vh)
+
+
 # ---- nodes that are not formulas: views of modified bases ------------------------------------
 
 class AsStridedBackward0(Node):
@@ -867,7 +1001,8 @@ def _method_of(fn: Callable) -> Callable:
 
 
 def _function_op(name: str, raw: Callable, op: Op, method_names: tuple = ()) -> Callable:
-    w = differentiable(op, raw)
+    prim = _SIGNATURES.get(name)
+    w = differentiable(op, raw, prim)
     _replace_everywhere(raw, w)
     for attr in (name,) + _ALIASES.get(name, ()) + method_names:
         v = vars(Tensor).get(attr)
@@ -897,6 +1032,7 @@ _INPLACE_SPECIAL = {"copy_": "copy_", "fill_": "fill_", "zero_": "zero_",
                     "cumprod_": "cumprod"}
 
 _installed = [False]
+_SIGNATURES: dict[str, Callable] = {}
 
 
 def install() -> None:
@@ -908,6 +1044,8 @@ def install() -> None:
             ("indexing_ops", "pointwise", "reductions", "shape_ops", "sorting", "matmul",
              "linalg", "_indexing")}
     pointwise, _indexing = mods["pointwise"], mods["_indexing"]
+    for n, (prim, _) in mods["indexing_ops"]._INPLACE.items():
+        _SIGNATURES[n] = prim
     T = vars(Tensor)
     # methods with their own signatures (views, conversions)
     raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
@@ -931,6 +1069,12 @@ def install() -> None:
             continue
         _function_op(name, raw, op)
     del squeeze
+    shape_ops = mods["shape_ops"]
+    for n in ("flip", "tile"):
+        w = shape_ops.FUNCTIONS[n]
+        Tensor.__dict__  # noqa: B018
+        setattr(Tensor, n, (lambda w: lambda self, *args: w(
+            self, args[0] if len(args) == 1 else args))(w))
     # conversions (t.float() ...) go through the recorded to()
     from .. import dtypes as _dt
     for cname, target in _dt.CONVERSIONS.items():

@@ -219,7 +219,9 @@ def _args_kept(op: Op, a: dict) -> dict:
     """The non-tensor arguments (dims, scalars ...) as they are, tensors as their Info."""
     kept = {}
     for k, v in a.items():
-        if isinstance(v, Tensor):
+        if k not in op.diff:      # indices, masks, dims, scalars: kept as they are
+            kept[k] = v
+        elif isinstance(v, Tensor):
             kept[k] = Info(v)
         elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
             kept[k] = [Info(x) if isinstance(x, Tensor) else x for x in v]
@@ -281,9 +283,10 @@ def _out_error(op: Op) -> RuntimeError:
                         "differentiation, but one of the arguments requires grad.")
 
 
-def differentiable(op: Op, fn: Callable) -> Callable:
-    """fn, recording op's node when an input requires grad and grad mode is on."""
-    bind = _binder(fn)
+def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callable:
+    """fn, recording op's node when an input requires grad and grad mode is on (its arguments
+    named as sig's parameters: fn's own by default)."""
+    bind = _binder(sig or fn)
 
     def record(args: tuple, kwargs: dict) -> Any:
         if not _state.enabled:
