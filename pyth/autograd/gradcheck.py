@@ -22,9 +22,8 @@ def _outputs(fn: Callable, inputs: tuple) -> tuple:
 
 def _numerical(fn: Callable, inputs: tuple, eps: float) -> list:
     """J[i][j]: d out_j / d in_i as nested lists [in numel][out numel], by central differences."""
-    from .grad_mode import no_grad
     jac = []
-    with no_grad():
+    if True:   # not under no_grad: gradgradcheck's function differentiates inside
         for x in inputs:
             if not (isinstance(x, Tensor) and x.requires_grad):
                 jac.append(None)

@@ -63,7 +63,7 @@ class Meta:
     """Autograd state of one tensor."""
 
     __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "accumulator", "hooks",
-                 "retains_grad", "base", "view_version", "view_version_fn")
+                 "retains_grad", "base", "view_version", "tracked")
 
     def __init__(self, requires_grad: bool = False, grad_fn: Any = None, output_nr: int = 0):
         self.requires_grad = requires_grad
@@ -75,6 +75,15 @@ class Meta:
         self.retains_grad = False
         self.base = None          # for a view of a tensor in the graph: the viewed tensor
         self.view_version = 0
+        self.tracked = None       # a view counts its storage's versions while it lives
+
+    def track_view(self, t: Any) -> None:
+        self.view_version = track(t)
+        self.tracked = storage_key(t)
+
+    def __del__(self) -> None:
+        if self.tracked is not None:
+            untrack(self.tracked)
 
 
 # ---- nodes -------------------------------------------------------------------------------------

@@ -268,7 +268,7 @@ def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None
                 o._h.storage == first._h.storage:
             fm = first._ag
             m.base = fm.base if fm.base is not None else first
-            m.view_version = version_of(o)
+            m.track_view(o)
     if "result" in op.save:
         r = outs[0] if len(outs) == 1 else outs
         if isinstance(r, Tensor):
