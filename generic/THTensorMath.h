@@ -32,6 +32,8 @@ TH_ALL_PREDICATE_OPS(TH_PREDICATE_DECL)
 #if defined(TH_REAL_IS_FLOATING)
 TH_FLOAT_UNARY_OPS(TH_UNARY_DECL)
 TH_FLOAT_BINARY_OPS(TH_BINARY_DECL)
+/* the derivatives of the transcendental ops: r = grad of the input (see THMathOps.h) */
+TH_GRAD_OPS(TH_BINARY_DECL)
 TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_DECL)
 /* r = a + weight * (b - a) */
 int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight);

@@ -160,6 +160,19 @@ CASES = {
     "baddbmm": (lambda M, b, x, y: M.baddbmm(b, x, y), [(2, 3, 2), (2, 3, 4), (2, 4, 2)], "any"),
     "addbmm": (lambda M, b, x, y: M.addbmm(b, x, y, alpha=0.5), [(3, 2), (2, 3, 4), (2, 4, 2)],
                "any"),
+    "tile": (lambda M, x: M.tile(x, (2, 1)), [(3, 4)], "any"),
+    "rot90": (lambda M, x: M.rot90(x, 1, (0, 1)), [(3, 4)], "any"),
+    "fliplr": (lambda M, x: M.fliplr(x), [(3, 4)], "any"),
+    "msort": (lambda M, x: M.msort(x), [(3, 4)], "distinct"),
+    "vstack": (lambda M, x, y: M.vstack([x, y]), [(3, 4), (4,)], "any"),
+    "amax_dims": (lambda M, x: x.amax((0, 2)), [(2, 3, 4)], "distinct"),
+    "clamp_both": (lambda M, x, lo, hi: M.clamp(x, lo, hi), [(3, 4), (4,), (3, 1)], "distinct"),
+    "max_pair": (lambda M, x, y: M.max(x, y), [(3, 4), (3, 4)], "distinct"),
+    "setitem": (lambda M, x, v: _setitem(M, x, v), [(3, 4), (4,)], "any"),
+    "setitem_mask": (lambda M, x, v: _setitem_mask(M, x, v), [(3, 4), ()], "distinct"),
+    "inplace_chain": (lambda M, x, w: _inplace_chain(M, x, w), [(3, 4), (4,)], "pos"),
+    "inplace_view": (lambda M, x, w: _inplace_view(M, x, w), [(3, 4), (4,)], "any"),
+    "copy_into_zeros": (lambda M, x: _copy_into(M, x), [(2, 4)], "any"),
     # conversions
     "to_float": (lambda M, x: x.float().double() * 2, [(3, 4)], "any"),
 }
@@ -182,6 +195,40 @@ LINALG_CASES = {
     "svdvals": (lambda M, x: M.linalg.svdvals(x), [(4, 3)], "matrix"),
     "matrix_norm_nuc": (lambda M, x: M.linalg.matrix_norm(x, "nuc"), [(4, 3)], "matrix"),
 }
+
+
+def _setitem(M, x, v):
+    y = x * 1
+    y[M.tensor([2, 0])] = v
+    return y
+
+
+def _setitem_mask(M, x, v):
+    y = x * x
+    y[x > 0] = v
+    return y
+
+
+def _inplace_chain(M, x, w):
+    y = x * 1
+    y.mul_(w)
+    y.add_(w, alpha=2)
+    y.div_(w)
+    y.tanh_()
+    return y
+
+
+def _inplace_view(M, x, w):
+    y = x * 2
+    y[1].mul_(w)
+    y[:, 0].sin_()
+    return y
+
+
+def _copy_into(M, x):
+    out = M.zeros(3, 4, dtype=x.dtype)
+    out[1:3] = x
+    return out
 
 
 def _eigh_use(M, x):

@@ -127,3 +127,28 @@ def test_zero_size_matches_torch(name):
     fn(torch, *ts).sum().backward()
     for x, t in zip(xs, ts):
         np.testing.assert_array_equal(np.asarray(x.grad), t.grad.numpy())
+
+
+@pytest.mark.parametrize("name", __import__("pyth.autograd.derivatives",
+                                            fromlist=["C_GRADS"]).C_GRADS)
+@pytest.mark.parametrize("dtype", [pyth.float32, pyth.float64])
+def test_c_derivative_kernels_match_formulas(name, dtype):
+    """The stamped C derivative (first order) equals the composed formula (create_graph)."""
+    domain = {"log": "pos", "log1p": "pos", "log2": "pos", "log10": "pos", "sqrt": "pos",
+              "rsqrt": "pos", "reciprocal": "pos", "asin": "unit", "acos": "unit",
+              "erfinv": "unit", "lgamma": "pos"}.get(name, "any")
+    x = pyth.tensor(values([(4, 5)], domain, seed=4)[0], dtype=dtype).requires_grad_()
+    gout = pyth.tensor(values([(4, 5)], "any", seed=5)[0], dtype=dtype)
+    y = getattr(x, name)()
+    assert type(y.grad_fn).__name__ == "".join(p.capitalize() for p in name.split("_")) + \
+        "Backward0"
+    c, = pyth.autograd.grad(y, x, gout, retain_graph=True)
+    if name == "lgamma":
+        if torch is not None:
+            t = torch.tensor(np.asarray(x.detach()), requires_grad=True)
+            torch.lgamma(t).backward(torch.tensor(np.asarray(gout)))
+            np.testing.assert_allclose(np.asarray(c), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+        return
+    composed, = pyth.autograd.grad(y, x, gout.requires_grad_(), create_graph=True)
+    tol = 1e-6 if dtype is pyth.float32 else 1e-12
+    np.testing.assert_allclose(np.asarray(c), np.asarray(composed.detach()), rtol=tol, atol=tol)

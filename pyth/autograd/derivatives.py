@@ -142,12 +142,40 @@ for _n in ("floor", "ceil", "round", "trunc", "sign"):
     _UNARY[_n] = ("", lambda g, x, r: _zero(g))
 
 
-def _unary_formula(f: Callable) -> Callable:
-    return lambda g, a: f(g, a.get("input"), a.get("result"))
+_UNARY["lgamma"] = ("input", None)   # the C kernel only (no digamma op to compose)
+
+# ops whose derivative is also a stamped C kernel, TH<Real>Tensor_<name>_backward (its
+# expression sits beside the forward one in lib/THMathOps.h): first-order backward is that one
+# call; under create_graph the composed formula above runs instead, so it can be
+# differentiated again.
+C_GRADS = ("exp expm1 log log1p log2 log10 sqrt rsqrt reciprocal sin cos tan asin acos atan "
+           "sinh cosh tanh sigmoid erf erfinv lgamma").split()
+
+
+def c_grad(name: str, g: Tensor, saved: Tensor) -> Tensor:
+    """The input's gradient of unary op name from g and its saved value, in one C call."""
+    from ..tensor import wrap
+    dt = g.dtype
+    if saved.dtype is not dt:
+        saved = saved.to(dt)
+    return wrap(dt, getattr(dt.tensor, name + "_backwardNew")(g._h, saved._h))
+
+
+def _unary_formula(name: str, f: Callable | None) -> Callable:
+    in_c = name in C_GRADS and hasattr(P.float32.tensor, name + "_backwardNew")
+
+    def formula(g: Tensor, a: dict) -> Tensor:
+        x, r = a.get("input"), a.get("result")
+        if in_c and (f is None or not grad_mode.state.enabled):
+            return c_grad(name, g, r if r is not None else x)
+        if f is None:
+            raise RuntimeError(f"the derivative of {name} is not available in this build")
+        return f(g, x, r)
+    return formula
 
 
 for _n, (_save, _f) in _UNARY.items():
-    TABLE[_n] = Op(_n, "input", _unary_formula(_f), _save)
+    TABLE[_n] = Op(_n, "input", _unary_formula(_n, _f), _save)
 
 
 # ---- pointwise: binary ------------------------------------------------------------------------

@@ -128,7 +128,10 @@ def _fit(r: Any, meta: Any) -> Any:
 
 # ---- finding autograd state in arguments -------------------------------------------------------
 
-def _has_ag(args: tuple, kwargs: dict) -> bool:
+_SEQUENCES = (list, tuple)
+
+
+def _has_ag(args: tuple, kwargs: dict | None) -> bool:
     for x in args:
         if isinstance(x, Tensor):
             if x._ag is not None:
@@ -313,7 +316,13 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
         return result
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _has_ag(args, kwargs):
+        for x in args:     # the one check of the common path: any autograd state at all?
+            if isinstance(x, Tensor):
+                if x._ag is not None:
+                    return record(args, kwargs)
+            elif type(x) in _SEQUENCES and _has_ag(x, None):
+                return record(args, kwargs)
+        if kwargs and _has_ag((), kwargs):
             return record(args, kwargs)
         return fn(*args, **kwargs)
     wrapper.__name__ = getattr(fn, "__name__", op.name)
