@@ -498,3 +498,21 @@ def test_subpackage_is_in_the_build_config():
     import pathlib
     text = (pathlib.Path(__file__).parent.parent / "pyproject.toml").read_text()
     assert 'packages = ["pyth"]' not in text
+
+
+def test_copy_and_pickle_keep_leaf_state():
+    import copy
+    import pickle
+    x = pyth.randn(3, requires_grad=True)
+    (x * 2).sum().backward()
+    for c in (copy.deepcopy(x), pickle.loads(pickle.dumps(x))):
+        assert c.requires_grad and c.is_leaf and c.grad.tolist() == [2.0] * 3
+        assert c.data_ptr() != x.data_ptr()
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(x * 2)
+
+
+def test_non_leaf_grad_access_warns():
+    y = pyth.ones(2, requires_grad=True) * 2
+    with pytest.warns(UserWarning, match="not a leaf Tensor"):
+        assert y.grad is None

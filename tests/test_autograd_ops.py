@@ -3,11 +3,10 @@
 
 import numpy as np
 import pytest
+from autograd_cases import CASES, LINALG_CASES, values
 
 import pyth
 from pyth.autograd import gradcheck
-
-from autograd_cases import CASES, LINALG_CASES, values
 
 try:
     import torch

@@ -9,19 +9,39 @@ saved tensors, versions), engine (the backward pass), record (the op wrappers), 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from . import anomaly, derivatives, engine, graph, grad_mode, variable
+from . import anomaly, derivatives, engine, grad_mode, graph, variable
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
-                        no_grad, set_grad_enabled)
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Node
 
-__all__ = ["Function", "backward", "grad", "gradcheck", "gradgradcheck", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "detect_anomaly",
-           "set_detect_anomaly", "is_anomaly_enabled", "Node", "GradcheckError"]
+__all__ = [
+    "Function",
+    "GradcheckError",
+    "Node",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "inference_mode",
+    "is_anomaly_enabled",
+    "no_grad",
+    "set_detect_anomaly",
+    "set_grad_enabled",
+]
 
 
 def _as_list(x: Any) -> list:
@@ -87,9 +107,9 @@ def _install() -> None:
 def _install_factories() -> None:
     """Factories take requires_grad=."""
     import pyth
+
     from .. import factories, random
-    names = ("empty zeros ones full empty_like zeros_like ones_like full_like arange linspace "
-             "logspace eye rand randn rand_like randn_like normal").split()
+    names = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "normal"]
     for name in names:
         raw = getattr(pyth, name, None)
         if raw is None:

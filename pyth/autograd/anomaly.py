@@ -54,7 +54,7 @@ class detect_anomaly:
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         record._anomaly[0] = self.prev
 
     def __call__(self, fn: Any) -> Any:
@@ -77,5 +77,5 @@ class set_detect_anomaly:
     def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         record._anomaly[0] = self.prev

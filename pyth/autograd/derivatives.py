@@ -24,7 +24,7 @@ import pyth as P
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import Node, _FREED
+from .graph import _FREED, Node
 from .record import Op, alias, differentiable, geometry, in_place
 from .variable import requires_grad_of
 
@@ -148,8 +148,7 @@ _UNARY["lgamma"] = ("input", None)   # the C kernel only (no digamma op to compo
 # expression sits beside the forward one in lib/THMathOps.h): first-order backward is that one
 # call; under create_graph the composed formula above runs instead, so it can be
 # differentiated again.
-C_GRADS = ("exp expm1 log log1p log2 log10 sqrt rsqrt reciprocal sin cos tan asin acos atan "
-           "sinh cosh tanh sigmoid erf erfinv lgamma").split()
+C_GRADS = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "erfinv", "lgamma"]
 
 
 def c_grad(name: str, g: Tensor, saved: Tensor) -> Tensor:
@@ -255,6 +254,8 @@ defop("remainder", "input other", "input other")(
 
 @defop("clamp", "input min max", "input min max")
 def _clamp(g: Tensor, a: dict) -> tuple:
+    """The gradient goes to input where lo <= x <= hi, else to the bound that won (max wins
+    when lo > hi, as min(max(x, lo), hi) computes)."""
     x, lo, hi = a["input"], a["min"], a["max"]
     keep = None
     if lo is not None:
@@ -266,15 +267,13 @@ def _clamp(g: Tensor, a: dict) -> tuple:
     if isinstance(lo, Tensor):
         below = x < lo
         if hi is not None:
-            below = below & (lo <= hi) if isinstance(hi, Tensor) else below & (lo <= hi)
+            below = below & (lo <= hi)
         glo = P.where(below, g, 0.0)
     if isinstance(hi, Tensor):
-        ghi = P.where(x > hi, g, 0.0)
+        above = x > hi
         if lo is not None:
-            ghi = P.where((x > hi) | ((lo > hi) if isinstance(lo, Tensor) else (hi < lo)),
-                          g, 0.0)
-            if glo is not None:
-                pass
+            above = above | (lo > hi)
+        ghi = P.where(above, g, 0.0)
     return gi, glo, ghi
 
 
@@ -940,7 +939,7 @@ def _svdvals(g: Tensor, a: dict) -> Tensor:
 class AsStridedBackward0(Node):
     """A view's gradient added into the cells of its base (after the base changed in place)."""
 
-    __slots__ = ("base_geom", "view_geom", "length", "dtype")
+    __slots__ = ("base_geom", "dtype", "length", "view_geom")
     n_outputs = 1
 
     def apply(self, grads: list) -> list:
@@ -959,7 +958,7 @@ class CopySlices(Node):
     """The base of a view that an in-place op modified: the op's gradient applies to the
     view's cells of the base's gradient, the other cells pass through unchanged."""
 
-    __slots__ = ("base_geom", "view_geom", "length", "fn", "released")
+    __slots__ = ("base_geom", "fn", "length", "released", "view_geom")
     n_outputs = 1
 
     def __init__(self, base: Tensor, view_geom: tuple, fn: Node, base_edge: Any) -> None:
@@ -998,7 +997,7 @@ TABLE["as_strided"].prepare = lambda a: {"_geom": geometry(a["input"]),
 
 # ---- install -------------------------------------------------------------------------------
 
-from .record import Info as Info_  # noqa: E402
+from .record import Info as Info_
 
 
 def _modules() -> list:

@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import heapq
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import grad_mode
 from .graph import AccumulateGrad, Node, accumulator
@@ -159,9 +160,9 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
     if not allow_unused:
         for i, g in enumerate(captured):
             if g is None:
-                raise RuntimeError(f"One of the differentiated Tensors appears to not have been "
-                                   f"used in the graph. Set allow_unused=True if this is the "
-                                   f"desired behavior.")
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
     return captured
 
 

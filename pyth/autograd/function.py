@@ -24,7 +24,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import Meta, Node, Saved, _FREED, bump, version_of
+from .graph import _FREED, Meta, Node, Saved, bump, version_of
 from .record import _fit, _meta
 from .variable import edge_of
 

@@ -38,14 +38,14 @@ class _Mode:
                 return fn(*args, **kwargs)
         return wrapper
 
-    def _clone(self) -> "_Mode":
+    def _clone(self) -> _Mode:
         return type(self)()
 
     def __enter__(self) -> None:
         self._prev = state.enabled
         state.enabled = self._value()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         state.enabled = self._prev
 
     def _value(self) -> bool:
@@ -74,13 +74,13 @@ class set_grad_enabled(_Mode):
         self._prev = state.enabled
         state.enabled = self.mode
 
-    def _clone(self) -> "_Mode":
+    def _clone(self) -> _Mode:
         return set_grad_enabled(self.mode)
 
     def __enter__(self) -> None:
         pass
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         state.enabled = self._prev
 
     def __call__(self, fn: Callable) -> Callable:
@@ -99,7 +99,7 @@ class inference_mode(_Mode):
             raise TypeError("inference_mode(): expected a callable")
         return super().__call__(fn)
 
-    def _clone(self) -> "_Mode":
+    def _clone(self) -> _Mode:
         return inference_mode(self.mode)
 
     def __enter__(self) -> None:
@@ -107,5 +107,5 @@ class inference_mode(_Mode):
         if self.mode:
             state.enabled, state.inference = False, True
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         state.enabled, state.inference = self._prev, self._prev_inf

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Sequence
+from typing import Any, Callable
 
 from ..tensor import Tensor
 
@@ -59,8 +60,8 @@ def _unravel(k: int, shape: tuple) -> tuple:
 
 def _analytical(fn: Callable, inputs: tuple) -> list:
     """The same Jacobian from backward passes, one per output element."""
-    from . import grad as autograd_grad
     from ..factories import zeros_like
+    from . import grad as autograd_grad
     outs = _outputs(fn, inputs)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     jac = [[[] for _ in outs] if isinstance(x, Tensor) and x.requires_grad else None
@@ -135,8 +136,8 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
                   atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, **_: Any) -> bool:
     """gradcheck of the first derivative (computed with create_graph=True)."""
-    from . import grad as autograd_grad
     from ..random import randn
+    from . import grad as autograd_grad
     inputs = _tensors(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:

@@ -62,8 +62,18 @@ def untrack(key: int) -> None:
 class Meta:
     """Autograd state of one tensor."""
 
-    __slots__ = ("requires_grad", "grad", "grad_fn", "output_nr", "accumulator", "hooks",
-                 "retains_grad", "base", "view_version", "tracked")
+    __slots__ = (
+        "accumulator",
+        "base",
+        "grad",
+        "grad_fn",
+        "hooks",
+        "output_nr",
+        "requires_grad",
+        "retains_grad",
+        "tracked",
+        "view_version",
+    )
 
     def __init__(self, requires_grad: bool = False, grad_fn: Any = None, output_nr: int = 0):
         self.requires_grad = requires_grad
@@ -98,8 +108,17 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 class Node:
     """A step of the backward pass: gradients of its outputs in, of its inputs out."""
 
-    __slots__ = ("next_functions", "_seq", "_hooks", "_pre_hooks", "_tensor_hooks", "_retained",
-                 "_trace", "metadata", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_hooks",
+        "_pre_hooks",
+        "_retained",
+        "_seq",
+        "_tensor_hooks",
+        "_trace",
+        "metadata",
+        "next_functions",
+    )
 
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
@@ -149,7 +168,7 @@ class Node:
 class _Handle:
     """What register_hook returns: .remove() takes the hook out."""
 
-    __slots__ = ("hooks", "fn")
+    __slots__ = ("fn", "hooks")
 
     def __init__(self, hooks: list, fn: Any) -> None:
         self.hooks, self.fn = hooks, fn
@@ -160,10 +179,10 @@ class _Handle:
         except ValueError:
             pass
 
-    def __enter__(self) -> "_Handle":
+    def __enter__(self) -> _Handle:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.remove()
 
 
@@ -198,7 +217,7 @@ class Saved:
     cycle tensor -> node -> tensor) and is given the node back as grad_fn when unpacked.
     """
 
-    __slots__ = ("t", "version", "key", "owner", "requires_grad")
+    __slots__ = ("key", "owner", "requires_grad", "t", "version")
 
     def __init__(self, t: Any, owner: Any = None) -> None:
         self.version = track(t)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..tensor import Tensor, wrap
 from . import grad_mode
-from .graph import Meta, Node, Saved, _FREED, _versions, bump, version_of
+from .graph import _FREED, Meta, Node, Saved, _versions, bump, version_of
 from .variable import edge_of
 
 _state = grad_mode.state
@@ -31,8 +31,18 @@ _state = grad_mode.state
 class Op:
     """One row of the derivatives table."""
 
-    __slots__ = ("name", "diff", "save", "backward", "node_cls", "view", "outputs", "inplace",
-                 "saves_tensors", "prepare")
+    __slots__ = (
+        "backward",
+        "diff",
+        "inplace",
+        "name",
+        "node_cls",
+        "outputs",
+        "prepare",
+        "save",
+        "saves_tensors",
+        "view",
+    )
 
     def __init__(self, name: str, diff: str, backward: Callable, save: str = "",
                  view: bool = False, outputs: tuple = (0,), node: str | None = None) -> None:
@@ -52,7 +62,7 @@ class Op:
 class FormulaNode(Node):
     """A node whose backward is a formula of the table."""
 
-    __slots__ = ("op", "args", "saved", "inputs", "outs", "n_outputs")
+    __slots__ = ("args", "inputs", "n_outputs", "op", "outs", "saved")
 
     def apply(self, grads: list) -> list:
         args = self.args
@@ -200,7 +210,7 @@ def _save(op: Op, a: dict, out_of: Any = None) -> dict:
 class Info:
     """What a formula may ask of an input it did not save: its shape and dtype."""
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("dtype", "shape")
 
     def __init__(self, t: Tensor) -> None:
         self.shape, self.dtype = t.shape, t.dtype

@@ -75,7 +75,16 @@ def requires_grad_(self: Any, requires_grad: bool = True) -> Any:
 
 def _get_grad(self: Any) -> Any:
     m = self._ag
-    return None if m is None else m.grad
+    if m is None:
+        return None
+    if m.grad_fn is not None and not m.retains_grad and m.grad is None:
+        import warnings
+        warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                      "accessed. Its .grad attribute won't be populated during "
+                      "autograd.backward(). If you indeed want the .grad field to be populated "
+                      "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                      UserWarning, stacklevel=2)
+    return m.grad
 
 
 def _set_grad(self: Any, value: Any) -> None:
@@ -204,7 +213,34 @@ def _base(self: Any) -> Any:
     return None if m is None else m.base
 
 
+def _rebuild(rebuild: Any, args: tuple, requires_grad: bool, grad: Any) -> Any:
+    t = rebuild(*args)
+    if requires_grad:
+        t.requires_grad_(True)
+    if grad is not None:
+        _set_grad(t, grad)
+    return t
+
+
+def _reduce_with_grad(raw: Any) -> Any:
+    """pickle / copy keep a leaf's requires_grad and grad; non-leaves requiring grad refuse."""
+    def __reduce_ex__(self: Any, protocol: int) -> Any:
+        m = self._ag
+        r = raw(self, protocol)
+        if m is None or (not m.requires_grad and m.grad is None and m.grad_fn is None):
+            return r
+        if m.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment. If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        return (_rebuild, (r[0], r[1], m.requires_grad, m.grad))
+    return __reduce_ex__
+
+
 def install(Tensor: type) -> None:
+    Tensor.__reduce_ex__ = _reduce_with_grad(Tensor.__reduce_ex__)
     Tensor.requires_grad = property(requires_grad_of, _set_requires_grad)
     Tensor.requires_grad_ = requires_grad_
     Tensor.grad = property(_get_grad, _set_grad, _del_grad)
