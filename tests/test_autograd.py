@@ -516,3 +516,39 @@ def test_non_leaf_grad_access_warns():
     y = pyth.ones(2, requires_grad=True) * 2
     with pytest.warns(UserWarning, match="not a leaf Tensor"):
         assert y.grad is None
+
+
+def test_only_what_backward_needs_is_saved():
+    x = pyth.ones(3, requires_grad=True)
+    z = (x * 2.0).sum()          # mul by a constant saves nothing: backward twice is fine
+    z.backward()
+    z.backward()
+    assert x.grad.tolist() == [4.0] * 3
+    w = pyth.ones(3)
+    r = (x * w).sum()            # w's gradient is not needed: x is not saved
+    with pyth.no_grad():
+        x.add_(1)
+    r.backward()
+    y = x * 1
+    y.mul_(3.0)                  # no copy of y's old value is needed
+    assert y.grad_fn.saved == {}
+
+
+def test_unused_graph_freed_without_cycles():
+    from pyth.autograd.graph import _versions
+    x = pyth.ones(3, requires_grad=True)
+    gc.collect()
+    gc.disable()
+    try:
+        y = (x * x).exp().sigmoid()      # exp and sigmoid save their results
+        v = y[0:2]
+        v.mul_(2)                         # a view in the graph, rewritten
+        node = weakref.ref(y.grad_fn)
+        f = Exp.apply(y)
+        fnode = weakref.ref(f.grad_fn)
+        del y, v, f
+        assert node() is None and fnode() is None     # reference counting alone frees them
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert not _versions                  # nothing counted once nothing is saved

@@ -185,12 +185,12 @@ def _alpha(g: Tensor, alpha: Any) -> Tensor:
 
 defop("add", "input other", "")(lambda g, a: (g, _alpha(g, a.get("alpha", 1))))
 defop("sub", "input other", "")(lambda g, a: (g, -_alpha(g, a.get("alpha", 1))))
-defop("mul", "input other", "input other")(
+defop("mul", "input other", "input@other other@input")(
     lambda g, a: (g * a["other"] if a["needs"][0] else None,
                   g * a["input"] if a["needs"][1] else None))
 
 
-@defop("div", "input other", "input other")
+@defop("div", "input other", "input@other other")
 def _div(g: Tensor, a: dict) -> tuple:
     if a.get("rounding_mode") is not None:
         return _zero(g), (_zero(g) if isinstance(a["other"], Tensor) else None)
@@ -723,29 +723,33 @@ def _mT(t: Tensor) -> Tensor:
     return t.transpose(-1, -2)
 
 
-@defop("mm", "input mat2", "input mat2")
+@defop("mm", "input mat2", "input@mat2 mat2@input")
 def _mm(g: Tensor, a: dict) -> tuple:
     n = a["needs"]
     return (g.mm(_mT(a["mat2"])) if n[0] else None, _mT(a["input"]).mm(g) if n[1] else None)
 
 
-@defop("bmm", "input mat2", "input mat2")
+@defop("bmm", "input mat2", "input@mat2 mat2@input")
 def _bmm(g: Tensor, a: dict) -> tuple:
     n = a["needs"]
     return (g.bmm(_mT(a["mat2"])) if n[0] else None, _mT(a["input"]).bmm(g) if n[1] else None)
 
 
-defop("mv", "input vec", "input vec")(lambda g, a: (P.outer(g, a["vec"]), a["input"].t().mv(g)))
-defop("dot", "input tensor", "input tensor")(lambda g, a: (g * a["tensor"], g * a["input"]))
-defop("outer", "input vec2", "input vec2")(lambda g, a: (g.mv(a["vec2"]), g.t().mv(a["input"])))
+defop("mv", "input vec", "input@vec vec@input")(lambda g, a: (
+    P.outer(g, a["vec"]) if a["needs"][0] else None,
+    a["input"].t().mv(g) if a["needs"][1] else None))
+defop("dot", "input tensor", "input@tensor tensor@input")(lambda g, a: (
+    g * a["tensor"] if a["needs"][0] else None, g * a["input"] if a["needs"][1] else None))
+defop("outer", "input vec2", "input@vec2 vec2@input")(lambda g, a: (
+    g.mv(a["vec2"]) if a["needs"][0] else None, g.t().mv(a["input"]) if a["needs"][1] else None))
 
 
-@defop("matmul", "input other", "input other")
+@defop("matmul", "input other", "input@other other@input")
 def _matmul(g: Tensor, a: dict) -> tuple:
     x, y = a["input"], a["other"]
     n = a["needs"]
     if x.dim() == 1 and y.dim() == 1:
-        return g * y, g * x
+        return (g * y if n[0] else None), (g * x if n[1] else None)
     if y.dim() == 1:
         gx = P.matmul(g.unsqueeze(-1), y.unsqueeze(0)) if n[0] else None
         gy = P.matmul(_mT(x), g.unsqueeze(-1)).squeeze(-1) if n[1] else None
@@ -797,7 +801,7 @@ for _n, _x, _y, _pieces in (("addmm", "mat1", "mat2", _addmm_pieces),
                             ("addbmm", "batch1", "batch2", _addbmm_pieces)):
     TABLE[_n] = Op(_n, f"input {_x} {_y}",
                    (lambda p, x, y: lambda g, a: _add_product(p)(g, {**a, "_a": x, "_b": y}))(
-                       _pieces, _x, _y), f"{_x} {_y}")
+                       _pieces, _x, _y), f"{_x}@{_y} {_y}@{_x}")
 
 
 # ---- linear algebra --------------------------------------------------------------------------

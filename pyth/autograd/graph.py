@@ -228,7 +228,7 @@ class Saved:
             from ..tensor import wrap
             a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
             a._ag = None
-            self.t, self.owner = a, owner
+            self.t, self.owner = a, (weakref.ref(owner[0]), owner[1])  # no node<->saved cycle
         else:
             self.t, self.owner = t, None
 
@@ -240,13 +240,19 @@ class Saved:
         if self.owner is not None and self.requires_grad:
             from ..tensor import wrap
             a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
-            a._ag = Meta(False, self.owner[0], self.owner[1])
+            node = self.owner[0]()
+            a._ag = Meta(False, node, self.owner[1]) if node is not None else None
             return a
         return t
 
     def release(self) -> None:
-        untrack(self.key)
-        self.t = None
+        if self.t is not None:
+            untrack(self.key)
+            self.t = None
+
+    def __del__(self) -> None:   # a graph dropped without a backward
+        if self.t is not None:
+            untrack(self.key)
 
 
 def _modified_message(t: Any, s: Saved, v: int, node: Any) -> str:
@@ -254,7 +260,9 @@ def _modified_message(t: Any, s: Saved, v: int, node: Any) -> str:
     what = f"[pyth.{type(t).__name__} {shape}]"
     m = t._ag
     if s.owner is not None:
-        what += f", which is output {s.owner[1]} of {s.owner[0].name()},"
+        owner = s.owner[0]()
+        name = owner.name() if owner is not None else "a freed node"
+        what += f", which is output {s.owner[1]} of {name},"
     elif m is not None and m.grad_fn is not None:
         what += f", which is output {m.output_nr} of {m.grad_fn.name()},"
     used = f" (needed by {node.name()})" if node is not None else ""

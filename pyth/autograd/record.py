@@ -33,6 +33,7 @@ class Op:
 
     __slots__ = (
         "backward",
+        "conditional",
         "diff",
         "inplace",
         "name",
@@ -56,6 +57,9 @@ class Op:
                             "Backward0")
         self.node_cls = type(cls_name, (FormulaNode,), {"__slots__": ()})
         self.saves_tensors = bool(self.save)
+        self.conditional = any("@" in n for n in self.save)
+        if "result" in self.save and self.conditional:
+            raise ValueError("a conditional save list cannot hold result")
         self.prepare = None         # prepare(args) -> extra entries the formula needs
 
 
@@ -194,9 +198,24 @@ def _inputs(op: Op, a: dict) -> tuple[list, list]:
     return xs, edges
 
 
-def _save(op: Op, a: dict, out_of: Any = None) -> dict:
+def _to_save(op: Op, xs: list, edges: list) -> tuple:
+    """The names op saves for this call: `input@other` saves input only when other needs a
+    gradient (mul's input serves only other's gradient)."""
+    if not op.conditional:
+        return op.save
+    need = {n: e is not None for n, e in zip(op.diff, edges)} if len(xs) == len(op.diff) \
+        else {}
+    names = []
+    for item in op.save:
+        name, _, cond = item.partition("@")
+        if not cond or need.get(cond, True):
+            names.append(name)
+    return tuple(names)
+
+
+def _save(op: Op, a: dict, names: tuple) -> dict:
     saved = {}
-    for name in op.save:
+    for name in names:
         if name == "result":
             continue
         v = a.get(name)
@@ -255,7 +274,7 @@ def _make_node(op: Op, a: dict, xs: list, edges: list) -> FormulaNode:
     node.args = _args_kept(op, a)
     if op.prepare is not None:
         node.args.update(op.prepare(a))
-    node.saved = _save(op, a)
+    node.saved = _save(op, a, _to_save(op, xs, edges))
     node.inputs = [_meta(x) if e is not None else None for x, e in zip(xs, edges)]
     return node
 
@@ -384,7 +403,8 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
                 m.grad_fn = None
             return r
         old = None
-        if next(iter(a)) in op.save or any(x is not self and isinstance(x, Tensor) and
+        names = _to_save(op, xs, edges)
+        if next(iter(a)) in names or any(x is not self and isinstance(x, Tensor) and
                                      x._h.storage == self._h.storage for x in xs[1:]):
             _state.enabled = False
             try:
@@ -401,7 +421,7 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
             for k, v in a.items():
                 if isinstance(v, Tensor) and v._h.storage == self._h.storage:
                     sa[k] = old
-        node.saved = _save(op, sa)
+        node.saved = _save(op, sa, names)
         node.inputs = [_meta(x) if e is not None else None for x, e in zip(xs, edges)]
         view_geom = None
         if m is not None and m.base is not None:
