@@ -165,22 +165,32 @@ _RENAME = {"self": "input", "t": "input", "t1": "tensor1", "t2": "tensor2"}
 
 
 def _binder(fn: Callable) -> Callable:
-    """(args, kwargs) -> {parameter name: value}, with `self` called `input` as in the
-    function forms, so that a method and its function share one formula."""
+    """(args, kwargs) -> {parameter name: value, defaults included}, with `self` called
+    `input` as in the function forms, so that a method and its function share one formula.
+    (Built once per op from the signature; a call costs a dict and a zip.)"""
     sig = inspect.signature(fn)
-    rename = {n: _RENAME[n] for n in sig.parameters if n in _RENAME and
-              _RENAME[n] not in sig.parameters}
+    params = list(sig.parameters.values())
+    rename = {p.name: _RENAME[p.name] for p in params
+              if p.name in _RENAME and _RENAME[p.name] not in sig.parameters}
+    pos = tuple(rename.get(p.name, p.name) for p in params
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    var_pos = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+    defaults = {rename.get(p.name, p.name): p.default for p in params
+                if p.default is not p.empty}
+    npos = len(pos)
 
     def bind(args: tuple, kwargs: dict) -> dict:
-        b = sig.bind(*args, **kwargs)
-        b.apply_defaults()
-        a = dict(b.arguments)
-        for name, p in sig.parameters.items():
-            if p.kind is p.VAR_KEYWORD:
-                a.update(a.pop(name, {}))
-        for old, new in rename.items():
-            if old in a:
-                a = {(new if k == old else k): v for k, v in a.items()}
+        if len(args) > npos and var_pos is None:
+            sig.bind(*args, **kwargs)      # raises the TypeError
+        a = dict(zip(pos, args))          # self (input) first: in-place ops look for it there
+        for k, v in defaults.items():
+            if k not in a:
+                a[k] = v
+        if var_pos is not None:
+            a[var_pos] = args[npos:]
+        if kwargs:
+            for k, v in kwargs.items():
+                a[rename.get(k, k)] = v
         return a
     return bind
 
