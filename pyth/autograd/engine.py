@@ -15,12 +15,12 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from . import grad_mode
+from . import anomaly, grad_mode, record
 from .graph import AccumulateGrad, Node, accumulator
+from .variable import edge_of
 
 
 def _edge(t: Any):
-    from .variable import edge_of
     return edge_of(t)
 
 
@@ -104,10 +104,11 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
         _add(buffers, node, nr, g)
     captured: list = [None] * (len(inputs) if inputs is not None else 0)
     ready: list = []
+    queued = set()
     for (node, _), _g in roots:
-        if deps.get(node, 0) == 0 and needed.get(node) and node not in [r[2] for r in ready]:
+        if deps.get(node, 0) == 0 and needed.get(node) and node not in queued:
+            queued.add(node)
             heapq.heappush(ready, (-node._seq, id(node), node))
-    from . import anomaly
     prev = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
@@ -128,7 +129,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
             elif not any(g is not None for g in grads):
                 outs = [None] * len(node.next_functions)
             else:
-                if anomaly.enabled():
+                if record._anomaly[0]:
                     outs = anomaly.run_checked(node, grads)
                 else:
                     outs = node.apply(grads)
