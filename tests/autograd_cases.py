@@ -193,6 +193,19 @@ LINALG_CASES = {
     "eigvalsh": (lambda M, x: M.linalg.eigvalsh(x + x.transpose(-1, -2)), [(3, 3)], "matrix"),
     "svd": (lambda M, x: _svd_use(M, x), [(4, 3)], "matrix"),
     "svdvals": (lambda M, x: M.linalg.svdvals(x), [(4, 3)], "matrix"),
+    "inv_ex": (lambda M, x: M.linalg.inv_ex(x)[0], [(3, 3)], "matrix"),
+    "solve_ex": (lambda M, a, b: M.linalg.solve_ex(a, b)[0], [(2, 3, 3), (3, 2)], "matrix"),
+    "solve_right": (lambda M, a, b: M.linalg.solve(a, b, left=False), [(3, 3), (2, 3)],
+                    "matrix"),
+    "cholesky_ex": (lambda M, x: M.linalg.cholesky_ex(x @ x.transpose(-1, -2) +
+                                                      M.eye(3, dtype=x.dtype))[0],
+                    [(3, 3)], "matrix"),
+    "cholesky_upper": (lambda M, x: M.linalg.cholesky(x @ x.transpose(-1, -2) +
+                                                      M.eye(3, dtype=x.dtype), upper=True),
+                       [(3, 3)], "matrix"),
+    "cholesky_solve": (lambda M, b, x: M.cholesky_solve(
+        b, M.linalg.cholesky(x @ x.transpose(-1, -2) + M.eye(3, dtype=x.dtype))),
+        [(3, 2), (3, 3)], "matrix"),
     "matrix_norm_nuc": (lambda M, x: M.linalg.matrix_norm(x, "nuc"), [(4, 3)], "matrix"),
 }
 

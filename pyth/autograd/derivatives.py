@@ -938,6 +938,29 @@ def _svdvals(g: Tensor, a: dict) -> Tensor:
     return _svd_backward(None, g, None, U, S, Vh)
 
 
+def _first(formula: Callable) -> Callable:
+    """The formula of op for its _ex form, whose result is (result, info)."""
+    def f(gs: Any, a: dict) -> Any:
+        g = gs[0] if isinstance(gs, list) else gs
+        return formula(g, {**a, "result": a["result"][0]})
+    return f
+
+
+TABLE["inv_ex"] = Op("inv_ex", "A", _first(TABLE["inv"].backward), "result", outputs=(0,))
+TABLE["cholesky_ex"] = Op("cholesky_ex", "A", _first(_cholesky), "result", outputs=(0,))
+TABLE["solve_ex"] = Op("solve_ex", "A B", _first(_solve), "A result", outputs=(0,))
+
+
+@defop("cholesky_solve", "B L", "L result")
+def _cholesky_solve(g: Tensor, a: dict) -> tuple:
+    L, X, upper = a["L"], a["result"], a.get("upper", False)
+    gB = P.cholesky_solve(g, L, upper)
+    common = P.matmul(gB, _mT(X))
+    common = common + _mT(common)
+    gL = -P.matmul(L, common) if upper else -P.matmul(common, L)
+    return gB, gL
+
+
 # ---- nodes that are not formulas: views of modified bases ------------------------------------
 
 class AsStridedBackward0(Node):
@@ -1088,6 +1111,7 @@ def install() -> None:
     for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
               "linalg"):
         sources.update(mods[n].FUNCTIONS)
+    sources["cholesky_solve"] = mods["linalg"].TOPLEVEL["cholesky_solve"]
     sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
     for name, op in TABLE.items():
         if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
