@@ -6,7 +6,7 @@ import pytest
 from autograd_cases import CASES, LINALG_CASES, values
 
 import pyth
-from pyth.autograd import gradcheck
+from pyth.autograd import gradcheck, gradgradcheck
 
 try:
     import torch
@@ -151,3 +151,16 @@ def test_c_derivative_kernels_match_formulas(name, dtype):
     composed, = pyth.autograd.grad(y, x, gout.requires_grad_(), create_graph=True)
     tol = 1e-6 if dtype is pyth.float32 else 1e-12
     np.testing.assert_allclose(np.asarray(c), np.asarray(composed.detach()), rtol=tol, atol=tol)
+
+
+NO_SECOND_ORDER = NO_FINITE_DIFFERENCES | {
+    "lgamma",                               # digamma is not an op: first order only (C kernel)
+}
+
+
+@pytest.mark.parametrize("name", sorted(set(ALL) - NO_SECOND_ORDER))
+def test_gradgradcheck(name):
+    """Second derivatives: every formula is made of recorded ops, so create_graph works."""
+    fn, shapes, domain = ALL[name]
+    xs = _pyth_inputs(values(shapes, domain, seed=6))
+    assert gradgradcheck(lambda *a: fn(pyth, *a), xs, eps=1e-6, atol=1e-4, rtol=1e-3)

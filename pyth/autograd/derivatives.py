@@ -1001,16 +1001,18 @@ class CopySlices(Node):
             raise RuntimeError(_FREED)
         g = grads[0]
         cells = P.arange(self.length, dtype=P.int64)
-        buf = P.zeros(self.length, dtype=g.dtype)
-        buf.as_strided(*self.base_geom).copy_(g)
-        region = buf.as_strided(*self.view_geom)
-        res = self.fn.apply([region.clone()])
+        base_cells = cells.as_strided(*self.base_geom)
+        view_cells = cells.as_strided(*self.view_geom).reshape(-1)
+        # the base's gradient spread over the storage cells (out-of-place, recorded ops only,
+        # so that under create_graph this backward is differentiable in turn)
+        spread = P.zeros(self.length, dtype=g.dtype).index_add(0, base_cells.reshape(-1),
+                                                               g.reshape(-1))
+        region = spread.take(view_cells).view(self.view_geom[0])
+        res = self.fn.apply([region])
+        spread = spread.index_fill(0, view_cells, 0)
         if res[0] is not None:
-            region.copy_(res[0])
-        else:
-            region.zero_()
-        gb = buf.take(cells.as_strided(*self.base_geom))
-        return [gb] + list(res[1:])
+            spread = spread.index_add(0, view_cells, res[0].reshape(-1))
+        return [spread.take(base_cells)] + list(res[1:])
 
     def release(self) -> None:
         self.fn.release()
