@@ -552,3 +552,43 @@ def test_unused_graph_freed_without_cycles():
     finally:
         gc.enable()
     assert not _versions                  # nothing counted once nothing is saved
+
+
+SPECIAL = {
+    "prod_one_zero": (lambda M, x: x.prod(), [[1.0, 0.0, 3.0, 2.0]]),
+    "prod_two_zeros": (lambda M, x: x.prod(), [[1.0, 0.0, 3.0, 0.0]]),
+    "prod_dim_zero": (lambda M, x: x.view(2, 2).prod(1), [[1.0, 0.0, 3.0, 2.0]]),
+    "cumprod_zero": (lambda M, x: x.cumprod(0), [[2.0, 0.0, 3.0, 0.5]]),
+    "amax_ties": (lambda M, x: x.amax(), [[1.0, 3.0, 3.0, 2.0]]),
+    "max_ties": (lambda M, x: x.max(), [[3.0, 3.0, 3.0, 2.0]]),
+    "max_dim_ties": (lambda M, x: x.view(2, 2).max(1).values, [[3.0, 3.0, 1.0, 1.0]]),
+    "min_ties": (lambda M, x: x.min(), [[1.0, 3.0, 1.0, 2.0]]),
+    "maximum_ties": (lambda M, x: M.maximum(x, M.tensor([1.0, 0.0, 3.0, 5.0])),
+                     [[1.0, 3.0, 3.0, 2.0]]),
+    "abs_zero": (lambda M, x: x.abs(), [[0.0, -1.0, 2.0, 0.0]]),
+    "clamp_edges": (lambda M, x: x.clamp(0.0, 1.0), [[0.0, 1.0, 0.5, 2.0]]),
+    "norm_zero": (lambda M, x: (x * 0).norm(), [[1.0, 2.0, 3.0, 4.0]]),
+    "norm_inf_ties": (lambda M, x: M.norm(x, p=float("inf")), [[-3.0, 3.0, 1.0, 2.0]]),
+    "median_ties": (lambda M, x: x.median(), [[2.0, 1.0, 2.0, 3.0]]),
+    "sort_ties": (lambda M, x: x.sort().values * M.arange(4.0), [[2.0, 1.0, 2.0, 1.0]]),
+    "std_correction": (lambda M, x: x.std(correction=2), [[1.0, 2.0, 4.0, 8.0]]),
+    "pow_zero_base": (lambda M, x: x ** 2.0, [[0.0, 1.0, -2.0, 3.0]]),
+    "pow_tensor_zero": (lambda M, x: M.pow(x, M.tensor([0.0, 2.0, 0.5, 1.0])),
+                        [[0.0, 0.0, 4.0, 0.0]]),
+    "sqrt_zero": (lambda M, x: x.sqrt(), [[0.0, 1.0, 4.0, 9.0]]),
+    "where_nan_branch": (lambda M, x: M.where(x > 0, x.log(), x), [[-1.0, 1.0, 2.0, -3.0]]),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_points_match_torch(name):
+    fn, data = SPECIAL[name]
+    x = pyth.tensor(data[0], dtype=pyth.float64, requires_grad=True)
+    t = torch.tensor(data[0], dtype=torch.float64, requires_grad=True)
+    out, tout = fn(pyth, x), fn(torch, t)
+    w = np.arange(1.0, 1.0 + out.numel()).reshape(tuple(out.shape))
+    (out * pyth.tensor(w)).sum().backward()
+    (tout * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-9, atol=1e-12,
+                               equal_nan=True)

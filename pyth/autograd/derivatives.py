@@ -695,13 +695,8 @@ for _n in ("sort", "topk", "kthvalue", "mode"):
 
 
 def _median_backward(g: Any, a: dict) -> Tensor:
-    if a["dim"] is None:
-        x, r = a["input"], a["result"]
-        # the gradient goes to the first element equal to the median (as PyTorch's index)
-        flat = x.reshape(-1)
-        hit = ((flat == r) | (flat.isnan() & r.isnan())).long().argmax()
-        return P.zeros(flat.numel(), dtype=g.dtype).index_add(
-            0, hit.reshape(1), g.reshape(1)).view(tuple(x.shape))
+    if a["dim"] is None:       # median of all elements: shared among the tied elements
+        return _evenly(g, a["input"], a["result"], None, False)
     return _values_backward(g, a)
 
 
