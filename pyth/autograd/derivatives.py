@@ -539,8 +539,8 @@ def _as_strided(g: Tensor, a: dict) -> Tensor:
 
 
 defop("clone")(lambda g, a: g)
-defop("contiguous")(lambda g, a: g)
-defop("to")(lambda g, a: g)       # the node converts back to the input's dtype
+defop("contiguous", node="CloneBackward0")(lambda g, a: g)
+defop("to", node="ToCopyBackward0")(lambda g, a: g)       # the node converts back to the input's dtype
 defop("flip")(lambda g, a: g.flip(a["dims"]))
 
 
@@ -609,7 +609,7 @@ def _is_view_index(index: Any) -> bool:
                not isinstance(i, bool) for i in items)
 
 
-@defop("getitem")
+@defop("getitem", node="IndexBackward0")
 def _getitem(g: Tensor, a: dict) -> Tensor:
     index = a["index"]
     if _is_view_index(index):
@@ -617,7 +617,7 @@ def _getitem(g: Tensor, a: dict) -> Tensor:
     return selection_backward(g, _shape_of(a), lambda t: t[index])
 
 
-@defop("setitem", "input value")
+@defop("setitem", "input value", node="IndexPutBackward0")
 def _setitem(g: Tensor, a: dict) -> tuple:
     shape, index = _shape_of(a), a["index"]
     pos = _positions(shape)[index]
