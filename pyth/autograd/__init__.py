@@ -9,7 +9,6 @@ saved tensors, versions), engine (the backward pass), record (the op wrappers), 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from . import anomaly, derivatives, engine, grad_mode, graph, variable
@@ -26,22 +25,11 @@ from .grad_mode import (
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import Node
 
-__all__ = [
-    "Function",
-    "GradcheckError",
-    "Node",
-    "backward",
-    "detect_anomaly",
-    "enable_grad",
-    "grad",
-    "gradcheck",
-    "gradgradcheck",
-    "inference_mode",
-    "is_anomaly_enabled",
-    "no_grad",
-    "set_detect_anomaly",
-    "set_grad_enabled",
-]
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "anomaly", "backward",
+           "derivatives", "detect_anomaly", "enable_grad", "engine", "grad", "grad_mode",
+           "gradcheck", "gradgradcheck", "graph", "inference_mode", "is_anomaly_enabled",
+           "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
+           "set_detect_anomaly", "set_grad_enabled", "variable"]
 
 
 def _as_list(x: Any) -> list:
@@ -108,7 +96,7 @@ def _install_factories() -> None:
     """Factories take requires_grad=."""
     import pyth
 
-    from .. import factories, random
+    from .. import factories
     names = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "normal"]
     for name in names:
         raw = getattr(pyth, name, None)
@@ -136,7 +124,4 @@ def _install_factories() -> None:
         return t
     tensor.__doc__ = tensor_raw.__doc__
     pyth.tensor = tensor
-    random  # noqa: B018
 
-
-Sequence  # noqa: B018

@@ -25,7 +25,7 @@ import pyth as P
 from ..tensor import Tensor
 from . import grad_mode
 from .graph import _FREED, Node
-from .record import Op, alias, differentiable, geometry, in_place
+from .record import Op, differentiable, geometry, in_place
 from .variable import requires_grad_of
 
 TABLE: dict[str, Op] = {}
@@ -370,7 +370,7 @@ def _extreme(g: Any, a: dict) -> Any:
     dim = a["dim"]
     if dim is None:
         return _evenly(g, a["input"], a["result"], None, False)
-    values, indices = a["result"]
+    _values, _indices = a["result"]
     g0 = g[0] if isinstance(g, list) else g
     return _indexed(g0, tuple(a["input"].shape), int(dim) % max(a["input"].dim(), 1),
                     _saved_indices(a), a["keepdim"])
@@ -587,12 +587,6 @@ def _stack(g: Tensor, a: dict) -> list:
     return list(g.unbind(d))
 
 
-def _pieces_backward(join: Callable) -> Callable:
-    def f(gs: list, a: dict) -> Tensor:
-        return join(gs, a)
-    return f
-
-
 defop("split", outputs=tuple(range(1 << 16)))(
     lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
 defop("chunk", outputs=tuple(range(1 << 16)))(
@@ -682,7 +676,7 @@ def _put(g: Tensor, a: dict) -> tuple:
 
 
 def _values_backward(g: Any, a: dict) -> Tensor:
-    values, indices = a["result"]
+    _values, indices = a["result"]
     g0 = g[0] if isinstance(g, list) else g
     x = a["input"]
     d = int(a["dim"]) % max(x.dim(), 1)
@@ -1102,7 +1096,6 @@ def install() -> None:
     raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
     for n, raw in raw_methods.items():
         setattr(Tensor, n, differentiable(TABLE[n], raw))
-    squeeze = TABLE["squeeze"]
     # functions (and the methods that call them)
     sources = {}
     for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
@@ -1120,13 +1113,10 @@ def install() -> None:
         if getattr(raw, "__wrapped__", None) is not None:
             continue
         _function_op(name, raw, op)
-    del squeeze
     shape_ops = mods["shape_ops"]
     for n in ("flip", "tile"):
         w = shape_ops.FUNCTIONS[n]
-        Tensor.__dict__  # noqa: B018
-        setattr(Tensor, n, (lambda w: lambda self, *args: w(
-            self, args[0] if len(args) == 1 else args))(w))
+        setattr(Tensor, n, _varargs_method(w))
     # conversions (t.float() ...) go through the recorded to()
     from .. import dtypes as _dt
     for cname, target in _dt.CONVERSIONS.items():
@@ -1171,14 +1161,26 @@ def _install_operators(pointwise: Any) -> None:
     for py in ("neg", "abs"):
         raw = T[f"__{py}__"]
         w = F[py]
-        setattr(Tensor, f"__{py}__", (lambda raw, w: lambda self: raw(self) if self._ag is None
-                                      else w(self))(raw, w))
-    mm = F_matmul = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
+        setattr(Tensor, f"__{py}__", _unary_operator(raw, w))
+    mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
     Tensor.__matmul__ = lambda self, other: (mm(self, other) if isinstance(other, Tensor)
                                              else NotImplemented)
     Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
                                               else NotImplemented)
-    del F_matmul
+
+
+def _varargs_method(w: Callable) -> Callable:
+    """t.flip(0, 1) as well as t.flip((0, 1)), through the recorded function w."""
+    def method(self: Tensor, *args: Any) -> Any:
+        return w(self, args[0] if len(args) == 1 else args)
+    return method
+
+
+def _unary_operator(fast: Callable, w: Callable) -> Callable:
+    """-t, abs(t): the direct C path, or w when t takes part in autograd."""
+    def op(self: Tensor) -> Any:
+        return fast(self) if self._ag is None else w(self)
+    return op
 
 
 def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
@@ -1194,6 +1196,3 @@ def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
             return w(self, other)
     return op
 
-
-grad_mode  # noqa: B018
-alias  # noqa: B018

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import anomaly, grad_mode, record
-from .graph import AccumulateGrad, Node, accumulator
+from .graph import AccumulateGrad, Node
 from .variable import edge_of
 
 
@@ -60,8 +60,6 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
         for i, x in enumerate(inputs):
             e = _edge(x)
             if e is None:
-                if accumulate:
-                    raise RuntimeError("One of the differentiated Tensors does not require grad")
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             targets[(e[0], e[1])] = i
 
@@ -237,6 +235,3 @@ def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
         with grad_mode.no_grad():
             m.grad.add_(g)
 
-
-def make_accumulator(t: Any) -> AccumulateGrad:
-    return accumulator(t)

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import _FREED, Meta, Node, Saved, bump, version_of
+from .graph import _FREED, Meta, Node, Saved, bump
 from .record import _fit, _meta
 from .variable import edge_of
 
@@ -207,7 +207,6 @@ def _save(node: Any, outs: Any, record: bool) -> None:
         else:
             saved.append(Saved(t))
     d["_saved"] = saved
-    version_of  # noqa: B018
 
 
 def once_differentiable(fn: Any) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Callable
 
 from ..tensor import Tensor
@@ -22,32 +21,29 @@ def _outputs(fn: Callable, inputs: tuple) -> tuple:
 
 
 def _numerical(fn: Callable, inputs: tuple, eps: float) -> list:
-    """J[i][j]: d out_j / d in_i as nested lists [in numel][out numel], by central differences."""
+    """J[i][k][o]: d out_o / d in_i[k] (flattened) by central differences. Not under no_grad:
+    gradgradcheck's function differentiates inside."""
     jac = []
-    if True:   # not under no_grad: gradgradcheck's function differentiates inside
-        for x in inputs:
-            if not (isinstance(x, Tensor) and x.requires_grad):
-                jac.append(None)
-                continue
-            flat = x.detach().view(-1) if x.is_contiguous() else None
-            cols = []
-            n = x.numel()
-            for k in range(n):
-                def setv(delta: float) -> None:
-                    if flat is not None:
-                        flat[k] = orig + delta
-                    else:
-                        idx = _unravel(k, tuple(x.shape))
-                        x.detach()[idx] = orig + delta
-                orig = x.detach().reshape(-1)[k].item()
-                setv(eps)
-                plus = [o.detach().reshape(-1).double().clone() for o in _outputs(fn, inputs)]
-                setv(-eps)
-                minus = [o.detach().reshape(-1).double().clone() for o in _outputs(fn, inputs)]
-                setv(0.0)
-                cols.append([((p - m) / (2 * eps)).tolist() for p, m in zip(plus, minus)])
-            jac.append(cols)
+    for x in inputs:
+        if not (isinstance(x, Tensor) and x.requires_grad):
+            jac.append(None)
+            continue
+        cols = []
+        for k in range(x.numel()):
+            orig = x.detach().reshape(-1)[k].item()
+            _poke(x, k, orig + eps)
+            plus = [o.detach().reshape(-1).double().clone() for o in _outputs(fn, inputs)]
+            _poke(x, k, orig - eps)
+            minus = [o.detach().reshape(-1).double().clone() for o in _outputs(fn, inputs)]
+            _poke(x, k, orig)
+            cols.append([((p - m) / (2 * eps)).tolist() for p, m in zip(plus, minus)])
+        jac.append(cols)
     return jac
+
+
+def _poke(x: Tensor, k: int, value: float) -> None:
+    """x's k-th element (row-major) = value, through an alias outside the graph."""
+    x.detach()[_unravel(k, tuple(x.shape))] = value
 
 
 def _unravel(k: int, shape: tuple) -> tuple:
@@ -157,5 +153,3 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     return gradcheck(first, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)
 
-
-Sequence  # noqa: B018

@@ -9,7 +9,6 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from . import grad_mode
 from .graph import Meta, accumulator, version_of
 
 
@@ -256,4 +255,3 @@ def install(Tensor: type) -> None:
     Tensor._version = property(_version)
     Tensor.output_nr = property(_output_nr)
     Tensor._base = property(_base)
-    grad_mode  # noqa: B018
