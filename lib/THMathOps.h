@@ -80,16 +80,28 @@
   _(maximum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x > y ? x : y))     \
   _(minimum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x < y ? x : y))
 
-/* r = x op y, floating types. */
-#define TH_FLOAT_BINARY_OPS(_)                                        \
-  _(div, x / y)                                                       \
-  _(atan2, TH_M(atan2)(x, y))                                         \
-  _(hypot, TH_M(hypot)(x, y))                                         \
-  _(pow, TH_M(pow)(x, y))                                             \
-  _(fmod, TH_M(fmod)(x, y))                                           \
-  _(remainder, TH_fremainder(x, y))                                   \
-  _(floor_divide, TH_ffloordiv(x, y))                                 \
-  _(trunc_divide, TH_M(trunc)(TH_ROUND(x / y)))
+/* r = x op y, floating types, with each operand's derivative beside the forward expression:
+ * _(name, forward, d input, d other). The derivative columns are stamped (TH_GRAD2_OPS) into
+ * the ternary kernels TH<Real>Tensor_<name>_backward_input(r, grad, x, y) and
+ * <name>_backward_other(r, grad, x, y): r = that operand's gradient (before summing over
+ * broadcast dims) from g, the output's gradient, and the operands x and y. 0 marks ops that
+ * are not differentiable (their gradient is zero almost everywhere). */
+#define TH_FLOAT_BINARY_OPS(_) TH_FLOAT_BINARY_LIST(TH_FORWARD2_OF, _)
+#define TH_GRAD2_OPS(_)                                                              \
+  TH_FLOAT_BINARY_LIST(TH_GRAD_INPUT_OF, _) TH_FLOAT_BINARY_LIST(TH_GRAD_OTHER_OF, _)
+#define TH_FORWARD2_OF(_, NAME, EXPR, DX, DY) _(NAME, EXPR)
+#define TH_GRAD_INPUT_OF(_, NAME, EXPR, DX, DY) _(NAME##_backward_input, DX)
+#define TH_GRAD_OTHER_OF(_, NAME, EXPR, DX, DY) _(NAME##_backward_other, DY)
+#define TH_FLOAT_BINARY_LIST(M, _)                                                           \
+  M(_, div, x / y, g / y, -g * x / (y * y))                                                   \
+  M(_, atan2, TH_M(atan2)(x, y), g * y / (x * x + y * y), -g * x / (x * x + y * y))           \
+  M(_, hypot, TH_M(hypot)(x, y), g * x / TH_M(hypot)(x, y), g * y / TH_M(hypot)(x, y))        \
+  M(_, pow, TH_M(pow)(x, y), (y == 0 ? 0 : g * y * TH_M(pow)(x, y - 1)),                      \
+    ((x == 0 && y >= 0) ? 0 : g * TH_M(pow)(x, y) * TH_M(log)(x)))                           \
+  M(_, fmod, TH_M(fmod)(x, y), g, -g * TH_M(trunc)(x / y))                                    \
+  M(_, remainder, TH_fremainder(x, y), g, -g * TH_M(floor)(x / y))                            \
+  M(_, floor_divide, TH_ffloordiv(x, y), 0, 0)                                               \
+  M(_, trunc_divide, TH_M(trunc)(TH_ROUND(x / y)), 0, 0)
 
 /* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
 #define TH_INT_BINARY_OPS(_)                                          \

@@ -232,6 +232,41 @@ def _hypot(g: Tensor, a: dict) -> tuple:
     return g * a["input"] / r, g * a["other"] / r
 
 
+def _operand(v: Any, like: Tensor) -> Tensor:
+    """A formula argument as a tensor of like's dtype (an unsaved one, which the kernel's
+    expression does not read, as like itself: it broadcasts to the output's shape)."""
+    if isinstance(v, Tensor):
+        return v if v.dtype is like.dtype else v.to(like.dtype)
+    if isinstance(v, (int, float)):
+        return P.full((), v, dtype=like.dtype)
+    return like
+
+
+def c_grad2(name: str, which: str, g: Tensor, x: Any, y: Any) -> Tensor:
+    """One operand's gradient of binary op name, in one C call (THMathOps.h's column)."""
+    from .._errors import check
+    from ..tensor import wrap
+    dt = g.dtype
+    r = wrap(dt, dt.tensor.new())
+    xt, yt = _operand(x, g), _operand(y, g)
+    check(getattr(dt.tensor, f"{name}_backward_{which}")(r._h, g._h, xt._h, yt._h))
+    return r
+
+
+def _binary_c(name: str, second: str, formula: Callable) -> Callable:
+    """formula for create_graph (recorded ops), the stamped C kernels for first order."""
+    in_c = hasattr(P.float32.tensor, name + "_backward_input")
+
+    def f(g: Tensor, a: dict) -> tuple:
+        if not in_c or grad_mode.state.enabled or a.get("rounding_mode") is not None or \
+                not g.dtype.is_floating_point:
+            return formula(g, a)
+        x, y, needs = a["input"], a[second], a["needs"]
+        return (c_grad2(name, "input", g, x, y) if needs[0] else None,
+                c_grad2(name, "other", g, x, y) if needs[1] else None)
+    return f
+
+
 def _max_min(sign: int) -> Callable:
     def f(g: Tensor, a: dict) -> tuple:
         x, y = a["input"], a["other"]
@@ -250,6 +285,11 @@ defop("fmod", "input other", "input other")(
 defop("remainder", "input other", "input other")(
     lambda g, a: (g, -g * (a["input"] / a["other"]).floor()
                   if isinstance(a["other"], Tensor) else None))
+
+
+for _n, _second in (("div", "other"), ("pow", "exponent"), ("atan2", "other"),
+                    ("hypot", "other"), ("fmod", "other"), ("remainder", "other")):
+    TABLE[_n].backward = _binary_c(_n, _second, TABLE[_n].backward)
 
 
 @defop("clamp", "input min max", "input min max")
