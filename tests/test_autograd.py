@@ -592,3 +592,51 @@ def test_special_points_match_torch(name):
     (tout * torch.tensor(w)).sum().backward()
     np.testing.assert_allclose(np.asarray(x.grad), t.grad.numpy(), rtol=1e-9, atol=1e-12,
                                equal_nan=True)
+
+
+@needs_torch
+@pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32"])
+def test_low_precision_matches_torch(dt):
+    def run(M):
+        x = M.tensor([0.5, 1.0, 2.0], dtype=getattr(M, dt), requires_grad=True)
+        y = (x.exp() / x + x.sum() * x.tanh() + x.sigmoid() ** 2).sum()
+        y.backward()
+        assert x.grad.dtype == x.dtype
+        return x.grad.float().tolist()
+    assert run(pyth) == run(torch)
+
+
+def test_backward_in_threads():
+    """Separate graphs run backward in parallel threads with the same results as serially."""
+    def work(seed, out):
+        gen = pyth.Generator().manual_seed(seed)
+        w = pyth.randn(8, 4, generator=gen, dtype=pyth.float64, requires_grad=True)
+        x = pyth.randn(16, 8, generator=gen, dtype=pyth.float64)
+        for _ in range(20):
+            loss = (x @ w).tanh().pow(2).mean()
+            loss.backward()
+            with pyth.no_grad():
+                w -= 0.1 * w.grad
+            w.grad = None
+        out[seed] = w.detach().tolist()
+    serial, parallel = {}, {}
+    for s in range(4):
+        work(s, serial)
+    threads = [threading.Thread(target=work, args=(s, parallel)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert serial == parallel
+
+
+def test_detect_anomaly_shows_the_forward_trace():
+    x = pyth.tensor([0.0, 1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        with pyth.autograd.detect_anomaly():
+            y = x.sqrt()                     # the forward call the report must show
+            z = (y * 0).sum()                # d sqrt at 0 is inf: 0 * inf = nan
+            with pytest.warns(RuntimeWarning, match="(?s)Error detected in SqrtBackward0.*"
+                                                    "y = x.sqrt"):
+                with pytest.raises(RuntimeError, match="SqrtBackward0"):
+                    z.backward()
