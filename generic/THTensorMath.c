@@ -275,6 +275,7 @@ TH_ALL_PREDICATE_OPS(TH_PREDICATE_IMPL)
 TH_TRANSCENDENTAL_OPS(TH_TRANSCENDENTAL_IMPL)
 TH_ROUNDING_OPS(TH_UNARY_IMPL)
 TH_FLOAT_BINARY_OPS(TH_BINARY_IMPL)
+TH_GRAD_OPS(TH_BINARY_IMPL)
 TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_IMPL)
 #endif
 #if defined(TH_REAL_IS_INTEGRAL)
@@ -303,6 +304,27 @@ static int THTensor_(ternaryOutput)(THTensor *r, const char *op, THTensor *a, TH
   THTry(THTensor_(broadcastShape)(size, &ndim, op, a, b, c), -1);
   return THTensor_(resizeOutput)(r, op, ndim, size, r == a || r == b || r == c);
 }
+#endif
+
+#if defined(TH_REAL_IS_FLOATING)
+/* The binary ops' derivatives (THMathOps.h): r = f(g, x, y), all three broadcast together. */
+#define TH_GRAD2_IMPL(NAME, EXPR)                                                             \
+  static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
+    (void)ctx;                                                                                \
+    TH_ROW_LOOP4(n, data, stride, real, rp, real, gp, real, ap, real, bp, {                   \
+      opreal g = TH_LOAD(*gp), x = TH_LOAD(*ap), y = TH_LOAD(*bp);                            \
+      (void)g;                                                                                \
+      (void)x;                                                                                \
+      (void)y;                                                                                \
+      *rp = TH_STORE(EXPR);                                                                   \
+    });                                                                                       \
+  }                                                                                           \
+  int THTensor_(NAME)(THTensor * r, THTensor * g, THTensor * a, THTensor * b) {               \
+    THTry(THTensor_(ternaryOutput)(r, #NAME "()", g, a, b), -1);                              \
+    return TH_RUN(#NAME "()", THTensor_(NAME##Row), NULL, TH_WEIGHT_MEMORY, r,                 \
+                  THTensor_(data)(r), sizeof(real), g, a, b);                                 \
+  }
+TH_GRAD2_OPS(TH_GRAD2_IMPL)
 #endif
 
 static void THTensor_(whereRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {

@@ -32,6 +32,11 @@ TH_ALL_PREDICATE_OPS(TH_PREDICATE_DECL)
 #if defined(TH_REAL_IS_FLOATING)
 TH_FLOAT_UNARY_OPS(TH_UNARY_DECL)
 TH_FLOAT_BINARY_OPS(TH_BINARY_DECL)
+/* the derivatives of the transcendental ops: r = grad of the input (see THMathOps.h) */
+TH_GRAD_OPS(TH_BINARY_DECL)
+/* the binary ops' derivatives: r = grad of input / other from grad, input, other */
+#define TH_GRAD2_DECL(NAME, EXPR) int THTensor_(NAME)(THTensor *r, THTensor *g, THTensor *a, THTensor *b);
+TH_GRAD2_OPS(TH_GRAD2_DECL)
 TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_DECL)
 /* r = a + weight * (b - a) */
 int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight);

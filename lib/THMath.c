@@ -19,3 +19,21 @@ double TH_erfinv(double y) {
   }
   return x;
 }
+
+/* Digamma, the derivative of lgamma: reflection below 0.5 (poles at 0, -1, ...), recurrence
+ * psi(x) = psi(x + 1) - 1/x up to x >= 6, then the asymptotic series. */
+double TH_digamma(double x) {
+  if (isnan(x) || x == -INFINITY) return NAN;
+  if (x == 0) return copysign(INFINITY, -x);
+  if (x < 0 && x == floor(x)) return NAN;
+  if (x < 0.5) return TH_digamma(1 - x) - M_PI / tan(M_PI * x);
+  double r = 0;
+  while (x < 6) {
+    r -= 1 / x;
+    x += 1;
+  }
+  double f = 1 / (x * x);
+  double series = f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 -
+                  f * (1.0 / 132)))));
+  return r + log(x) - 0.5 / x - series;
+}

@@ -23,31 +23,42 @@
 #endif
 
 /* r = f(x), floating types only: the costly ones (a polynomial or a vector-math call per
- * element), then the rounding ones (an instruction each). */
+ * element), then the rounding ones (an instruction each).
+ *
+ * The costly ones carry their derivative beside them: _(name, forward, derivative). The
+ * derivative column is stamped (TH_GRAD_OPS below) into the binary kernel
+ * TH<Real>Tensor_<name>_backward(r, g, s): r = the input's gradient from g, the output's
+ * gradient, loaded as `x`, and s, the saved value, loaded as `y`: the op's result where the
+ * autograd table (pyth/autograd/derivatives.py) saves "result", its input where it saves
+ * "input". So one gradient step of such an op is one C call. */
 #define TH_FLOAT_UNARY_OPS(_) TH_TRANSCENDENTAL_OPS(_) TH_ROUNDING_OPS(_)
-#define TH_TRANSCENDENTAL_OPS(_)                                      \
-  _(exp, TH_M(exp)(x))                                                \
-  _(expm1, TH_M(expm1)(x))                                            \
-  _(log, TH_M(log)(x))                                                \
-  _(log1p, TH_M(log1p)(x))                                            \
-  _(log2, TH_M(log2)(x))                                              \
-  _(log10, TH_M(log10)(x))                                            \
-  _(sqrt, TH_M(sqrt)(x))                                              \
-  _(rsqrt, 1 / TH_M(sqrt)(x))                                         \
-  _(reciprocal, 1 / x)                                                \
-  _(sin, TH_M(sin)(x))                                                \
-  _(cos, TH_M(cos)(x))                                                \
-  _(tan, TH_M(tan)(x))                                                \
-  _(asin, TH_M(asin)(x))                                              \
-  _(acos, TH_M(acos)(x))                                              \
-  _(atan, TH_M(atan)(x))                                              \
-  _(sinh, TH_M(sinh)(x))                                              \
-  _(cosh, TH_M(cosh)(x))                                              \
-  _(tanh, TH_M(tanh)(x))                                              \
-  _(sigmoid, 1 / (1 + TH_M(exp)(-x)))                                 \
-  _(erf, TH_M(erf)(x))                                                \
-  _(erfinv, TH_erfinv(x))                                             \
-  _(lgamma, TH_M(lgamma)(x))
+#define TH_TRANSCENDENTAL_OPS(_) TH_TRANSCENDENTAL_LIST(TH_FORWARD_OF, _)
+#define TH_GRAD_OPS(_) TH_TRANSCENDENTAL_LIST(TH_GRAD_OF, _)
+#define TH_FORWARD_OF(_, NAME, EXPR, GRAD) _(NAME, EXPR)
+#define TH_GRAD_OF(_, NAME, EXPR, GRAD) _(NAME##_backward, GRAD)
+#define TH_TRANSCENDENTAL_LIST(M, _)                                                 /* saves */ \
+  M(_, exp, TH_M(exp)(x), x * y)                                                     /* result */ \
+  M(_, expm1, TH_M(expm1)(x), x * (y + 1))                                           /* result */ \
+  M(_, log, TH_M(log)(x), x / y)                                                     /* input */  \
+  M(_, log1p, TH_M(log1p)(x), x / (y + 1))                                           /* input */  \
+  M(_, log2, TH_M(log2)(x), x / (y * (opreal)0.693147180559945309417))               /* input */  \
+  M(_, log10, TH_M(log10)(x), x / (y * (opreal)2.30258509299404568402))              /* input */  \
+  M(_, sqrt, TH_M(sqrt)(x), x / (2 * y))                                             /* result */ \
+  M(_, rsqrt, 1 / TH_M(sqrt)(x), (opreal)-0.5 * x * y * y * y)                       /* result */ \
+  M(_, reciprocal, 1 / x, -x * y * y)                                                /* result */ \
+  M(_, sin, TH_M(sin)(x), x * TH_M(cos)(y))                                          /* input */  \
+  M(_, cos, TH_M(cos)(x), -x * TH_M(sin)(y))                                         /* input */  \
+  M(_, tan, TH_M(tan)(x), x * (1 + y * y))                                           /* result */ \
+  M(_, asin, TH_M(asin)(x), x / TH_M(sqrt)(1 - y * y))                               /* input */  \
+  M(_, acos, TH_M(acos)(x), -x / TH_M(sqrt)(1 - y * y))                              /* input */  \
+  M(_, atan, TH_M(atan)(x), x / (1 + y * y))                                         /* input */  \
+  M(_, sinh, TH_M(sinh)(x), x * TH_M(cosh)(y))                                       /* input */  \
+  M(_, cosh, TH_M(cosh)(x), x * TH_M(sinh)(y))                                       /* input */  \
+  M(_, tanh, TH_M(tanh)(x), x * (1 - y * y))                                         /* result */ \
+  M(_, sigmoid, 1 / (1 + TH_M(exp)(-x)), x * (y * (1 - y)))                          /* result */ \
+  M(_, erf, TH_M(erf)(x), x * (opreal)1.12837916709551257390 * TH_M(exp)(-y * y))    /* input */  \
+  M(_, erfinv, TH_erfinv(x), x * (opreal)0.886226925452758013649 * TH_M(exp)(y * y)) /* result */ \
+  M(_, lgamma, TH_M(lgamma)(x), x * (opreal)TH_digamma(y))                           /* input */
 #define TH_ROUNDING_OPS(_)                                            \
   _(floor, TH_M(floor)(x))                                            \
   _(ceil, TH_M(ceil)(x))                                              \
@@ -69,16 +80,28 @@
   _(maximum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x > y ? x : y))     \
   _(minimum, (TH_ISNAN(x) ? x : TH_ISNAN(y) ? y : x < y ? x : y))
 
-/* r = x op y, floating types. */
-#define TH_FLOAT_BINARY_OPS(_)                                        \
-  _(div, x / y)                                                       \
-  _(atan2, TH_M(atan2)(x, y))                                         \
-  _(hypot, TH_M(hypot)(x, y))                                         \
-  _(pow, TH_M(pow)(x, y))                                             \
-  _(fmod, TH_M(fmod)(x, y))                                           \
-  _(remainder, TH_fremainder(x, y))                                   \
-  _(floor_divide, TH_ffloordiv(x, y))                                 \
-  _(trunc_divide, TH_M(trunc)(TH_ROUND(x / y)))
+/* r = x op y, floating types, with each operand's derivative beside the forward expression:
+ * _(name, forward, d input, d other). The derivative columns are stamped (TH_GRAD2_OPS) into
+ * the ternary kernels TH<Real>Tensor_<name>_backward_input(r, grad, x, y) and
+ * <name>_backward_other(r, grad, x, y): r = that operand's gradient (before summing over
+ * broadcast dims) from g, the output's gradient, and the operands x and y. 0 marks ops that
+ * are not differentiable (their gradient is zero almost everywhere). */
+#define TH_FLOAT_BINARY_OPS(_) TH_FLOAT_BINARY_LIST(TH_FORWARD2_OF, _)
+#define TH_GRAD2_OPS(_)                                                              \
+  TH_FLOAT_BINARY_LIST(TH_GRAD_INPUT_OF, _) TH_FLOAT_BINARY_LIST(TH_GRAD_OTHER_OF, _)
+#define TH_FORWARD2_OF(_, NAME, EXPR, DX, DY) _(NAME, EXPR)
+#define TH_GRAD_INPUT_OF(_, NAME, EXPR, DX, DY) _(NAME##_backward_input, DX)
+#define TH_GRAD_OTHER_OF(_, NAME, EXPR, DX, DY) _(NAME##_backward_other, DY)
+#define TH_FLOAT_BINARY_LIST(M, _)                                                           \
+  M(_, div, x / y, g / y, -g * x / (y * y))                                                   \
+  M(_, atan2, TH_M(atan2)(x, y), g * y / (x * x + y * y), -g * x / (x * x + y * y))           \
+  M(_, hypot, TH_M(hypot)(x, y), g * x / TH_M(hypot)(x, y), g * y / TH_M(hypot)(x, y))        \
+  M(_, pow, TH_M(pow)(x, y), (y == 0 ? 0 : g * y * TH_M(pow)(x, y - 1)),                      \
+    ((x == 0 && y >= 0) ? 0 : g * TH_M(pow)(x, y) * TH_M(log)(x)))                           \
+  M(_, fmod, TH_M(fmod)(x, y), g, -g * TH_M(trunc)(x / y))                                    \
+  M(_, remainder, TH_fremainder(x, y), g, -g * TH_M(floor)(x / y))                            \
+  M(_, floor_divide, TH_ffloordiv(x, y), 0, 0)                                               \
+  M(_, trunc_divide, TH_M(trunc)(TH_ROUND(x / y)), 0, 0)
 
 /* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
 #define TH_INT_BINARY_OPS(_)                                          \
@@ -136,6 +159,7 @@ TH_MVEC(sinh) TH_MVEC(cosh) TH_MVEC(tanh) TH_MVEC(erf)
 enum { TH_MATH_OK = 0, TH_MATH_ZERO_DIVISION = 1, TH_MATH_NEGATIVE_POWER = 2 };
 
 double TH_erfinv(double y);
+double TH_digamma(double x);  /* d lgamma / dx */
 
 #ifndef TH_CDEF
 /* Python's floor division and modulo on floats (the result of % takes the divisor's sign). */

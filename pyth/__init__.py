@@ -44,4 +44,9 @@ globals().update(_matmul.FUNCTIONS)
 globals().update(linalg.TOPLEVEL)
 globals().update(_reductions.FUNCTIONS)
 
+from . import autograd  # noqa: E402
+autograd._install()
+from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+                       is_inference_mode_enabled, no_grad, set_grad_enabled)
+
 __version__ = "0.1.0"

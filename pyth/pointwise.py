@@ -243,6 +243,7 @@ def _run_direct(entry: tuple, a: Any, b: Any) -> Tensor:
         raise_error()
     r = object.__new__(cls)
     r._h = ffi.gc(h, free)
+    r._ag = None
     return r
 
 

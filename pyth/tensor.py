@@ -30,6 +30,7 @@ def wrap(dt: _dt.dtype, ptr) -> "Tensor":
         raise_error()
     t = object.__new__(dt.tensor_class)
     t._h = ffi.gc(ptr, dt.tensor.free)
+    t._ag = None
     return t
 
 
@@ -81,7 +82,7 @@ def c_sizes(sizes: Sequence[int]):
 class Tensor:
     """A strided view on a Storage: sizes, strides, offset (int64), any number of dims."""
 
-    __slots__ = ("_h", "__weakref__")
+    __slots__ = ("_h", "_ag", "__weakref__")  # _ag: autograd state (None: not in a graph)
     dtype: _dt.dtype = None  # set on each per-type class
 
     # ---- construction (legacy forms) ----

@@ -1,0 +1,127 @@
+"""pyth.autograd: reverse-mode automatic differentiation over pyth's tensor ops.
+
+In the manner of PyTorch 0.1: an op run with grad enabled on an input that requires grad
+records a node (`grad_fn`); `backward()` walks the nodes in dependency order and accumulates
+gradients into the leaves' `.grad`. Layout as PyTorch's: grad_mode (no_grad ...), graph (nodes,
+saved tensors, versions), engine (the backward pass), record (the op wrappers), derivatives
+(the formula table), function (custom Functions), gradcheck, anomaly, variable (Tensor state).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import anomaly, derivatives, engine, grad_mode, graph, variable
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph import Node
+
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "anomaly", "backward",
+           "derivatives", "detect_anomaly", "enable_grad", "engine", "grad", "grad_mode",
+           "gradcheck", "gradgradcheck", "graph", "inference_mode", "is_anomaly_enabled",
+           "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
+           "set_detect_anomaly", "set_grad_enabled", "variable"]
+
+
+def _as_list(x: Any) -> list:
+    from ..tensor import Tensor
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _grads_for(tensors: list, grad_tensors: Any) -> list:
+    gs = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    if len(gs) != len(tensors):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs; got "
+                           f"{len(gs)} gradients for {len(tensors)} tensors")
+    return gs
+
+
+def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: Any = None,
+             inputs: Any = None) -> None:
+    """Accumulates the gradients of tensors (weighted by grad_tensors) into the leaves' .grad
+    (or only into inputs' .grad when given)."""
+    ts = _as_list(tensors)
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    gs = _grads_for(ts, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    ins = _as_list(inputs) if inputs is not None else None
+    if ins is not None and not ins:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    engine.run_backward(ts, gs, retain_graph, create_graph, ins, accumulate=True)
+
+
+def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """The gradients of outputs with respect to inputs, returned (not accumulated)."""
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    gs = _grads_for(outs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if materialize_grads:
+        allow_unused = True
+    r = engine.run_backward(outs, gs, retain_graph, create_graph, ins, accumulate=False,
+                            allow_unused=bool(allow_unused))
+    if materialize_grads:
+        from ..factories import zeros_like
+        r = [g if g is not None else zeros_like(x) for g, x in zip(r, ins)]
+    return tuple(r)
+
+
+def _install() -> None:
+    from ..tensor import Tensor
+    variable.install(Tensor)
+    derivatives.install()
+    _install_factories()
+
+
+def _install_factories() -> None:
+    """Factories take requires_grad=."""
+    import pyth
+
+    from .. import factories
+    names = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "normal"]
+    for name in names:
+        raw = getattr(pyth, name, None)
+        if raw is None:
+            continue
+
+        def make(raw: Any) -> Any:
+            def factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+                t = raw(*args, **kwargs)
+                if requires_grad:
+                    t.requires_grad_(True)
+                return t
+            factory.__name__ = raw.__name__
+            factory.__doc__ = raw.__doc__
+            factory.__wrapped__ = raw
+            return factory
+        setattr(pyth, name, make(raw))
+    tensor_raw = factories.tensor
+
+    def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               pin_memory: bool = False) -> Any:
+        t = tensor_raw(data, dtype=dtype)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+    tensor.__doc__ = tensor_raw.__doc__
+    pyth.tensor = tensor
+

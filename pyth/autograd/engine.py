@@ -1,0 +1,237 @@
+"""The backward pass: run the nodes reachable from the roots in dependency order.
+
+1. Count, for every node reachable from the roots, how many edges lead into it (only nodes
+   that lead to something wanted count: leaves to accumulate into, or the inputs of grad()).
+2. Start with the roots' gradients in their nodes' input buffers. A node whose count reaches
+   zero has received every gradient it will get: run it (latest-created first, as PyTorch),
+   add what it returns into the buffers of its next functions (gradients that meet are summed)
+   and count those edges down.
+3. Without retain_graph each node frees its saved tensors once it ran.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from . import anomaly, grad_mode, record
+from .graph import AccumulateGrad, Node
+from .variable import edge_of
+
+
+def _edge(t: Any):
+    return edge_of(t)
+
+
+def _seed(t: Any, g: Any, i: int) -> Any:
+    from .. import factories
+    if g is None:
+        if t.numel() != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        if not t.dtype.is_floating_point:
+            raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                               f"but got {t.dtype.name}")
+        return factories.ones_like(t)
+    from ..tensor import Tensor
+    if not isinstance(g, Tensor):
+        return factories.full_like(t, g)
+    if tuple(g.shape) != tuple(t.shape):
+        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                           f"{tuple(g.shape)} and output[{i}] has a shape of {tuple(t.shape)}.")
+    return g
+
+
+def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_graph: bool,
+                 create_graph: bool, inputs: Sequence[Any] | None = None,
+                 accumulate: bool = True, allow_unused: bool = True) -> list | None:
+    """backward() (accumulate=True) and grad() (accumulate=False: returns the inputs' grads)."""
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        e = _edge(t)
+        if e is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        roots.append((e, _seed(t, g, i)))
+
+    # what is wanted: (node, nr) -> index into the inputs (captured or accumulated)
+    targets: dict[tuple, int] = {}
+    if inputs is not None:
+        for i, x in enumerate(inputs):
+            e = _edge(x)
+            if e is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets[(e[0], e[1])] = i
+
+    # 1. which nodes matter, and how many edges lead into each
+    deps: dict[Node, int] = {}
+    needed: dict[Node, bool] = {}
+    target_nodes = {n for n, _ in targets}
+    order: list[Node] = []
+    seen = set()
+    stack = [e[0] for e, _ in roots]
+    while stack:   # iterative DFS collecting a post-order
+        n = stack[-1]
+        if n in seen:
+            stack.pop()
+            if n not in needed:
+                if inputs is None:
+                    want = type(n) is AccumulateGrad or any(
+                        needed.get(nf, False) for nf, _ in n.next_functions if nf is not None)
+                    want = want or bool(n._retained) or bool(n._tensor_hooks) or \
+                        not n.next_functions
+                else:
+                    want = n in target_nodes or any(
+                        needed.get(nf, False) for nf, _ in n.next_functions if nf is not None)
+                needed[n] = want
+                order.append(n)
+            continue
+        seen.add(n)
+        for nf, _ in n.next_functions:
+            if nf is not None and nf not in seen:
+                stack.append(nf)
+    for n in order:
+        if needed[n]:
+            for nf, _ in n.next_functions:
+                if nf is not None and needed.get(nf):
+                    deps[nf] = deps.get(nf, 0) + 1
+
+    # 2. run
+    buffers: dict[Node, list] = {}
+    for (node, nr), g in roots:
+        _add(buffers, node, nr, g)
+    captured: list = [None] * (len(inputs) if inputs is not None else 0)
+    ready: list = []
+    queued = set()
+    for (node, _), _g in roots:
+        if deps.get(node, 0) == 0 and needed.get(node) and node not in queued:
+            queued.add(node)
+            heapq.heappush(ready, (-node._seq, id(node), node))
+    prev = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None) or []
+            grads = _pre_hooks(node, grads)
+            if inputs is not None:
+                for nr, g in enumerate(grads):
+                    i = targets.get((node, nr))
+                    if i is not None:
+                        captured[i] = g if captured[i] is None or g is None else captured[i] + g
+            if type(node) is AccumulateGrad:
+                if accumulate and (inputs is None or (node, 0) in targets) and grads and \
+                        grads[0] is not None:
+                    _accumulate(node.variable, grads[0], create_graph)
+                outs = []
+            elif not any(g is not None for g in grads):
+                outs = [None] * len(node.next_functions)
+            else:
+                if record._anomaly[0]:
+                    outs = anomaly.run_checked(node, grads)
+                else:
+                    outs = node.apply(grads)
+                if node._hooks:
+                    for h in node._hooks:
+                        r = h(tuple(outs), tuple(grads))
+                        if r is not None:
+                            outs = list(r)
+            if not retain_graph:
+                node.release()
+            for (nf, nr), g in zip(node.next_functions, outs):
+                if nf is None or not needed.get(nf):
+                    continue
+                if g is not None:
+                    _add(buffers, nf, nr, g)
+                d = deps[nf] - 1
+                deps[nf] = d
+                if d == 0:
+                    heapq.heappush(ready, (-nf._seq, id(nf), nf))
+    finally:
+        grad_mode.state.enabled = prev
+    if inputs is None or accumulate:
+        if inputs is not None:   # backward(inputs=...) on non-leaf inputs: into their .grad
+            for x, g in zip(inputs, captured):
+                m = x._ag
+                if m.grad_fn is not None and g is not None:
+                    _store_grad(x, g, create_graph)
+        return None
+    if not allow_unused:
+        for i, g in enumerate(captured):
+            if g is None:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+    return captured
+
+
+def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:
+    buf = buffers.get(node)
+    if buf is None:
+        n = max(nr + 1, getattr(node, "n_outputs", 1))
+        buf = buffers[node] = [None] * n
+    elif nr >= len(buf):
+        buf.extend([None] * (nr + 1 - len(buf)))
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _pre_hooks(node: Node, grads: list) -> list:
+    th = node._tensor_hooks
+    if th:
+        for nr, hooks in th.items():
+            if nr < len(grads) and grads[nr] is not None:
+                for h in list(hooks):
+                    r = h(grads[nr])
+                    if r is not None:
+                        grads[nr] = r
+    if type(node) is AccumulateGrad:
+        m = node.variable._ag
+        if m.hooks and grads and grads[0] is not None:
+            for h in list(m.hooks):
+                r = h(grads[0])
+                if r is not None:
+                    grads[0] = r
+    if node._retained:
+        for nr, ref in node._retained.items():
+            t = ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                _store_grad(t, grads[nr], grad_mode.state.enabled)
+    if node._pre_hooks:
+        for h in node._pre_hooks:
+            r = h(tuple(grads))
+            if r is not None:
+                grads = list(r)
+    return grads
+
+
+def _store_grad(t: Any, g: Any, create_graph: bool) -> None:
+    """A non-leaf's retained gradient (replaced each backward, as PyTorch 2 accumulates it)."""
+    m = t._ag
+    if m.grad is None:
+        m.grad = g if create_graph else _detached(g, clone=True)
+    else:
+        m.grad = m.grad + g if create_graph else _detached(m.grad + g, clone=False)
+
+
+def _detached(g: Any, clone: bool) -> Any:
+    from ..tensor import wrap
+    if clone or not g.is_contiguous():
+        r = g.contiguous().clone() if g.is_contiguous() else g.contiguous()
+    else:
+        r = wrap(g.dtype, g.dtype.tensor.newWithTensor(g._h))
+    r._ag = None
+    return r
+
+
+def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
+    """leaf.grad += g: the first gradient is stored (as a contiguous copy the leaf owns)."""
+    m = t._ag
+    if m.grad is None:
+        m.grad = g if create_graph else _detached(g, clone=True)
+    elif create_graph or m.grad._ag is not None:
+        m.grad = m.grad + g
+    else:
+        with grad_mode.no_grad():
+            m.grad.add_(g)
+

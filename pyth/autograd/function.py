@@ -1,0 +1,218 @@
+"""Custom differentiable functions: subclass Function, write forward and backward.
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return g * y
+
+    Exp.apply(x)
+
+The ctx is the node itself (as in PyTorch): `<Name>Backward` in the graph.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import _FREED, Meta, Node, Saved, bump
+from .record import _fit, _meta
+from .variable import edge_of
+
+
+class FunctionCtx:
+    """What forward may tell backward (mixed into the node a Function records)."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        saved = self.__dict__.get("_saved")
+        if saved is None:
+            if self.__dict__.get("_released"):
+                raise RuntimeError(_FREED)
+            return tuple(self.__dict__.get("_to_save", ()))
+        return tuple(s.unpack(self) if isinstance(s, Saved) else s for s in saved)
+
+    saved_variables = saved_tensors
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of one Function.apply call; also its ctx."""
+
+    def apply(self, grads: list) -> list:
+        d = self.__dict__
+        if d.get("_released"):
+            raise RuntimeError(_FREED)
+        if d.get("_materialize", True):
+            from ..factories import zeros
+            grads = [g if g is not None or shape is None else zeros(shape, dtype=dt)
+                     for g, (shape, dt) in zip(grads + [None] * (len(d["_outs"]) - len(grads)),
+                                               d["_outs"])]
+        res = self._cls.backward(self, *grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n = len(d["_inputs"])
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n}, got {len(res)})")
+        out = []
+        for r, meta in zip(res, d["_inputs"]):
+            if r is not None and meta is not None and isinstance(r, Tensor) and \
+                    tuple(r.shape) != meta[0]:
+                try:
+                    r = _fit(r, meta)
+                except Exception:
+                    raise RuntimeError(f"Function {self.name()} returned an invalid gradient "
+                                       f"- got {list(r.shape)} but expected shape compatible "
+                                       f"with {list(meta[0])}") from None
+            elif r is not None and meta is not None:
+                r = _fit(r, meta)
+            out.append(r if meta is not None else None)
+        return out
+
+    def release(self) -> None:
+        d = self.__dict__
+        saved = d.get("_saved")
+        if saved:
+            for s in saved:
+                if isinstance(s, Saved):
+                    s.release()
+            d["_saved"] = None
+            d["_released"] = True
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_cls": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class of custom ops: static forward(ctx, *args) and backward(ctx, *grads)."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for "
+                                  "your custom autograd.Function to use it with backward mode "
+                                  "AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        return NotImplemented
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        edges = [edge_of(a) if isinstance(a, Tensor) else None for a in args]
+        record = grad_mode.state.enabled and any(e is not None for e in edges)
+        node = cls._backward_cls(tuple(e if e is not None else (None, 0) for e in edges))
+        node.needs_input_grad = tuple(e is not None for e in edges)
+        new_style = cls.setup_context is not Function.setup_context
+        prev = grad_mode.state.enabled
+        grad_mode.state.enabled = False
+        try:
+            if new_style:
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, out)
+            else:
+                out = cls.forward(node, *args, **kwargs)
+        finally:
+            grad_mode.state.enabled = prev
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+        d = node.__dict__
+        dirty = d.get("_dirty", ())
+        non_diff = d.get("_non_diff", ())
+        if not record:
+            for t in dirty:
+                bump(t)
+            _save(node, outs, record=False)
+            return out
+        node.__dict__["_inputs"] = [_meta(a) if e is not None else None
+                                    for a, e in zip(args, edges)]
+        new_outs = []
+        for i, o in enumerate(outs):
+            if not isinstance(o, Tensor):
+                new_outs.append(o)
+                continue
+            if any(o is t for t in dirty):
+                bump(o)
+                m = o._ag
+                if m is not None and m.grad_fn is None and m.requires_grad:
+                    raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                       "in-place operation.")
+            elif any(o is a for a in args):   # an input returned as is: an alias in the graph
+                from .record import alias
+                o = alias(o)
+            if any(o is t for t in non_diff) or not o.dtype.is_floating_point:
+                new_outs.append(o)
+                continue
+            if o._ag is None:
+                o._ag = Meta(False, node, i)
+            else:
+                o._ag.grad_fn, o._ag.output_nr = node, i
+            new_outs.append(o)
+        d["_outs"] = [(tuple(o.shape), o.dtype) if isinstance(o, Tensor) else (None, None)
+                      for o in new_outs]
+        node.n_outputs = len(new_outs)
+        _save(node, new_outs, record=True)
+        from . import anomaly
+        if anomaly.enabled():
+            anomaly.remember(node)
+        return new_outs[0] if single else tuple(new_outs)
+
+
+def _save(node: Any, outs: Any, record: bool) -> None:
+    d = node.__dict__
+    to_save = d.pop("_to_save", None)
+    if to_save is None:
+        return
+    saved = []
+    for t in to_save:
+        if not isinstance(t, Tensor):
+            saved.append(t)
+            continue
+        pos = next((i for i, o in enumerate(outs) if o is t), None)
+        if pos is not None and record:
+            saved.append(Saved(t, (node, pos)))
+        else:
+            saved.append(Saved(t))
+    d["_saved"] = saved
+
+
+def once_differentiable(fn: Any) -> Any:
+    """A backward that is not itself differentiable: it runs without recording."""
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        with grad_mode.no_grad():
+            return fn(ctx, *args)
+    return wrapper

@@ -1,0 +1,485 @@
+"""Recording: the wrapper each differentiable op runs through.
+
+`Op` is one row of the derivatives table (derivatives.py): the op's name, which of its
+arguments are differentiable, which it saves, and its backward formula. `differentiable(op,
+fn)` wraps fn (the existing forward) so that:
+
+* when no argument carries autograd state (`_ag is None`, the common case) it calls fn at
+  once: one attribute check per tensor argument is the whole cost;
+* otherwise, with grad enabled and some input requiring grad, it runs fn without recording,
+  makes a node of the op's class (MulBackward0 ...) whose next_functions are the inputs' edges,
+  saves what the formula needs (with versions) and attaches the node to the result.
+
+In-place ops (`t.add_(x)`, `t[i] = v`, copy_ ...) bump the version of what they write, refuse
+a leaf that requires grad, and become the new grad_fn of what they modified; on a view of a
+tensor in the graph the base's history is rewritten too (CopySlices), as PyTorch does.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+from ..tensor import Tensor, wrap
+from . import grad_mode
+from .graph import _FREED, Meta, Node, Saved, _versions, bump, version_of
+from .variable import edge_of
+
+_state = grad_mode.state
+
+
+class Op:
+    """One row of the derivatives table."""
+
+    __slots__ = (
+        "backward",
+        "conditional",
+        "diff",
+        "inplace",
+        "name",
+        "node_cls",
+        "outputs",
+        "prepare",
+        "save",
+        "saves_tensors",
+        "view",
+    )
+
+    def __init__(self, name: str, diff: str, backward: Callable, save: str = "",
+                 view: bool = False, outputs: tuple = (0,), node: str | None = None) -> None:
+        self.name = name
+        self.diff = tuple(diff.split())
+        self.save = tuple(save.split())
+        self.backward = backward
+        self.view = view
+        self.outputs = outputs      # which outputs of a tuple result are differentiable
+        cls_name = node or ("".join(p.capitalize() for p in name.strip("_").split("_")) +
+                            "Backward0")
+        self.node_cls = type(cls_name, (FormulaNode,), {"__slots__": ()})
+        self.saves_tensors = bool(self.save)
+        self.conditional = any("@" in n for n in self.save)
+        if "result" in self.save and self.conditional:
+            raise ValueError("a conditional save list cannot hold result")
+        self.prepare = None         # prepare(args) -> extra entries the formula needs
+
+
+class FormulaNode(Node):
+    """A node whose backward is a formula of the table."""
+
+    __slots__ = ("args", "inputs", "n_outputs", "op", "outs", "saved")
+
+    def apply(self, grads: list) -> list:
+        args = self.args
+        if args is None:
+            raise RuntimeError(_FREED)
+        a = dict(args)
+        a["needs"] = tuple(m is not None for m in self.inputs)
+        for k, s in self.saved.items():
+            a[k] = [x.unpack(self) if x is not None else None for x in s] if \
+                isinstance(s, list) else s.unpack(self)
+        if self.n_outputs == 1:
+            g = grads[0]
+        else:
+            g = [x if x is not None else _zeros(shape, dt) if shape is not None else None
+                 for x, (shape, dt) in zip(_pad(grads, self.n_outputs), self.outs)]
+        res = self.op.backward(g, a)
+        if len(self.inputs) == 1 and not isinstance(res, (tuple, list)):
+            res = (res,)
+        elif any(isinstance(r, list) for r in res):
+            flat = []
+            for r in res:
+                flat.extend(r) if isinstance(r, list) else flat.append(r)
+            res = flat
+        return [_fit(r, meta) for r, meta in zip(res, self.inputs)]
+
+    def release(self) -> None:
+        if self.saved:
+            for s in self.saved.values():
+                for x in (s if isinstance(s, list) else (s,)):
+                    if x is not None:
+                        x.release()
+            self.saved = {}
+            self.args = None
+
+
+def _pad(grads: list, n: int) -> list:
+    return grads + [None] * (n - len(grads)) if len(grads) < n else grads
+
+
+def _zeros(shape: tuple, dt: Any) -> Tensor:
+    from ..factories import zeros
+    return zeros(shape, dtype=dt)
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """g summed over the dims that broadcasting added or expanded, back to shape."""
+    gs = tuple(g.shape)
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
+
+
+def _fit(r: Any, meta: Any) -> Any:
+    """A formula's gradient brought to its input's shape and dtype."""
+    if r is None or meta is None:
+        return None
+    shape, dt = meta
+    if not isinstance(r, Tensor):
+        from ..factories import full
+        return full(shape, r, dtype=dt)
+    if tuple(r.shape) != shape:
+        r = sum_to(r, shape)
+    if r.dtype is not dt:
+        r = r.to(dt)
+    return r
+
+
+# ---- finding autograd state in arguments -------------------------------------------------------
+
+_SEQUENCES = (list, tuple)
+
+
+def _has_ag(args: tuple, kwargs: dict | None) -> bool:
+    for x in args:
+        if isinstance(x, Tensor):
+            if x._ag is not None:
+                return True
+        elif type(x) in (list, tuple):
+            for y in x:
+                if isinstance(y, Tensor) and y._ag is not None:
+                    return True
+    if kwargs:
+        for x in kwargs.values():
+            if isinstance(x, Tensor) and x._ag is not None:
+                return True
+    return False
+
+
+_RENAME = {"self": "input", "t": "input", "t1": "tensor1", "t2": "tensor2"}
+
+
+def _binder(fn: Callable) -> Callable:
+    """(args, kwargs) -> {parameter name: value, defaults included}, with `self` called
+    `input` as in the function forms, so that a method and its function share one formula.
+    (Built once per op from the signature; a call costs a dict and a zip.)"""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    rename = {p.name: _RENAME[p.name] for p in params
+              if p.name in _RENAME and _RENAME[p.name] not in sig.parameters}
+    pos = tuple(rename.get(p.name, p.name) for p in params
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    var_pos = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+    defaults = {rename.get(p.name, p.name): p.default for p in params
+                if p.default is not p.empty}
+    npos = len(pos)
+
+    def bind(args: tuple, kwargs: dict) -> dict:
+        if len(args) > npos and var_pos is None:
+            sig.bind(*args, **kwargs)      # raises the TypeError
+        a = dict(zip(pos, args))          # self (input) first: in-place ops look for it there
+        for k, v in defaults.items():
+            if k not in a:
+                a[k] = v
+        if var_pos is not None:
+            a[var_pos] = args[npos:]
+        if kwargs:
+            for k, v in kwargs.items():
+                a[rename.get(k, k)] = v
+        return a
+    return bind
+
+
+def _inputs(op: Op, a: dict) -> tuple[list, list]:
+    """The differentiable inputs (flattened over list arguments) and their edges."""
+    xs: list = []
+    for name in op.diff:
+        v = a.get(name)
+        if isinstance(v, (list, tuple)) and name in ("tensors", "shape_or_tensors"):
+            xs.extend(v)
+        else:
+            xs.append(v)
+    edges = [edge_of(x) if isinstance(x, Tensor) else None for x in xs]
+    return xs, edges
+
+
+def _to_save(op: Op, xs: list, edges: list) -> tuple:
+    """The names op saves for this call: `input@other` saves input only when other needs a
+    gradient (mul's input serves only other's gradient)."""
+    if not op.conditional:
+        return op.save
+    need = {n: e is not None for n, e in zip(op.diff, edges)} if len(xs) == len(op.diff) \
+        else {}
+    names = []
+    for item in op.save:
+        name, _, cond = item.partition("@")
+        if not cond or need.get(cond, True):
+            names.append(name)
+    return tuple(names)
+
+
+def _save(op: Op, a: dict, names: tuple) -> dict:
+    saved = {}
+    for name in names:
+        if name == "result":
+            continue
+        v = a.get(name)
+        if isinstance(v, Tensor):
+            saved[name] = Saved(v)
+        elif isinstance(v, (list, tuple)) and v and all(isinstance(x, Tensor) for x in v):
+            saved[name] = [Saved(x) for x in v]
+    return saved
+
+
+class Info:
+    """What a formula may ask of an input it did not save: its shape and dtype."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, t: Tensor) -> None:
+        self.shape, self.dtype = t.shape, t.dtype
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def size(self, d: int | None = None) -> Any:
+        return self.shape if d is None else self.shape[d]
+
+
+def _args_kept(op: Op, a: dict) -> dict:
+    """The non-tensor arguments (dims, scalars ...) as they are, tensors as their Info."""
+    kept = {}
+    for k, v in a.items():
+        if k not in op.diff:      # indices, masks, dims, scalars: kept as they are
+            kept[k] = v
+        elif isinstance(v, Tensor):
+            kept[k] = Info(v)
+        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
+            kept[k] = [Info(x) if isinstance(x, Tensor) else x for x in v]
+        else:
+            kept[k] = v
+    return kept
+
+
+def _meta(x: Any) -> Any:
+    if isinstance(x, Tensor) and x.dtype.is_floating_point:
+        return (tuple(x.shape), x.dtype)
+    return None
+
+
+def _make_node(op: Op, a: dict, xs: list, edges: list) -> FormulaNode:
+    node = op.node_cls(tuple(e if e is not None else (None, 0) for e in edges))
+    node.op = op
+    node.args = _args_kept(op, a)
+    if op.prepare is not None:
+        node.args.update(op.prepare(a))
+    node.saved = _save(op, a, _to_save(op, xs, edges))
+    node.inputs = [_meta(x) if e is not None else None for x, e in zip(xs, edges)]
+    return node
+
+
+def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None:
+    """Makes node the grad_fn of result's differentiable outputs (saving result if asked)."""
+    if isinstance(result, Tensor):
+        outs = (result,)
+    else:
+        outs = tuple(result)
+    node.n_outputs = len(outs)
+    node.outs = [(tuple(o.shape), o.dtype) if isinstance(o, Tensor) and i in op.outputs and
+                 o.dtype.is_floating_point else (None, None) for i, o in enumerate(outs)]
+    for i, o in enumerate(outs):
+        if i not in op.outputs or not isinstance(o, Tensor) or not o.dtype.is_floating_point:
+            continue
+        m = o._ag
+        if m is None:
+            o._ag = m = Meta(False, node, i)
+        else:   # a tensor the op returned that already had state (should not happen)
+            m.grad_fn, m.output_nr = node, i
+        if op.view and isinstance(first, Tensor) and first._ag is not None and \
+                o._h.storage == first._h.storage:
+            fm = first._ag
+            m.base = fm.base if fm.base is not None else first
+            m.track_view(o)
+    if "result" in op.save:
+        r = outs[0] if len(outs) == 1 else outs
+        if isinstance(r, Tensor):
+            node.saved["result"] = Saved(r, (node, 0))
+        else:
+            node.saved["result"] = [Saved(o, (node, i)) if isinstance(o, Tensor) else None
+                                    for i, o in enumerate(outs)]
+
+
+def _out_error(op: Op) -> RuntimeError:
+    return RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.")
+
+
+def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callable:
+    """fn, recording op's node when an input requires grad and grad mode is on (its arguments
+    named as sig's parameters: fn's own by default)."""
+    bind = _binder(sig or fn)
+
+    def record(args: tuple, kwargs: dict) -> Any:
+        if not _state.enabled:
+            return fn(*args, **kwargs)
+        a = bind(args, kwargs)
+        xs, edges = _inputs(op, a)
+        if not any(e is not None for e in edges):
+            return fn(*args, **kwargs)
+        if a.get("out") is not None:
+            raise _out_error(op)
+        _state.enabled = False
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            _state.enabled = True
+        for x in xs:   # an op that returned an input unchanged (contiguous, to) records nothing
+            if result is x:
+                return result
+        node = _make_node(op, a, xs, edges)
+        _attach(op, node, result, a, xs[0] if xs else None)
+        if _anomaly[0]:
+            from .anomaly import remember
+            remember(node)
+        return result
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for x in args:     # the one check of the common path: any autograd state at all?
+            if isinstance(x, Tensor):
+                if x._ag is not None:
+                    return record(args, kwargs)
+            elif type(x) in _SEQUENCES and _has_ag(x, None):
+                return record(args, kwargs)
+        if kwargs and _has_ag((), kwargs):
+            return record(args, kwargs)
+        return fn(*args, **kwargs)
+    wrapper.__name__ = getattr(fn, "__name__", op.name)
+    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+_anomaly = [False]
+
+
+# ---- in-place ops --------------------------------------------------------------------------------
+
+_LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
+_LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def in_place(op: Op | None, fn: Callable) -> Callable:
+    """fn(self, ...) writing self: versions bumped; recorded as op when in the graph (op None:
+    not differentiable, the result is cut from the graph)."""
+    bind = _binder(fn)
+
+    def record(args: tuple, kwargs: dict) -> Any:
+        self = args[0]
+        if not _state.enabled:
+            r = fn(*args, **kwargs)
+            bump(self)
+            return r
+        m = self._ag
+        if m is not None:
+            if m.grad_fn is None and m.requires_grad:
+                raise RuntimeError(_LEAF)
+            if m.base is not None:
+                bm = m.base._ag
+                if bm is not None and bm.grad_fn is None and bm.requires_grad:
+                    raise RuntimeError(_LEAF_VIEW)
+        if op is None:
+            r = fn(*args, **kwargs)
+            bump(self)
+            if m is not None and m.grad_fn is not None:
+                m.grad_fn = None   # no longer depends on anything differentiable
+            return r
+        a = bind(args, kwargs)
+        xs, edges = _inputs(op, a)
+        if not any(e is not None for e in edges):
+            r = fn(*args, **kwargs)
+            bump(self)
+            if m is not None and m.grad_fn is not None and m.base is None:
+                m.grad_fn = None
+            return r
+        old = None
+        names = _to_save(op, xs, edges)
+        if next(iter(a)) in names or any(x is not self and isinstance(x, Tensor) and
+                                     x._h.storage == self._h.storage for x in xs[1:]):
+            old = self.clone()   # recorded: double backward reaches self's old history
+        node = op.node_cls(tuple(e if e is not None else (None, 0) for e in edges))
+        node.op = op
+        node.args = _args_kept(op, a)
+        if op.prepare is not None:
+            node.args.update(op.prepare(a))
+        sa = dict(a)
+        if old is not None:
+            for k, v in a.items():
+                if isinstance(v, Tensor) and v._h.storage == self._h.storage:
+                    sa[k] = old
+        node.saved = _save(op, sa, names)
+        node.inputs = [_meta(x) if e is not None else None for x, e in zip(xs, edges)]
+        view_geom = None
+        if m is not None and m.base is not None:
+            view_geom = geometry(self)
+            base = m.base
+            base_edge = edge_of(base)
+        _state.enabled = False
+        try:
+            r = fn(*args, **kwargs)
+        finally:
+            _state.enabled = True
+        bump(self)
+        if m is None:
+            self._ag = m = Meta(False)
+        if view_geom is not None:
+            from .derivatives import CopySlices, view_of_base_node
+            cs = CopySlices(base, view_geom, node, base_edge)
+            bmeta = base._ag
+            if bmeta is None:
+                base._ag = bmeta = Meta(False)
+            bmeta.grad_fn, bmeta.output_nr = cs, 0
+            m.grad_fn, m.output_nr = view_of_base_node(base, self, (cs, 0)), 0
+            m.view_version = version_of(self)
+        else:
+            m.grad_fn, m.output_nr = node, 0
+        node.n_outputs = 1
+        node.outs = [(tuple(self.shape), self.dtype)]
+        if "result" in op.save:
+            node.saved["result"] = Saved(self, (node, 0))
+        if _anomaly[0]:
+            from .anomaly import remember
+            remember(node)
+        return r
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if _has_ag(args, kwargs):
+            return record(args, kwargs)
+        r = fn(*args, **kwargs)
+        if _versions:
+            bump(args[0])
+        return r
+    wrapper.__name__ = getattr(fn, "__name__", "inplace")
+    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    wrapper.__wrapped__ = fn
+    return wrapper
+
+
+def geometry(t: Tensor) -> tuple:
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+
+def alias(t: Tensor) -> Tensor:
+    r = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
+    r._ag = None
+    return r
