@@ -45,3 +45,8 @@ globals().update(linalg.TOPLEVEL)
 globals().update(_reductions.FUNCTIONS)
 
 __version__ = "0.1.0"
+
+# issue 17: the rest of PyTorch's surface (pyth/surface.py gathers the modules)
+from . import surface as _surface  # noqa: E402
+globals().update(_surface.FUNCTIONS)
+from .device import device  # noqa: E402,F401
