@@ -47,6 +47,9 @@
   _(sigmoid, 1 / (1 + TH_M(exp)(-x)))                                 \
   _(erf, TH_M(erf)(x))                                                \
   _(erfinv, TH_erfinv(x))                                             \
+  _(erfc, TH_M(erfc)(x))                                              \
+  _(digamma, TH_digamma(x))                                           \
+  _(i0, TH_i0(x))                                                     \
   _(lgamma, TH_M(lgamma)(x))
 #define TH_ROUNDING_OPS(_)                                            \
   _(floor, TH_M(floor)(x))                                            \
@@ -78,7 +81,13 @@
   _(fmod, TH_M(fmod)(x, y))                                           \
   _(remainder, TH_fremainder(x, y))                                   \
   _(floor_divide, TH_ffloordiv(x, y))                                 \
-  _(trunc_divide, TH_M(trunc)(TH_ROUND(x / y)))
+  _(trunc_divide, TH_M(trunc)(TH_ROUND(x / y)))                       \
+  _(copysign, TH_M(copysign)(x, y))                                   \
+  _(nextafter, TH_M(nextafter)(x, y))                                 \
+  _(xlogy, TH_xlogy(x, y))                                            \
+  _(logaddexp, TH_logaddexp(x, y))                                    \
+  _(logaddexp2, TH_logaddexp2(x, y))                                  \
+  _(polygamma, TH_polygamma(y, x))
 
 /* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
 #define TH_INT_BINARY_OPS(_)                                          \
@@ -88,7 +97,9 @@
   _(floor_divide, (opreal)TH_ifloordiv((int64_t)x, (int64_t)y, &err)) \
   _(trunc_divide, (opreal)TH_itruncdiv((int64_t)x, (int64_t)y, &err)) \
   _(lshift, (opreal)TH_lshift((uint64_t)(ureal)x, (int64_t)y, (int)sizeof(real) * 8)) \
-  _(rshift, (opreal)TH_rshift((int64_t)x, (int64_t)y, (int)sizeof(real) * 8))
+  _(rshift, (opreal)TH_rshift((int64_t)x, (int64_t)y, (int)sizeof(real) * 8)) \
+  _(gcd, (opreal)TH_igcd((int64_t)x, (int64_t)y))                      \
+  _(lcm, (opreal)TH_ilcm((int64_t)x, (int64_t)y))
 
 /* r = x op y, integer and bool types. */
 #define TH_BITWISE_BINARY_OPS(_)                                      \
@@ -136,6 +147,14 @@ TH_MVEC(sinh) TH_MVEC(cosh) TH_MVEC(tanh) TH_MVEC(erf)
 enum { TH_MATH_OK = 0, TH_MATH_ZERO_DIVISION = 1, TH_MATH_NEGATIVE_POWER = 2 };
 
 double TH_erfinv(double y);
+/* Special functions (lib/THMath.c): digamma, polygamma(n, x) for n >= 0, the modified Bessel
+ * function I0, x*log(y) (0 where x == 0), log(exp(x) + exp(y)) and its base-2 form. */
+double TH_digamma(double x);
+double TH_polygamma(double n, double x);
+double TH_i0(double x);
+double TH_xlogy(double x, double y);
+double TH_logaddexp(double x, double y);
+double TH_logaddexp2(double x, double y);
 
 #ifndef TH_CDEF
 /* Python's floor division and modulo on floats (the result of % takes the divisor's sign). */
@@ -208,6 +227,25 @@ static inline uint64_t TH_lshift(uint64_t a, int64_t s, int bits) {
 static inline int64_t TH_rshift(int64_t a, int64_t s, int bits) {
   if (s < 0 || s >= bits) return a < 0 ? -1 : 0;
   return a >> s;
+}
+
+/* Greatest common divisor and least common multiple of the magnitudes (wrapping, as C's
+ * unsigned arithmetic, where the result does not fit). */
+static inline int64_t TH_igcd(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return (int64_t)x;
+}
+
+static inline int64_t TH_ilcm(int64_t a, int64_t b) {
+  int64_t g = TH_igcd(a, b);
+  if (g == 0) return 0;
+  uint64_t m = (uint64_t)(a / g) * (uint64_t)b;
+  return (int64_t)m < 0 ? (int64_t)(0 - m) : (int64_t)m;
 }
 #endif
 
