@@ -5,6 +5,7 @@ Tensor.new_* and type_as, tril_indices / triu_indices."""
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -43,9 +44,12 @@ def _store_out(op: str, r: Tensor, out: Tensor | None) -> Tensor:
 
 def with_keywords(fn: Callable, name: str, has_out: bool = True) -> Callable:
     """fn with PyTorch's factory keywords checked: device= (CPU only), out= when has_out."""
+    named = {p.name for p in inspect.signature(fn).parameters.values()
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
     @functools.wraps(fn)
     def factory(*args: Any, out: Tensor | None = None, dtype: Any = None, **kwargs: Any) -> Tensor:
-        extra = {k: kwargs.pop(k) for k in list(kwargs) if k not in ("device", *_ACCEPTED)}
+        extra = {k: kwargs.pop(k) for k in list(kwargs) if k in named}
         _check_keywords(name, kwargs)
         if out is not None and not has_out:
             raise TypeError(f"{name}() got an unexpected keyword argument 'out'")

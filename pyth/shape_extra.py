@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 from . import dtypes as _dt
 from . import shape_ops as _so
 from ._size import Size
-from .tensor import Tensor, as_dim, parse_sizes
+from .tensor import Tensor, parse_sizes
 
 
 def _wrap(d: Any, n: int, op: str) -> int:
@@ -165,6 +165,9 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with the dims in source moved to the positions in destination."""
     n = input.dim()
+    if isinstance(source, int) != isinstance(destination, int):
+        raise TypeError("movedim(): source and destination must both be ints or both be "
+                        "sequences of ints")
     src = _dim_list(source, n, "movedim")
     dst = _dim_list(destination, n, "movedim")
     if len(src) != len(dst):
