@@ -91,7 +91,7 @@ def einsum(*args: Any) -> Tensor:
     lhs, arrow, rhs = equation.partition("->")
     specs = lhs.split(",")
     if len(specs) != len(operands):
-        raise ValueError(f"einsum(): more operands were provided than specified in the "
+        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
                          f"equation" if len(operands) > len(specs) else
                          "einsum(): fewer operands were provided than specified in the equation")
     ellipsis: list = []
@@ -194,8 +194,17 @@ def _contract(a: tuple, b: tuple, needed: set, sizes: dict) -> tuple:
     inner = [lab for lab in la if lab in lb and lab not in needed]
     a_only = [lab for lab in la if lab not in lb]
     b_only = [lab for lab in lb if lab not in la]
+    for lab in [lab for lab in inner if sizes[lab] == 1]:  # a sum over one term: drop it
+        ta, tb = ta.squeeze(la.index(lab)), tb.squeeze(lb.index(lab))
+        la, lb = [x for x in la if x != lab], [x for x in lb if x != lab]
+        inner.remove(lab)
     ta = _arrange(ta, la, batch + a_only + inner, sizes, batch + inner)
     tb = _arrange(tb, lb, batch + inner + b_only, sizes, batch + inner)
+    if not inner:  # nothing to sum: a broadcast product (also the path for bool)
+        shape_a = list(ta.size()) + [1] * len(b_only)
+        shape_b = list(tb.size())[:len(batch)] + [1] * len(a_only) + \
+            list(tb.size())[len(batch):]
+        return ta.reshape(shape_a) * tb.reshape(shape_b), batch + a_only + b_only
     nb = _prod(sizes[lab] for lab in batch)
     m = _prod(ta.size(len(batch) + k) for k in range(len(a_only)))
     k = _prod(sizes[lab] for lab in inner)

@@ -154,7 +154,11 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = N
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
-    """Dot product of vectors along dim (broadcast)."""
+    """Dot product of vectors along dim (broadcast); floating types only, as PyTorch."""
+    for t in (x, y):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
+                               f"input. Got {t.dtype.real}")
     return result_of("linalg.vecdot", P["mul"](x, y).sum(dim), out)
 
 
