@@ -30,7 +30,7 @@ class finfo:
             info = {"bits": f.bits, "eps": float(f.eps), "max": float(f.max),
                     "min": float(f.min), "tiny": float(f.smallest_normal),
                     "smallest_normal": float(f.smallest_normal),
-                    "resolution": float(f.resolution)}
+                    "resolution": 10.0 ** -int(f.precision)}
         for k, v in info.items():
             setattr(self, k, v)
 

@@ -173,10 +173,13 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     from .shape_ops import cat
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
+    if x.dtype.kind == "b":
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           "tensors, but got Bool")
     n = x.size(-1) if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    dt = _dt.int64 if x.dtype.kind in "bui" else x.dtype
+    dt = _dt.int64 if x.dtype.kind in "ui" else x.dtype
     xs = x.to(dt).unsqueeze(-1)
     ones = as_tensor(1, dt).expand(*xs.size())
     if n <= 1:
