@@ -94,10 +94,13 @@ def is_nonzero(input: Tensor) -> bool:
     return bool(input)
 
 
+_squeeze_all = Tensor.squeeze  # the C view (newSqueeze); the method below replaces Tensor's
+
+
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """input without its size-1 dims (all of them, or those among dim: an int or a tuple)."""
-    if dim is None:
-        return input.squeeze()
+    if dim is None or isinstance(dim, int):
+        return _squeeze_all(input, dim)
     n = input.dim()
     dims = _dim_list(dim, n, "squeeze")
     if n == 0:

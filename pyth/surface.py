@@ -20,7 +20,7 @@ def _optional(name: str) -> Any:
 
 
 for _name in ("indexing_extra", "math_extra", "reductions_extra", "einsum", "linalg_extra",
-              "dtype_info", "_printoptions"):
+              "dtype_info", "_printoptions", "aliases", "stats", "lapack_compat", "creation_more"):
     _MODULES.append(_optional(_name))
 
 FUNCTIONS: dict[str, Callable] = {"device": _device.device}
