@@ -88,10 +88,9 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got "
                            f"{input.dtype.real}")
-    if input.dtype is _dt.bfloat16:
-        raise NotImplementedError("\"frexp_cpu\" not implemented for 'BFloat16'")
-    m, e = np.frexp(input.contiguous().numpy())
-    mant = from_numpy(np.ascontiguousarray(m)).clone()
+    src = input.float() if input.dtype is _dt.bfloat16 else input  # exact: bf16 is float32's top
+    m, e = np.frexp(src.contiguous().numpy())
+    mant = from_numpy(np.ascontiguousarray(m)).to(input.dtype, copy=True)
     expo = from_numpy(np.ascontiguousarray(e.astype(np.int32))).clone()
     if out is not None:
         mant, expo = result_of("frexp", mant, out[0]), result_of("frexp", expo, out[1])
@@ -103,9 +102,9 @@ def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     _need("mvlgamma", input)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    if input.dtype is _dt.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     x = _float(input)
-    if x.numel() and float(x.amin()) <= (p - 1) / 2:
-        raise RuntimeError(f"All elements must be greater than (p-1)/2")
     r = as_tensor(p * (p - 1) / 4 * math.log(math.pi), x.dtype)
     for i in range(p):
         r = P["add"](r, P["lgamma"](P["sub"](x, i / 2)))

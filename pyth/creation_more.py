@@ -94,13 +94,11 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     return from_numpy(np.from_dlpack(ext_tensor))
 
 
-def range(start: float = 0, end: float | None = None, step: float = 1, *, dtype: Any = None,
+def range(start: float, end: float, step: float = 1, *, dtype: Any = None,
           device: Any = None, **kwargs: Any) -> Tensor:  # noqa: A001
     """start, start + step, ... up to end inclusive (deprecated in PyTorch: use arange)."""
     from .factories import arange
     check_device(device, "range")
-    if end is None:
-        start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()

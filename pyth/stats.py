@@ -31,6 +31,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
+    if input.dtype is _dt.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
     if not x.dtype.is_floating_point:
         x = x.to(_dt.get_default_dtype())
@@ -118,6 +120,8 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     from .shape_ops import cat
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if input.dtype in (_dt.uint8, _dt.bool_):
+        raise RuntimeError(f"torch.gradient does not support {input.dtype.name} input.")
     dims = list(range(input.dim())) if dim is None else ([dim] if isinstance(dim, int)
                                                           else list(dim))
     if isinstance(spacing, (int, float)) or (isinstance(spacing, Tensor) and spacing.dim() == 0):
@@ -167,9 +171,15 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     return tuple(out)
 
 
+def _no_bool(op: str, y: Tensor) -> None:
+    if y.dtype is _dt.bool_:
+        raise RuntimeError(f"{op}: received a bool input for `y`, but bool is not supported")
+
+
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     """Integral of y along dim by the trapezoidal rule (sample points x, or spacing dx)."""
+    _no_bool("trapezoid", y)
     n = y.size(dim)
     if n == 0:
         return y.sum(dim) if y.dtype.is_floating_point else y.sum(dim)
@@ -196,6 +206,7 @@ def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
                          dim: int = -1) -> Tensor:
     """Running trapezoidal integral of y along dim (one fewer element)."""
+    _no_bool("cumulative_trapezoid", y)
     n = y.size(dim)
     a, b = y.narrow(dim, 1, max(n - 1, 0)), y.narrow(dim, 0, max(n - 1, 0))
     s = P["add"](a, b)
@@ -275,7 +286,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
         raise RuntimeError("x must be a one-dimensional tensor.")
     if N is not None and N < 0:
         raise RuntimeError("N must be non-negative.")
-    r = lv(x, N=N)
+    r = lv(x.long() if x.dtype is _dt.bool_ else x, N=N)
     if not increasing:
         r = r.flip(-1)
     return r
@@ -290,8 +301,6 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
                         f"{idx.dtype.name}")
     shape = [shape] if isinstance(shape, int) else list(shape)
     total = math.prod(shape)
-    if idx.numel() and (int(idx.amin()) < -total or int(idx.amax()) >= total):
-        raise RuntimeError("'indices' must be in range [-prod(shape), prod(shape))")
     idx = P["remainder"](idx.long(), total) if total else idx.long()
     out = []
     for s in reversed(shape):
@@ -324,7 +333,9 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """input where |input| > lambd, else 0."""
+    """input where |input| > lambd, else 0 (floating types)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{input.dtype.real}'")
     return P["where"](P["gt"](P["abs"](input), lambd), input, as_tensor(0, input.dtype))
 
 
