@@ -6,7 +6,6 @@ legacy / odd Tensor methods (new, map2_, is_signed, is_same_size, sum_to_size, H
 from __future__ import annotations
 
 import math
-import operator
 from typing import Any, Callable
 
 from . import dtypes as _dt

@@ -46,7 +46,7 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
     check_device(device, "empty_strided")
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     base = empty(span, dtype=dt)
     return base.as_strided(tuple(size), tuple(stride), 0)

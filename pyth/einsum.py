@@ -91,8 +91,8 @@ def einsum(*args: Any) -> Tensor:
     lhs, arrow, rhs = equation.partition("->")
     specs = lhs.split(",")
     if len(specs) != len(operands):
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the "
-                         f"equation" if len(operands) > len(specs) else
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                         "equation" if len(operands) > len(specs) else
                          "einsum(): fewer operands were provided than specified in the equation")
     ellipsis: list = []
     labels = [_parse_operand(s, t, ellipsis) for s, t in zip(specs, operands)]
@@ -129,7 +129,7 @@ def einsum(*args: Any) -> Tensor:
     pending = [_prepare(t, ls) for t, ls in zip(tensors, labels)]
     for i in range(len(pending)):
         needed = set(out)
-        for t_, ls in pending[i + 1:]:
+        for _, ls in pending[i + 1:]:
             needed.update(ls)
         if i == 0:
             cur = _sum_unneeded(*pending[0], needed)

@@ -175,7 +175,7 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
     if src.dtype is not self.dtype:
-        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if index.dtype is not _dt.int64:
         raise RuntimeError("scatter(): Expected dtype int64 for index")
     d = _wrap(dim, self.dim(), "scatter_reduce_")

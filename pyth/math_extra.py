@@ -509,7 +509,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *,
     from .shape_extra import broadcast_tensors
     from .shape_ops import stack
     if input.dim() != other.dim():
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions.")
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     a, b = broadcast_tensors(input, other)
     if dim is None:
         dim = next((i for i, s in enumerate(a.size()) if s == 3), None)

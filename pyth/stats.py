@@ -133,9 +133,9 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     for d, h in zip(dims, spacing):
         n = x.size(d)
         if n < edge_order + 1:
-            raise RuntimeError(f"torch.gradient expected each dimension size to be at least "
-                               f"edge_order+1")
-        f = lambda a, b: x.narrow(d, a, b - a)  # noqa: E731
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        f = lambda a, b, d=d: x.narrow(d, a, b - a)  # noqa: E731
         if isinstance(h, Tensor) and h.dim() == 1:
             c = h.to(x.dtype)
             shape = [1] * x.dim()
@@ -228,7 +228,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"renorm: expected a floating point tensor, got {input.dtype.name}")
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported")
+        raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     from .linalg import vector_norm
