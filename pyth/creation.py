@@ -15,8 +15,9 @@ from . import factories as _f
 from .device import check_device
 from .tensor import Tensor, parse_sizes
 
-# keyword -> the values pyth accepts (PyTorch's defaults); device is validated on its own
-_ACCEPTED = {"requires_grad": (False,), "layout": (None, "strided", "torch.strided"),
+# keyword -> the values pyth accepts (PyTorch's defaults); device is validated on its own, and
+# requires_grad is passed on to the wrapped factory (autograd decides what it means)
+_ACCEPTED = {"layout": (None, "strided", "pyth.strided", "torch.strided"),
              "pin_memory": (False,), "memory_format": (None, "contiguous_format",
                                                        "preserve_format")}
 
@@ -49,7 +50,7 @@ def with_keywords(fn: Callable, name: str, has_out: bool = True) -> Callable:
 
     @functools.wraps(fn)
     def factory(*args: Any, out: Tensor | None = None, dtype: Any = None, **kwargs: Any) -> Tensor:
-        extra = {k: kwargs.pop(k) for k in list(kwargs) if k in named}
+        extra = {k: kwargs.pop(k) for k in list(kwargs) if k in named or k == "requires_grad"}
         _check_keywords(name, kwargs)
         if out is not None and not has_out:
             raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
@@ -64,6 +65,24 @@ _NO_OUT = ("empty_like", "zeros_like", "ones_like", "full_like")
 
 FACTORIES: dict[str, Callable] = {n: with_keywords(getattr(_f, n), n) for n in _WITH_OUT}
 FACTORIES.update({n: with_keywords(getattr(_f, n), n, has_out=False) for n in _NO_OUT})
+
+
+def _device_checked(fn: Callable, name: str) -> Callable:
+    """fn with device= validated (CPU only) and dropped; fn checks its other keywords."""
+    @functools.wraps(fn)
+    def factory(*args: Any, **kwargs: Any) -> Tensor:
+        check_device(kwargs.pop("device", None), name)
+        return fn(*args, **kwargs)
+    return factory
+
+
+def _random_factories() -> dict:
+    from . import random as _r
+    return {n: _device_checked(getattr(_r, n), n) for n in (
+        "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like")}
+
+
+FACTORIES.update(_random_factories())
 
 
 def _materialise(data: Any) -> Any:
@@ -83,9 +102,8 @@ def _materialise(data: Any) -> Any:
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of data (scalar, nested sequences, any iterable, ndarray)."""
-    _check_keywords("tensor", {"device": device, "requires_grad": requires_grad,
-                               "pin_memory": pin_memory})
-    return _f.tensor(_materialise(data), dtype=dtype)
+    _check_keywords("tensor", {"device": device, "pin_memory": pin_memory})
+    return _f.tensor(_materialise(data), dtype=dtype, requires_grad=requires_grad)
 
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
@@ -106,9 +124,9 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
             requires_grad: bool = False) -> Tensor:
     """obj as a tensor: shares memory unless copy=True or a conversion is needed."""
-    _check_keywords("asarray", {"device": device, "requires_grad": requires_grad})
-    if copy:
-        return tensor(obj, dtype=dtype)
+    _check_keywords("asarray", {"device": device})
+    if copy or requires_grad:
+        return tensor(obj, dtype=dtype, requires_grad=requires_grad)
     return as_tensor(obj, dtype=dtype)
 
 

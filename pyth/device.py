@@ -123,3 +123,11 @@ def install(tensor_class: type) -> None:
     tensor_class.is_cuda = property(lambda self: False)
     tensor_class.is_cpu = property(lambda self: True)
     tensor_class.cpu = _cpu
+    tensor_class.cuda = _cuda
+
+
+def _cuda(self: Any, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """Always a RuntimeError: pyth has no CUDA device."""
+    check_device("cuda" if device is None else device if not isinstance(device, int)
+                 else f"cuda:{device}", "cuda")
+    return self

@@ -145,8 +145,13 @@ def _round_method(self: Tensor, *, decimals: int = 0) -> Tensor:
     return round(self, decimals=decimals)
 
 
+_plain_round_ = Tensor.round_  # pointwise.py's in-place kernel, kept for decimals=0
+
+
 def _round_(self: Tensor, *, decimals: int = 0) -> Tensor:
     """In-place round (to `decimals` places)."""
+    if decimals == 0:
+        return _plain_round_(self)
     return self.copy_(round(self, decimals=decimals))
 
 
@@ -468,7 +473,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
-         append: Tensor | None = None) -> Tensor:
+         append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """n-th forward difference along dim (prepend/append joined first); bool gives !=."""
     from .shape_ops import cat
     _need_tensor("diff", input)
@@ -487,7 +492,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
             break
         a, b = x.narrow(dim, 1, size - 1), x.narrow(dim, 0, size - 1)
         x = P["logical_xor"](a, b) if x.dtype is _dt.bool_ else P["sub"](a, b)
-    return x if n else x.clone()
+    return result_of("diff", x if n else x.clone(), out)
 
 
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:

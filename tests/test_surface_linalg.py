@@ -145,3 +145,28 @@ def test_cdist_errors_and_block_diag():
     a, b = make_pair(sample((2, 3), "int64", ("bd",)), "int64")
     check_call(lambda: pyth.block_diag(a, pyth.tensor(5.0), a[0], a.t()),
                lambda: torch.block_diag(b, torch.tensor(5.0), b[0], b.t()))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_vector_and_matrix_norm_every_ord(name):
+    torch = torch_or_skip()
+    p, t = make_pair(sample((2, 4, 3), name, ("norm",)), name)
+    for ord in (2, 1, 0, 3.5, 0.5, -1, -2, float("inf"), float("-inf")):
+        check_call(lambda: pyth.linalg.vector_norm(p, ord), lambda: torch.linalg.vector_norm(t, ord),
+                   rtol=1e-4)
+        check_call(lambda: pyth.linalg.vector_norm(p.mT, ord, dim=(0, 2), keepdim=True),
+                   lambda: torch.linalg.vector_norm(t.mT, ord, dim=(0, 2), keepdim=True), rtol=1e-4)
+    for ord in ("fro", "nuc", 1, -1, 2, -2, float("inf"), float("-inf")):
+        check_call(lambda: pyth.linalg.matrix_norm(p, ord), lambda: torch.linalg.matrix_norm(t, ord),
+                   rtol=1e-4)
+        check_call(lambda: pyth.linalg.matrix_norm(p.mT, ord, dim=(0, 2)),
+                   lambda: torch.linalg.matrix_norm(t.mT, ord, dim=(0, 2)), rtol=1e-4)
+    check_call(lambda: pyth.linalg.matrix_norm(p, 3), lambda: torch.linalg.matrix_norm(t, 3))
+
+
+def test_diff_out():
+    torch = torch_or_skip()
+    out, tout = pyth.empty(0), torch.empty(0)
+    r = pyth.diff(pyth.tensor([1.0, 4.0, 9.0]), out=out)
+    assert r is out
+    assert_same(out, torch.diff(torch.tensor([1.0, 4.0, 9.0]), out=tout))

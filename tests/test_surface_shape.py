@@ -37,6 +37,8 @@ def test_tensor_device_surface():
     assert t.to(pyth.device("cpu")) is t and t.to(device="cpu") is t
     assert t.to("cpu", pyth.float64).dtype is pyth.float64
     assert t.to(device="cpu", dtype=pyth.int32).dtype is pyth.int32
+    with pytest.raises(RuntimeError, match="cuda"):
+        t.cuda()
     for bad in ("cuda", "cuda:0", "mps", pyth.device("meta")):
         with pytest.raises(RuntimeError, match="cuda|mps|meta"):
             t.to(bad)
@@ -55,6 +57,8 @@ FACTORY_CALLS = {
     "full_like": lambda m, **k: m.full_like(m.ones(2), 3, **k),
     "empty_like": lambda m, **k: m.empty_like(m.ones(2), **k),
     "rand": lambda m, **k: m.rand(2, **k), "randn": lambda m, **k: m.randn(2, **k),
+    "rand_like": lambda m, **k: m.rand_like(m.ones(2), **k),
+    "randint_like": lambda m, **k: m.randint_like(m.ones(2), 5, **k),
     "randint": lambda m, **k: m.randint(0, 5, (2,), **k), "randperm": lambda m, **k: m.randperm(4, **k),
     "tril_indices": lambda m, **k: m.tril_indices(3, 3, **k),
     "triu_indices": lambda m, **k: m.triu_indices(3, 3, **k),
@@ -64,7 +68,7 @@ FACTORY_CALLS = {
 @pytest.mark.parametrize("name", sorted(FACTORY_CALLS))
 def test_factories_validate_device(name):
     make = FACTORY_CALLS[name]
-    for ok in ("cpu", pyth.device("cpu"), None):
+    for ok in ("cpu", "cpu:0", pyth.device("cpu"), None):
         assert make(pyth, device=ok).device == "cpu"
     for bad in ("cuda", "cuda:0", "meta"):
         with pytest.raises(RuntimeError):
@@ -80,7 +84,10 @@ def test_factories_out_and_keywords():
     with pytest.raises(TypeError):
         pyth.zeros(2, bogus=1)
     with pytest.raises(RuntimeError):
-        pyth.zeros(2, requires_grad=True, dtype=pyth.int64, pin_memory=True)
+        pyth.zeros(2, dtype=pyth.int64, pin_memory=True)
+    with pytest.raises(RuntimeError):
+        pyth.zeros(2, layout="sparse_coo")
+    assert pyth.zeros(2, layout=pyth.strided, requires_grad=False).shape == (2,)
 
 
 def test_tensor_from_iterables_and_as_tensor():
