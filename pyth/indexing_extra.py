@@ -150,10 +150,11 @@ def _segment_reduce(keys: Tensor, vals: Tensor, op: str) -> tuple:
     from .shape_ops import cat
     n, s = keys.numel(), 1
     fn = P[op]
-    while s < n:
+    vals = vals.clone()
+    while s < n:  # the new values are computed before vals is written
         same = P["eq"](keys.narrow(0, s, n - s), keys.narrow(0, 0, n - s))
         combined = fn(vals.narrow(0, 0, n - s), vals.narrow(0, s, n - s))
-        vals = cat([vals.narrow(0, 0, s), where(same, combined, vals.narrow(0, s, n - s))])
+        vals.narrow(0, s, n - s).copy_(where(same, combined, vals.narrow(0, s, n - s)))
         s *= 2
     if n == 0:
         return keys, vals
@@ -168,7 +169,6 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     'amax' or 'amin' (include_self=False: self's old values there are left out)."""
     from .shape_extra import _wrap
     from .sorting import sort
-    from .factories import ones_like, zeros
     _need_tensor("scatter_reduce_", self, "self")
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch accepts these too
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
@@ -192,32 +192,32 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if lo < 0 or hi >= self.size(d):
         raise RuntimeError(f"index {hi if hi >= self.size(d) else lo} is out of bounds for "
                            f"dimension {d} with size {self.size(d)}")
+    if reduce in ("sum", "mean", "prod"):  # the C scatter kernels (add, multiply)
+        from .factories import zeros_like, ones_like as ones_of
+        if not include_self:
+            self.scatter_(d, index, value=1 if reduce == "prod" else 0)
+        if reduce == "prod":
+            return self.scatter_(d, index, src, reduce="multiply")
+        self.scatter_add_(d, index, src)
+        if reduce == "mean":
+            counts = zeros_like(self, dtype=_dt.int64).scatter_add_(
+                d, index, ones_of(index, dtype=_dt.int64))
+            if include_self:
+                counts = P["add"](counts, 1)
+            counts = P["clamp"](counts, min=1).to(self.dtype)
+            self.copy_(P["div"](self, counts) if self.dtype.is_floating_point
+                       else P["floor_divide"](self, counts))
+        return self
     target = self.contiguous()
     pos = _targets(target, d, index)
     flat = target.view(-1)
-    if reduce in ("sum", "mean"):
-        work_dt = self.dtype
-        if not include_self:
-            flat.index_fill_(0, pos, 0)
-        flat.index_add_(0, pos, src.reshape(-1).to(work_dt))
-        if reduce == "mean":
-            counts = zeros(flat.numel(), dtype=_dt.int64).index_add_(
-                0, pos, ones_like(pos))
-            if include_self:
-                counts = P["add"](counts, 1)
-            counts = P["clamp"](counts, min=1).to(work_dt)
-            if work_dt.is_floating_point:
-                flat.copy_(P["div"](flat, counts))
-            else:
-                flat.copy_(P["floor_divide"](flat, counts))
-    else:
-        order = sort(pos, stable=True)
-        keys = order.values
-        vals = src.reshape(-1).take(order.indices)
-        keys, vals = _segment_reduce(keys, vals, _REDUCE_OPS[reduce])
-        if include_self:
-            vals = P[_REDUCE_OPS[reduce]](flat.take(keys), vals).to(self.dtype)
-        flat.index_copy_(0, keys, vals)
+    order = sort(pos, stable=True)
+    keys = order.values
+    vals = src.reshape(-1).take(order.indices)
+    keys, vals = _segment_reduce(keys, vals, _REDUCE_OPS[reduce])
+    if include_self:
+        vals = P[_REDUCE_OPS[reduce]](flat.take(keys), vals).to(self.dtype)
+    flat.index_copy_(0, keys, vals)
     if target is not self:
         self.copy_(target)
     return self

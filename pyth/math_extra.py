@@ -320,13 +320,9 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
     return P["sub"](s, P["log"](P["exp"](s).sum(dim, keepdim=True)))
 
 
-# ---- cummax / cummin: a doubling (Hillis-Steele) scan over (value, index) pairs ----
-#
-# After the step with shift s, position i holds the extreme of the window (i - 2s, i]; log2(n)
-# steps cover every prefix. Combining an earlier pair L with a later pair R keeps R when R is
-# NaN, L when L is NaN, and otherwise R on ties (the later index, as PyTorch reports).
+# ---- cummax / cummin: one C pass per slice (generic/THTensorSort.c, cumExtremeSlice) ----
 
-_ValuesIndices = {}
+_ValuesIndices: dict = {}
 
 
 def _result_type(name: str) -> type:
@@ -336,53 +332,30 @@ def _result_type(name: str) -> type:
     return t
 
 
-def _cumextreme(op: str, input: Tensor, dim: int, out: Any, better: str) -> Any:
-    from .shape_extra import _wrap
-    from .factories import arange
-    from .shape_ops import cat
+def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> Any:
+    from ._errors import check
+    from ._ops import new_result
     _need_tensor(op, input)
-    if input.dtype is _dt.bool_:
-        vals = input.to(_dt.uint8)
-    else:
-        vals = input.clone()
-    n = input.dim()
-    d = _wrap(dim, n, op)
-    if n == 0:
-        res = (input.clone(), _empty((), _dt.int64).fill_(0))
-    else:
-        size = input.size(d)
-        shape = [1] * n
-        shape[d] = size
-        idx = arange(size).reshape(shape).expand(*input.size()).contiguous()
-        s = 1
-        floating = vals.dtype.is_floating_point
-        while s < size:
-            lv, li = vals.narrow(d, 0, size - s), idx.narrow(d, 0, size - s)
-            rv, ri = vals.narrow(d, s, size - s), idx.narrow(d, s, size - s)
-            take_r = P[better](rv, lv)
-            if floating:
-                take_r = (isnan(rv) | take_r) & ~(isnan(lv) & ~isnan(rv))
-            new_v = where(take_r, rv, lv)
-            new_i = where(take_r, ri, li)
-            vals = cat([vals.narrow(d, 0, s), new_v], d)
-            idx = cat([idx.narrow(d, 0, s), new_i], d)
-            s *= 2
-        res = (vals.to(input.dtype), idx)
+    dt = input.dtype
     if out is not None:
-        out[0].resize_(res[0].size()).copy_(res[0])
-        out[1].resize_(res[1].size()).copy_(res[1])
-        res = (out[0], out[1])
-    return _result_type(op)(*res)
+        values, indices = out
+        if values.dtype is not dt or indices.dtype is not _dt.int64:
+            raise RuntimeError(f"{op}(): expected out tensors of dtypes {dt.name} and int64, "
+                               f"got {values.dtype.name} and {indices.dtype.name}")
+    else:
+        values, indices = new_result(dt), new_result(_dt.int64)
+    check(dt.tensor.cumextreme(values._h, indices._h, input._h, int(dim), int(minimum)))
+    return _result_type(op)(values, indices)
 
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running maximum along dim and the index where it was found (NaN propagates)."""
-    return _cumextreme("cummax", input, dim, out, "ge")
+    return _cumextreme("cummax", input, dim, out, False)
 
 
 def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running minimum along dim and the index where it was found (NaN propagates)."""
-    return _cumextreme("cummin", input, dim, out, "le")
+    return _cumextreme("cummin", input, dim, out, True)
 
 
 # ---- searching and counting ----
@@ -391,9 +364,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                  right: bool = False, side: str | None = None, out: Tensor | None = None,
                  sorter: Tensor | None = None) -> Tensor:
     """For each value, the index where inserting it keeps the innermost dim sorted (a binary
-    search by halving steps: log2(n) gathers)."""
+    search per value in C: generic/THTensorSort.c)."""
     from .indexing_ops import gather
-    from .factories import zeros
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"side can only be 'left' or 'right' but got {side}")
@@ -415,29 +387,12 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                                f"value tensor must match, but we got boundaries tensor "
                                f"{list(seq.size())} and input value tensor "
                                f"{list(vals.size())}")
-    m = seq.size(-1) if seq.dim() else 1
+    from ._errors import check
+    from ._ops import new_result
     out_dt = _dt.int32 if out_int32 else _dt.int64
-    if seq.dim() <= 1:
-        flat_seq = seq.reshape(-1)
-        v = vals.reshape(-1)
-        lo = zeros(v.numel(), dtype=_dt.int64)
-        get = lambda pos: flat_seq.take(pos)  # noqa: E731
-    else:
-        v = vals.reshape(-1, vals.size(-1))
-        s2 = seq.reshape(-1, m)
-        lo = zeros(*v.size(), dtype=_dt.int64)
-        get = lambda pos: gather(s2, 1, pos)  # noqa: E731
-    step = 1 << max(m.bit_length() - 1, 0) if m else 0
-    before = P["le"] if right else P["lt"]
-    while step and m:
-        cand = P["add"](lo, step)
-        ok = P["le"](cand, m)
-        probe = P["clamp"](P["sub"](cand, 1), 0, m - 1)
-        ok = ok & before(get(probe), v)
-        lo = where(ok, cand, lo)
-        step >>= 1
-    r = lo.reshape(vals.size()).to(out_dt)
-    return result_of("searchsorted", r, out)
+    r = new_result(_dt.int64)
+    check(dt.tensor.searchsorted(r._h, seq.contiguous()._h, vals.contiguous()._h, int(right)))
+    return result_of("searchsorted", r.to(out_dt), out)
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,

@@ -116,7 +116,6 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     """log(cumsum(exp(input))) along dim without overflow or underflow (a doubling scan of
     logaddexp: log2(n) kernel calls)."""
     from .shape_extra import _wrap
-    from .shape_ops import cat
     _need_tensor("logcumsumexp", input)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
@@ -125,9 +124,9 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
         return result_of("logcumsumexp", input.clone(), out)
     d = _wrap(dim, input.dim(), "logcumsumexp")
     x, size, s = input.clone(), input.size(d), 1
-    while s < size:
+    while s < size:  # combined is computed before x is written: the update may be in place
         combined = P["logaddexp"](x.narrow(d, s, size - s), x.narrow(d, 0, size - s))
-        x = cat([x.narrow(d, 0, s), combined], d)
+        x.narrow(d, s, size - s).copy_(combined)
         s *= 2
     return result_of("logcumsumexp", x, out)
 

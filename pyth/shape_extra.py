@@ -316,19 +316,30 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     if isinstance(repeats, Tensor):
         if repeats.dtype.kind not in "iu":
             raise RuntimeError("repeat_interleave(): repeats must be an integer tensor")
-        counts = repeats.reshape(-1).tolist()
+        counts = repeats.reshape(-1).long()
+        if counts.numel() == 1:
+            counts = counts.expand(n).contiguous()
     else:
-        counts = [operator.index(repeats)]
-    if len(counts) == 1:
-        counts = counts * n
-    if len(counts) != n:
+        counts = tensor([operator.index(repeats)]).expand(n).contiguous()
+    if counts.numel() != n:
         raise RuntimeError("repeats must have the same size as input along dim")
-    if any(c < 0 for c in counts):
+    if n and int(counts.amin()) < 0:
         raise RuntimeError("repeats can not be negative")
-    idx = [i for i, c in enumerate(counts) for _ in range(c)]
-    if output_size is not None and output_size != len(idx):
+    idx = _repeat_index(counts)
+    if output_size is not None and output_size != idx.numel():
         raise RuntimeError("repeat_interleave(): output_size does not match the sum of repeats")
-    return index_select(input, d, tensor(idx, dtype=_dt.int64))
+    return index_select(input, d, idx)
+
+
+def _repeat_index(counts: Tensor) -> Tensor:
+    """0 repeated counts[0] times, 1 counts[1] times, ...: a 1 is added where each run starts
+    (several where runs are empty) and the running sum, less one, numbers the runs."""
+    from .factories import zeros, ones
+    total = int(counts.sum()) if counts.numel() else 0
+    starts = counts.cumsum(0) - counts
+    marks = zeros(total + 1, dtype=_dt.int64).index_add_(0, starts, ones(counts.numel(),
+                                                                          dtype=_dt.int64))
+    return marks.narrow(0, 0, total).cumsum(0) - 1
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
