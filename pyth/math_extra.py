@@ -1,9 +1,9 @@
 """More pointwise and element-wise math, composed from pyth's kernels: the ones with their own
 C kernel (erfc, digamma, i0, copysign, nextafter, xlogy, logaddexp(2), gcd, lcm) are rows of
 pointwise.py's tables; here are those that are a few existing ops (square, sinc, logit,
-heaviside, nan_to_num, float_power, round(decimals=), isclose, softmax, relu, ...), the scans
-that need a value and an index (cummax/cummin, by a doubling scan), and the 1-D helpers
-(searchsorted, bucketize, bincount, diff, kron, cross)."""
+heaviside, nan_to_num, float_power, round(decimals=), isclose, softmax, relu, ...), cummax /
+cummin and searchsorted / bucketize over their C kernels (generic/THTensorSort.c), and the
+helpers bincount, diff, kron, cross."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """More reductions, composed from pyth's reductions and sorting: aminmax, var_mean / std_mean,
 quantile / nanquantile (sort, then interpolate between neighbours), nansum / nanmean,
-count_nonzero, logcumsumexp (a doubling scan of logaddexp), trace, unique_consecutive."""
+count_nonzero, logcumsumexp (a C scan: generic/THTensorReduce.c), trace, unique_consecutive."""
 
 from __future__ import annotations
 
@@ -113,22 +113,17 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
-    """log(cumsum(exp(input))) along dim without overflow or underflow (a doubling scan of
-    logaddexp: log2(n) kernel calls)."""
+    """log(cumsum(exp(input))) along dim without overflow or underflow (a C scan accumulating
+    by logaddexp in double: generic/THTensorReduce.c)."""
+    from ._errors import check
+    from ._ops import into
     from .shape_extra import _wrap
     _need_tensor("logcumsumexp", input)
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
-                                  f"'{input.dtype.real}'")
-    if input.dim() == 0:
-        return result_of("logcumsumexp", input.clone(), out)
+    dt = input.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.real}'")
     d = _wrap(dim, input.dim(), "logcumsumexp")
-    x, size, s = input.clone(), input.size(d), 1
-    while s < size:  # combined is computed before x is written: the update may be in place
-        combined = P["logaddexp"](x.narrow(d, s, size - s), x.narrow(d, 0, size - s))
-        x.narrow(d, s, size - s).copy_(combined)
-        s *= 2
-    return result_of("logcumsumexp", x, out)
+    return into("logcumsumexp", dt, out, lambda r: dt.tensor.logcumsumexp(r._h, input._h, d))
 
 
 def trace(input: Tensor) -> Tensor:
