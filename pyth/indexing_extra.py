@@ -1,7 +1,7 @@
 """More indexing ops, composed from pyth's gather / scatter / index kernels: index_put(_)
-(accumulate= through index_add_ on a flattened view), take_along_dim, scatter_reduce (sum by
-scatter_add; prod / amax / amin / mean by a segmented doubling scan over the sources sorted by
-target), fill_diagonal_, and the *_scatter functions (slice, select, diagonal)."""
+(accumulate= through index_add_ on a flattened view), take_along_dim, scatter_reduce (the C
+scatter kernel's add, multiply, amax and amin modes; mean from a sum and a count),
+fill_diagonal_, and the *_scatter functions (slice, select, diagonal)."""
 
 from __future__ import annotations
 
@@ -123,52 +123,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
 
 # ---- scatter_reduce ----
 
-_REDUCE_OPS = {"prod": "mul", "amax": "maximum", "amin": "minimum"}
-
-
-def _targets(self: Tensor, d: int, index: Tensor) -> Tensor:
-    """Flat positions in contiguous self of each element of index along dim d."""
-    from .factories import arange
-    n = self.dim()
-    strides, acc = [0] * n, 1
-    for k in range(n - 1, -1, -1):
-        strides[k] = acc
-        acc *= self.size(k)
-    flat = P["mul"](index, strides[d])
-    for k in range(n):
-        if k == d:
-            continue
-        shape = [1] * n
-        shape[k] = index.size(k)
-        flat = P["add"](flat, P["mul"](arange(index.size(k)).reshape(shape), strides[k]))
-    return flat.reshape(-1)
-
-
-def _segment_reduce(keys: Tensor, vals: Tensor, op: str) -> tuple:
-    """(unique keys, reduced values) for sorted keys, by a segmented doubling scan: after the
-    step with shift s, element i has combined the window (i - 2s, i] of its own segment."""
-    from .shape_ops import cat
-    n, s = keys.numel(), 1
-    fn = P[op]
-    vals = vals.clone()
-    while s < n:  # the new values are computed before vals is written
-        same = P["eq"](keys.narrow(0, s, n - s), keys.narrow(0, 0, n - s))
-        combined = fn(vals.narrow(0, 0, n - s), vals.narrow(0, s, n - s))
-        vals.narrow(0, s, n - s).copy_(where(same, combined, vals.narrow(0, s, n - s)))
-        s *= 2
-    if n == 0:
-        return keys, vals
-    from .factories import tensor
-    last = cat([P["ne"](keys.narrow(0, 0, n - 1), keys.narrow(0, 1, n - 1)), tensor([True])])
-    return keys.masked_select(last), vals.masked_select(last)
-
-
 def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                     include_self: bool = True) -> Tensor:
     """self's elements at index along dim combined with src by reduce: 'sum', 'prod', 'mean',
     'amax' or 'amin' (include_self=False: self's old values there are left out)."""
     from .shape_extra import _wrap
-    from .sorting import sort
     _need_tensor("scatter_reduce_", self, "self")
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch accepts these too
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
@@ -208,19 +167,25 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
             self.copy_(P["div"](self, counts) if self.dtype.is_floating_point
                        else P["floor_divide"](self, counts))
         return self
-    target = self.contiguous()
-    pos = _targets(target, d, index)
-    flat = target.view(-1)
-    order = sort(pos, stable=True)
-    keys = order.values
-    vals = src.reshape(-1).take(order.indices)
-    keys, vals = _segment_reduce(keys, vals, _REDUCE_OPS[reduce])
-    if include_self:
-        vals = P[_REDUCE_OPS[reduce]](flat.take(keys), vals).to(self.dtype)
-    flat.index_copy_(0, keys, vals)
-    if target is not self:
-        self.copy_(target)
+    # amax / amin: the C scatter kernel's TH_REDUCE_AMAX / AMIN; without self, the targets
+    # first take the reduction's identity (-inf / the dtype's minimum for amax, ...)
+    if not include_self:
+        self.scatter_(d, index, value=_identity(self.dtype, reduce))
+    from ._errors import check
+    from ._th import lib
+    mode = lib.TH_REDUCE_AMAX if reduce == "amax" else lib.TH_REDUCE_AMIN
+    src = src if src.dtype is self.dtype else src.to(self.dtype)
+    check(self.dtype.tensor.scatter(self._h, d, index._h, src._h, mode))
     return self
+
+
+def _identity(dt: _dt.dtype, reduce: str) -> Any:
+    """The value amax (amin) starts from: -inf (+inf) for floats, the dtype's extreme else."""
+    if dt is _dt.bool_:
+        return reduce == "amin"
+    if dt.is_floating_point:
+        return -math.inf if reduce == "amax" else math.inf
+    return dt.min if reduce == "amax" else dt.max
 
 
 def _fit(src: Tensor, index: Tensor) -> Tensor:

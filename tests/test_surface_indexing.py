@@ -120,3 +120,25 @@ def test_scatter_family():
     assert_same(pyth.diagonal_scatter(p, pyth.ones(3), 1), torch.diagonal_scatter(t, torch.ones(3), 1))
     check_call(lambda: pyth.select_scatter(p, pyth.ones(3), 1, 2),
                lambda: torch.select_scatter(t, torch.ones(3), 1, 2))
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_nan_and_extremes(reduce, include_self):
+    torch = torch_or_skip()
+    nan, inf = float("nan"), float("inf")
+    base = [1.0, nan, -inf, 0.0]
+    src = [nan, 2.0, 5.0, -1.0, inf, -inf]
+    idx = [0, 0, 1, 2, 3, 3]
+    for name in ("float32", "float64", "float16", "bfloat16"):
+        p = pyth.tensor(base).to(getattr(pyth, name))
+        t = torch.tensor(base).to(getattr(torch, name))
+        assert_same(p.scatter_reduce(0, pyth.tensor(idx), pyth.tensor(src).to(p.dtype), reduce,
+                                     include_self=include_self),
+                    t.scatter_reduce(0, torch.tensor(idx), torch.tensor(src).to(t.dtype), reduce,
+                                     include_self=include_self))
+    for name in ("int8", "uint8", "int64", "bool"):
+        p, t = make_pair(np.array([3, 0, 1, 2]), name)
+        s, u = make_pair(np.array([1, 0, 1, 1, 0, 1]), name)
+        assert_same(p.scatter_reduce(0, pyth.tensor(idx), s, reduce, include_self=include_self),
+                    t.scatter_reduce(0, torch.tensor(idx), u, reduce, include_self=include_self))
