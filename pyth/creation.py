@@ -103,6 +103,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of data (scalar, nested sequences, any iterable, ndarray)."""
     _check_keywords("tensor", {"device": device, "pin_memory": pin_memory})
+    if isinstance(data, (list, tuple, Tensor, np.ndarray)) or np.isscalar(data):
+        try:  # the common case, without a Python pass over the data
+            return _f.tensor(data, dtype=dtype, requires_grad=requires_grad)
+        except TypeError:
+            pass  # an iterable (range, generator) somewhere inside: materialise and retry
     return _f.tensor(_materialise(data), dtype=dtype, requires_grad=requires_grad)
 
 
