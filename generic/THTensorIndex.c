@@ -9,6 +9,15 @@
 #define TH_IDX_SET(x, y) (x) = (y)
 #define TH_IDX_ADD(x, y) (x) = TH_STORE((opreal)((ureal)TH_LOAD(x) + (ureal)TH_LOAD(y)))
 #define TH_IDX_MUL(x, y) (x) = TH_STORE((opreal)((ureal)TH_LOAD(x) * (ureal)TH_LOAD(y)))
+/* scatter_reduce's amax / amin: the larger (smaller) of the two, a NaN winning (y != y only
+ * for NaN), as PyTorch propagates it. */
+#define TH_IDX_EXTREME(x, y, CMP)                                                           \
+  do {                                                                                      \
+    const opreal a_ = TH_LOAD(x), b_ = TH_LOAD(y);                                          \
+    if (b_ != b_ || (a_ == a_ && b_ CMP a_)) (x) = (y);                                     \
+  } while (0)
+#define TH_IDX_AMAX(x, y) TH_IDX_EXTREME(x, y, >)
+#define TH_IDX_AMIN(x, y) TH_IDX_EXTREME(x, y, <)
 
 /* t itself (retained) or, when it shares the storage an op writes, a copy to read from. */
 static THTensor *THTensor_(newUnaliased)(THTensor *t, const void *written) {
@@ -290,6 +299,8 @@ typedef struct THTensor_(ScatterLines) {
 TH_SCATTER_LINES(scatterLinesSet, TH_IDX_SET)
 TH_SCATTER_LINES(scatterLinesAdd, TH_IDX_ADD)
 TH_SCATTER_LINES(scatterLinesMul, TH_IDX_MUL)
+TH_SCATTER_LINES(scatterLinesAmax, TH_IDX_AMAX)
+TH_SCATTER_LINES(scatterLinesAmin, TH_IDX_AMIN)
 
 /* scatter_ with src given as data + strides over index's shape (zeros: a scalar). */
 static int THTensor_(scatterFrom)(const char *op, THTensor *self, int64_t dim,
@@ -301,7 +312,7 @@ static int THTensor_(scatterFrom)(const char *op, THTensor *self, int64_t dim,
   THTry(THLongTensor_checkBounds(index, op), -1);
   if (src) THTry(THTensor_(checkBounds)(src, op), -1);
   THTry(THShape_wrapDim(&d, op, dim, self->nDimension), -1);
-  THArgCheck(reduce >= TH_REDUCE_NONE && reduce <= TH_REDUCE_MULTIPLY, TH_ERR_RUNTIME, -1,
+  THArgCheck(reduce >= TH_REDUCE_NONE && reduce <= TH_REDUCE_AMIN, TH_ERR_RUNTIME, -1,
              "%s: unknown reduction %d", op, reduce);
   const int nd = TH_IDX_NDIM(self);
   THArgCheck(TH_IDX_NDIM(index) == nd, TH_ERR_RUNTIME, -1,
@@ -339,7 +350,8 @@ static int THTensor_(scatterFrom)(const char *op, THTensor *self, int64_t dim,
   lines[d] = 1;
   if (ctx.len > 0) {
     static const THRowFn fns[] = {THTensor_(scatterLinesSet), THTensor_(scatterLinesAdd),
-                                  THTensor_(scatterLinesMul)};
+                                  THTensor_(scatterLinesMul), THTensor_(scatterLinesAmax),
+                                  THTensor_(scatterLinesAmin)};
     const int64_t *strides[3] = {TH_IDX_STRIDE(self), TH_IDX_STRIDE(idx), sstride};
     const int64_t elsize[3] = {sizeof(real), sizeof(int64_t), sizeof(real)};
     char *base[3] = {(char *)THTensor_(data)(self), (char *)THLongTensor_data(idx),
@@ -615,6 +627,9 @@ int THTensor_(put)(THTensor *self, THLongTensor *index, THTensor *src, int accum
 #undef TH_IDX_SET
 #undef TH_IDX_ADD
 #undef TH_IDX_MUL
+#undef TH_IDX_EXTREME
+#undef TH_IDX_AMAX
+#undef TH_IDX_AMIN
 #undef TH_INDEX_LINES
 #undef TH_SCATTER_LINES
 

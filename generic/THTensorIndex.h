@@ -20,7 +20,8 @@ int THTensor_(indexFill)(THTensor *self, int64_t dim, THLongTensor *index, real 
 /* r[i][j][k] = src[index[i][j][k]][j][k] (for dim 0); r has index's shape. */
 int THTensor_(gather)(THTensor *r, THTensor *src, int64_t dim, THLongTensor *index);
 /* self[index[i][j][k]][j][k] (op)= src[i][j][k] (for dim 0), op chosen by reduce
- * (TH_REDUCE_NONE: assign, later duplicates along dim win; ADD; MULTIPLY). */
+ * (TH_REDUCE_NONE: assign, later duplicates along dim win; ADD; MULTIPLY; AMAX and AMIN, NaN
+ * propagating). */
 int THTensor_(scatter)(THTensor *self, int64_t dim, THLongTensor *index, THTensor *src,
                        int reduce);
 /* scatter with every src element equal to value. */

@@ -472,6 +472,13 @@ TH_SCAN_OP(cumprod, prod, TH_MUL)
 
 #if defined(TH_REAL_IS_FLOATING)
 
+/* logcumsumexp: the running value starts at -inf and combines by log(exp(s) + exp(x)), which
+ * TH_logaddexp (lib/THMath.c) computes without overflow or underflow. */
+static void THTensor_(lcseInit)(char *acc, int64_t n) {
+  for (int64_t i = 0; i < n; i++) ((TH_SUM_T *)acc)[i] = -INFINITY;
+}
+TH_SCAN_OP(logcumsumexp, lcse, TH_logaddexp)
+
 /* ---- mean, var, std, norm, logsumexp ----------------------------------------------------- */
 
 /* c->n is the number of elements reduced into each result, c->p the norm's p or var's

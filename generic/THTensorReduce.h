@@ -46,6 +46,8 @@ int THTensor_(cumsum)(THSumTensor *r, THTensor *a, int64_t dim);
 int THTensor_(cumprod)(THSumTensor *r, THTensor *a, int64_t dim);
 
 #if defined(TH_REAL_IS_FLOATING)
+/* log(cumsum(exp(a))) along dim, accumulated in double by logaddexp; r has a's shape. */
+int THTensor_(logcumsumexp)(THSumTensor *r, THTensor *a, int64_t dim);
 int THTensor_(mean)(THTensor *r, THTensor *a, int ndims, const int64_t *dims, int keepdim);
 /* Sum of squared deviations from the mean (two passes, in double) divided by
  * max(0, n - correction); std is its square root. */

@@ -394,6 +394,28 @@ static int THTensor_(forSlices)(THTensor_(SliceFn) fn, THTensor_(SliceArgs) args
   return 0;
 }
 
+/* Running maximum (flag 0) or minimum (flag 1) along the slice and the index where it was
+ * last reached (ties take the later index); a NaN, once met, stays, its index moving to each
+ * later NaN, as PyTorch's cummax / cummin. Each element is read before v[i] is written, so v
+ * may be src. */
+static void THTensor_(cumExtremeSlice)(const THTensor_(SliceArgs) *a, THTensor_(SortPair) *buf,
+                                       const real *src, int64_t ss, real *v, int64_t vs,
+                                       int64_t *ix, int64_t is) {
+  (void)buf;
+  opreal best = 0;
+  int64_t at = 0;
+  for (int64_t i = 0; i < a->n; i++) {
+    const opreal x = TH_LOAD(src[i * ss]);
+    if (i == 0 || TH_SORT_ISNAN(x) ||
+        (!TH_SORT_ISNAN(best) && (a->flag ? x <= best : x >= best))) {
+      best = x;
+      at = i;
+    }
+    v[i * vs] = TH_STORE(best);
+    ix[i * is] = at;
+  }
+}
+
 /* ---- entry points -------------------------------------------------------------------------- */
 
 /* Checks self and wraps dim (a 0-dim tensor takes dim 0 or -1); *n is the slice length. */
@@ -709,6 +731,58 @@ int THTensor_(uniqueDim)(THTensor *values, THLongTensor *inverse, THLongTensor *
   THFree(order);
   THTensor_(free)(c);
   return status;
+}
+
+
+int THTensor_(cumextreme)(THTensor *values, THLongTensor *indices, THTensor *self, int64_t dim,
+                          int minimum) {
+  const char *op = minimum ? "cummin()" : "cummax()";
+  int d;
+  int64_t n;
+  THTry(THTensor_(sliceDim)(&d, &n, self, dim, op), -1);
+  THTry(THTensor_(sliceOutputs)(values, indices, self, d, n, 1, op), -1);
+  THTensor_(SliceArgs) a = {n, 0, minimum, 0};
+  return THTensor_(forSlices)(THTensor_(cumExtremeSlice), a, self, d, values, indices);
+}
+
+/* Binary search of one row: how many of seq[0, m) come before x (left: are < x; right: are not
+ * > x), in TH_SORT_LT's order (NaN above every number). */
+static int64_t THTensor_(bisect)(const real *seq, int64_t m, opreal x, int right) {
+  int64_t lo = 0, hi = m;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const opreal y = TH_LOAD(seq[mid]);
+    if (right ? !TH_SORT_LT(x, y) : TH_SORT_LT(y, x))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+int THTensor_(searchsorted)(THLongTensor *r, THTensor *sorted, THTensor *values, int right) {
+  const char *op = "searchsorted()";
+  THTry(THTensor_(checkBounds)(sorted, op), -1);
+  THTry(THTensor_(checkBounds)(values, op), -1);
+  THArgCheck(THTensor_(isContiguous)(sorted) && THTensor_(isContiguous)(values), TH_ERR_RUNTIME,
+             -1, "%s: sorted sequence and values must be contiguous", op);
+  const int64_t m = sorted->nDimension ? sorted->size[sorted->nDimension - 1] : 1;
+  const int64_t nv = THTensor_(nElement)(values);
+  const int64_t n = values->nDimension ? values->size[values->nDimension - 1] : 1;
+  const int64_t rows = m ? THTensor_(nElement)(sorted) / m : 0;
+  THArgCheck(rows <= 1 || nv == 0 || rows == nv / n, TH_ERR_RUNTIME, -1,
+             "%s: the sorted sequence has %lld rows but the values %lld", op, (long long)rows,
+             (long long)(n ? nv / n : 0));
+  THTry(THLongTensor_resizeOutput(r, op, values->nDimension, values->size, 0), -1);
+  int64_t *out = THLongTensor_data(r);
+  const real *seq = THTensor_(data)(sorted), *val = THTensor_(data)(values);
+  const int one_row = rows <= 1;
+#pragma omp parallel for if (THParallel_worth(nv, sizeof(real) * TH_WEIGHT_SORT))
+  for (int64_t i = 0; i < nv; i++) {
+    const real *row = one_row ? seq : seq + (i / n) * m;
+    out[i] = THTensor_(bisect)(row, m, TH_LOAD(val[i]), right);
+  }
+  return 0;
 }
 
 #undef TH_SORT_ISNAN

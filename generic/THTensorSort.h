@@ -47,5 +47,13 @@ int THTensor_(unique)(THTensor *values, THLongTensor *inverse, THLongTensor *cou
  * self's shape but size(dim) distinct slices; inverse and counts are 1-D (may be NULL). */
 int THTensor_(uniqueDim)(THTensor *values, THLongTensor *inverse, THLongTensor *counts,
                          THTensor *self, int64_t dim);
+/* Running maximum (minimum when `minimum`) along dim and the index where it was reached (the
+ * later one on ties; NaN propagates): values and indices get self's shape (values may be self). */
+int THTensor_(cumextreme)(THTensor *values, THLongTensor *indices, THTensor *self, int64_t dim,
+                          int minimum);
+/* r[i] = the insertion point of values[i] in its row of the sorted sequence (left: before equal
+ * elements; right: after them). Both contiguous; the last dim of `sorted` is the searched one,
+ * and its other dims are one row for every value or one row per row of values. */
+int THTensor_(searchsorted)(THLongTensor *r, THTensor *sorted, THTensor *values, int right);
 
 #endif

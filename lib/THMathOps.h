@@ -32,7 +32,7 @@
  * autograd table (pyth/autograd/derivatives.py) saves "result", its input where it saves
  * "input". So one gradient step of such an op is one C call. */
 #define TH_FLOAT_UNARY_OPS(_) TH_TRANSCENDENTAL_OPS(_) TH_ROUNDING_OPS(_)
-#define TH_TRANSCENDENTAL_OPS(_) TH_TRANSCENDENTAL_LIST(TH_FORWARD_OF, _)
+#define TH_TRANSCENDENTAL_OPS(_) TH_TRANSCENDENTAL_LIST(TH_FORWARD_OF, _) TH_SPECIAL_OPS(_)
 #define TH_GRAD_OPS(_) TH_TRANSCENDENTAL_LIST(TH_GRAD_OF, _)
 #define TH_FORWARD_OF(_, NAME, EXPR, GRAD) _(NAME, EXPR)
 #define TH_GRAD_OF(_, NAME, EXPR, GRAD) _(NAME##_backward, GRAD)
@@ -59,6 +59,11 @@
   M(_, erf, TH_M(erf)(x), x * (opreal)1.12837916709551257390 * TH_M(exp)(-y * y))    /* input */  \
   M(_, erfinv, TH_erfinv(x), x * (opreal)0.886226925452758013649 * TH_M(exp)(y * y)) /* result */ \
   M(_, lgamma, TH_M(lgamma)(x), x * (opreal)TH_digamma(y))                           /* input */
+/* Special functions without a derivative kernel (autograd composes theirs, where it has one). */
+#define TH_SPECIAL_OPS(_)                                             \
+  _(erfc, TH_M(erfc)(x))                                              \
+  _(digamma, TH_digamma(x))                                           \
+  _(i0, TH_i0(x))
 #define TH_ROUNDING_OPS(_)                                            \
   _(floor, TH_M(floor)(x))                                            \
   _(ceil, TH_M(ceil)(x))                                              \
@@ -86,7 +91,7 @@
  * <name>_backward_other(r, grad, x, y): r = that operand's gradient (before summing over
  * broadcast dims) from g, the output's gradient, and the operands x and y. 0 marks ops that
  * are not differentiable (their gradient is zero almost everywhere). */
-#define TH_FLOAT_BINARY_OPS(_) TH_FLOAT_BINARY_LIST(TH_FORWARD2_OF, _)
+#define TH_FLOAT_BINARY_OPS(_) TH_FLOAT_BINARY_LIST(TH_FORWARD2_OF, _) TH_FLOAT_BINARY_PLAIN(_)
 #define TH_GRAD2_OPS(_)                                                              \
   TH_FLOAT_BINARY_LIST(TH_GRAD_INPUT_OF, _) TH_FLOAT_BINARY_LIST(TH_GRAD_OTHER_OF, _)
 #define TH_FORWARD2_OF(_, NAME, EXPR, DX, DY) _(NAME, EXPR)
@@ -102,6 +107,14 @@
   M(_, remainder, TH_fremainder(x, y), g, -g * TH_M(floor)(x / y))                            \
   M(_, floor_divide, TH_ffloordiv(x, y), 0, 0)                                               \
   M(_, trunc_divide, TH_M(trunc)(TH_ROUND(x / y)), 0, 0)
+/* More r = x op y, floating types, without derivative kernels. */
+#define TH_FLOAT_BINARY_PLAIN(_)                                      \
+  _(copysign, TH_M(copysign)(x, y))                                   \
+  _(nextafter, TH_M(nextafter)(x, y))                                 \
+  _(xlogy, TH_xlogy(x, y))                                            \
+  _(logaddexp, TH_logaddexp(x, y))                                    \
+  _(logaddexp2, TH_logaddexp2(x, y))                                  \
+  _(polygamma, TH_polygamma(y, x))
 
 /* r = x op y, integer types; a zero divisor or a negative power sets `err`. */
 #define TH_INT_BINARY_OPS(_)                                          \
@@ -111,7 +124,9 @@
   _(floor_divide, (opreal)TH_ifloordiv((int64_t)x, (int64_t)y, &err)) \
   _(trunc_divide, (opreal)TH_itruncdiv((int64_t)x, (int64_t)y, &err)) \
   _(lshift, (opreal)TH_lshift((uint64_t)(ureal)x, (int64_t)y, (int)sizeof(real) * 8)) \
-  _(rshift, (opreal)TH_rshift((int64_t)x, (int64_t)y, (int)sizeof(real) * 8))
+  _(rshift, (opreal)TH_rshift((int64_t)x, (int64_t)y, (int)sizeof(real) * 8)) \
+  _(gcd, (opreal)TH_igcd((int64_t)x, (int64_t)y))                      \
+  _(lcm, (opreal)TH_ilcm((int64_t)x, (int64_t)y))
 
 /* r = x op y, integer and bool types. */
 #define TH_BITWISE_BINARY_OPS(_)                                      \
@@ -159,7 +174,14 @@ TH_MVEC(sinh) TH_MVEC(cosh) TH_MVEC(tanh) TH_MVEC(erf)
 enum { TH_MATH_OK = 0, TH_MATH_ZERO_DIVISION = 1, TH_MATH_NEGATIVE_POWER = 2 };
 
 double TH_erfinv(double y);
-double TH_digamma(double x);  /* d lgamma / dx */
+/* Special functions (lib/THMath.c): digamma, polygamma(n, x) for n >= 0, the modified Bessel
+ * function I0, x*log(y) (0 where x == 0), log(exp(x) + exp(y)) and its base-2 form. */
+double TH_digamma(double x); /* d lgamma / dx */
+double TH_polygamma(double n, double x);
+double TH_i0(double x);
+double TH_xlogy(double x, double y);
+double TH_logaddexp(double x, double y);
+double TH_logaddexp2(double x, double y);
 
 #ifndef TH_CDEF
 /* Python's floor division and modulo on floats (the result of % takes the divisor's sign). */
@@ -232,6 +254,25 @@ static inline uint64_t TH_lshift(uint64_t a, int64_t s, int bits) {
 static inline int64_t TH_rshift(int64_t a, int64_t s, int bits) {
   if (s < 0 || s >= bits) return a < 0 ? -1 : 0;
   return a >> s;
+}
+
+/* Greatest common divisor and least common multiple of the magnitudes (wrapping, as C's
+ * unsigned arithmetic, where the result does not fit). */
+static inline int64_t TH_igcd(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return (int64_t)x;
+}
+
+static inline int64_t TH_ilcm(int64_t a, int64_t b) {
+  int64_t g = TH_igcd(a, b);
+  if (g == 0) return 0;
+  uint64_t m = (uint64_t)(a / g) * (uint64_t)b;
+  return (int64_t)m < 0 ? (int64_t)(0 - m) : (int64_t)m;
 }
 #endif
 

@@ -10,7 +10,8 @@
 #include "THTensor.h"
 
 /* How scatter_ / index_add_ / put_ combine a value with the element already there. */
-enum { TH_REDUCE_NONE = 0, TH_REDUCE_ADD = 1, TH_REDUCE_MULTIPLY = 2 };
+enum { TH_REDUCE_NONE = 0, TH_REDUCE_ADD = 1, TH_REDUCE_MULTIPLY = 2, TH_REDUCE_AMAX = 3,
+       TH_REDUCE_AMIN = 4 };
 
 #include "generic/THTensorIndex.h"
 #include "THGenerateAllTypes.h"

@@ -50,3 +50,8 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E4
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 __version__ = "0.1.0"
+
+# issue 17: the rest of PyTorch's surface (pyth/surface.py gathers the modules)
+from . import surface as _surface  # noqa: E402
+globals().update(_surface.FUNCTIONS)
+from .device import device  # noqa: E402,F401

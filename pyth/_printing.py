@@ -25,6 +25,10 @@ SUMMARY_THRESHOLD = 1000  # more elements than this: summarise
 EDGE_ITEMS = 3  # entries kept at each end of a summarised dim
 SCI_LARGE = 1e8  # a finite magnitude at least this large switches floats to %.4e
 SCI_SMALL = 1e-4  # a non-zero magnitude below this switches floats to %.4e
+PRECISION = 4  # decimals of fixed and scientific floats
+SCI_MODE = None  # None: choose by magnitude (above); True / False: always / never scientific
+LINEWIDTH = 80  # wider matrix rows are split into column blocks, as legacy Torch did
+# (pyth.set_printoptions in pyth/_printoptions.py sets these)
 
 
 class _Skip:
@@ -99,12 +103,13 @@ def _float_formatter(values: List[float]) -> Callable[[float], str]:
     magnitudes = [abs(v) for v in finite]
     largest = max(magnitudes, default=0.0)
     smallest_nonzero = min((m for m in magnitudes if m > 0), default=0.0)
-    if largest >= SCI_LARGE or 0 < smallest_nonzero < SCI_SMALL:
-        spec = "%.4e"
+    auto_sci = largest >= SCI_LARGE or 0 < smallest_nonzero < SCI_SMALL
+    if SCI_MODE or (SCI_MODE is None and auto_sci):
+        spec = f"%.{PRECISION}e"
     elif all(v == int(v) for v in finite):
         spec = "%.0f"
     else:
-        spec = "%.4f"
+        spec = f"%.{PRECISION}f"
 
     def fmt(v: float) -> str:
         return spec % v if math.isfinite(v) else _format_special(v)
@@ -137,7 +142,21 @@ def _vector_lines(values: List[Any], fmt, width: int) -> List[str]:
 
 
 def _matrix_lines(rows: List[Any], fmt, width: int) -> List[str]:
-    """A 2-D tensor (or slice) as rows of right-aligned columns."""
+    """A 2-D tensor (or slice) as rows of right-aligned columns, split into blocks headed
+    `Columns a to b` when a row is wider than LINEWIDTH."""
+    ncols = max((len(r) for r in rows if r is not _SKIP), default=0)
+    per_block = max(1, (LINEWIDTH + 1) // (width + 2))
+    if ncols > per_block and not any(v is _SKIP for r in rows if r is not _SKIP for v in r):
+        lines: List[str] = []
+        for start in range(0, ncols, per_block):
+            stop = min(start + per_block, ncols)
+            if lines:
+                lines.append("")
+            lines.append(f"Columns {start + 1} to {stop}" if stop > start + 1 else
+                         f"Columns {start + 1}")
+            lines.extend(_matrix_lines([r if r is _SKIP else r[start:stop] for r in rows],
+                                       fmt, width))
+        return lines
     lines = []
     for row in rows:
         if row is _SKIP:

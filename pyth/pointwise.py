@@ -48,7 +48,7 @@ def _require(op: str, dt: _dt.dtype, kinds: str) -> None:
 # name -> (dtype rule, kinds the kernel exists for, kinds for which the op is the identity)
 _UNARY: dict[str, tuple] = {}
 for _n in ("exp expm1 log log1p log2 log10 sqrt rsqrt reciprocal sin cos tan asin acos atan "
-           "sinh cosh tanh sigmoid erf erfinv lgamma").split():
+           "sinh cosh tanh sigmoid erf erfinv lgamma erfc digamma i0").split():
     _UNARY[_n] = (_floating, "f", "")
 for _n in ("floor", "ceil", "round", "trunc"):
     _UNARY[_n] = (_same, "f", "ui")          # integers are already whole
@@ -125,6 +125,9 @@ _BINARY: dict[str, tuple] = {
     "minimum": (_same, "buif", False), "bitwise_and": (_same, "uib", False),
     "bitwise_or": (_same, "uib", False), "bitwise_xor": (_same, "uib", False),
     "bitwise_left_shift": (_same, "ui", False), "bitwise_right_shift": (_same, "ui", False),
+    "copysign": (_floating, "f", False), "nextafter": (_same, "f", False),
+    "xlogy": (_floating, "f", False), "logaddexp": (_same, "f", False),
+    "logaddexp2": (_same, "f", False), "gcd": (_same, "ui", False), "lcm": (_same, "ui", False),
 }
 for _n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
     _BINARY[_n] = (_same, "buif", True)

@@ -1,0 +1,127 @@
+"""More creation functions: as_strided, empty_strided, frombuffer, from_file, from_dlpack,
+range (PyTorch's deprecated inclusive arange), and the strided layout object."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import dtypes as _dt
+from .device import check_device
+from .tensor import Tensor
+
+
+class layout:
+    """A memory layout; pyth has one, pyth.strided."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"pyth.{self.name}"
+
+    def __reduce__(self):
+        return (_layout, (self.name,))
+
+
+def _layout(name: str) -> layout:
+    return strided if name == "strided" else layout(name)
+
+
+strided = layout("strided")
+
+
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
+               storage_offset: int | None = None) -> Tensor:
+    """A view of input's storage with the given sizes, strides and offset."""
+    return input.as_strided(size, stride, storage_offset)
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
+                  device: Any = None, **kwargs: Any) -> Tensor:
+    """An uninitialised tensor with the given sizes and strides (storage just large enough)."""
+    from .factories import empty
+    check_device(device, "empty_strided")
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    base = empty(span, dtype=dt)
+    return base.as_strided(tuple(size), tuple(stride), 0)
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor sharing the memory of an object with the buffer protocol."""
+    from .factories import from_numpy
+    dt = _dt.resolve(dtype)
+    if dt is None:
+        raise TypeError("frombuffer(): missing required argument 'dtype'")
+    if dt is _dt.bfloat16:  # numpy has no bfloat16: a copy from the raw patterns
+        return _bf16_from_bits(np.frombuffer(buffer, dtype=np.uint16, count=count,
+                                             offset=offset))
+    arr = np.frombuffer(buffer, dtype=dt.to_numpy(), count=count, offset=offset)
+    if arr.size == 0:
+        raise ValueError("both buffer length (0) and count (-1) must not be 0")
+    # a read-only buffer (bytes) cannot be shared writable: pyth copies it
+    return from_numpy(arr) if arr.flags.writeable else from_numpy(arr.copy())
+
+
+def _bf16_from_bits(raw: np.ndarray) -> Tensor:
+    """bfloat16 tensor from raw 16-bit patterns (a copy: numpy has no bfloat16)."""
+    from .factories import from_numpy
+    f32 = (raw.astype(np.uint32) << 16).view(np.float32)
+    return from_numpy(f32).to(_dt.bfloat16)
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
+              device: Any = None, **kwargs: Any) -> Tensor:
+    """A 1-D tensor of size elements memory-mapped from a file (shared: writes reach it)."""
+    check_device(device, "from_file")
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
+    storage = dt.storage_class.from_file(filename, shared=bool(shared), size=size)
+    return dt.tensor_class(storage)
+
+
+def from_dlpack(ext_tensor: Any) -> Tensor:
+    """A tensor sharing the memory of an object with __dlpack__ (numpy arrays, PyTorch
+    tensors, ...)."""
+    from .factories import from_numpy
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor
+    return from_numpy(np.from_dlpack(ext_tensor))
+
+
+def range(start: float, end: float, step: float = 1, *, dtype: Any = None,
+          device: Any = None, **kwargs: Any) -> Tensor:  # noqa: A001
+    """start, start + step, ... up to end inclusive (deprecated in PyTorch: use arange)."""
+    from .factories import arange
+    check_device(device, "range")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    dt = _dt.resolve(dtype) or _dt.get_default_dtype()
+    n = int(math.floor((end - start) / step)) + 1
+    if n < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    return arange(n, dtype=_dt.float64).mul(step).add(start).to(dt)
+
+
+def is_storage(obj: Any) -> bool:
+    """True for pyth storages."""
+    from .storage import Storage
+    return isinstance(obj, Storage)
+
+
+def _layout_property(self: Tensor) -> layout:
+    return strided
+
+
+FUNCTIONS: dict[str, Callable] = {
+    "as_strided": as_strided, "empty_strided": empty_strided, "frombuffer": frombuffer,
+    "from_file": from_file, "from_dlpack": from_dlpack, "range": range,
+    "is_storage": is_storage, "strided": strided, "layout": layout,
+}
+
+METHODS: dict[str, Any] = {"layout": property(_layout_property)}

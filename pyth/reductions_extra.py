@@ -1,0 +1,282 @@
+"""More reductions, composed from pyth's reductions and sorting: aminmax, var_mean / std_mean,
+quantile / nanquantile (sort, then interpolate between neighbours), nansum / nanmean,
+count_nonzero, logcumsumexp (a C scan: generic/THTensorReduce.c), trace, unique_consecutive."""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any, Callable
+
+from . import dtypes as _dt
+from ._ops import as_method, as_tensor, result_of
+from .pointwise import FUNCTIONS as P
+from .tensor import Tensor, _empty
+
+where, isnan = P["where"], P["isnan"]
+
+aminmax_type = namedtuple("aminmax", ["min", "max"])
+
+
+def _need_tensor(op: str, x: Any) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False,
+            out: Any = None) -> Any:
+    """(amin, amax) of input, over dim or over everything."""
+    _need_tensor("aminmax", input)
+    if input.numel() == 0 and (dim is None or input.size(dim) == 0):
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    if dim is None:
+        lo, hi = input.amin(), input.amax()
+        if keepdim:
+            lo, hi = lo.reshape([1] * input.dim()), hi.reshape([1] * input.dim())
+    else:
+        lo, hi = input.amin(dim, keepdim=keepdim), input.amax(dim, keepdim=keepdim)
+    if out is not None:
+        lo, hi = result_of("aminmax", lo, out[0]), result_of("aminmax", hi, out[1])
+    return aminmax_type(lo, hi)
+
+
+def _moments(op: str, fn: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+             correction: Any) -> tuple:
+    _need_tensor(op, input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{op} only support floating point and complex dtypes")
+    if isinstance(dim, bool) and unbiased is None:  # the legacy (input, unbiased) form
+        dim, unbiased = None, dim
+    kw = {"keepdim": keepdim}
+    if correction is not None:
+        kw["correction"] = correction
+    if unbiased is not None:
+        kw["unbiased"] = unbiased
+    spread = getattr(input, fn)(dim, **kw)
+    mean = input.mean(dim, keepdim=keepdim) if dim is not None else input.mean()
+    if dim is None and keepdim:
+        mean = mean.reshape([1] * input.dim())
+    return spread, mean
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    """(var, mean) over dim, in one call."""
+    return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    """(std, mean) over dim, in one call."""
+    return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+           out: Tensor | None = None) -> Tensor:
+    """Sum treating NaN as zero."""
+    _need_tensor("nansum", input)
+    x = where(isnan(input), as_tensor(0, input.dtype), input) if input.dtype.is_floating_point \
+        else input
+    return x.sum(dim, keepdim, dtype=dtype, out=out) if dim is not None else \
+        _full_reduce(x.sum(dtype=dtype), input, keepdim, out, "nansum")
+
+
+def _full_reduce(r: Tensor, input: Tensor, keepdim: bool, out: Tensor | None, op: str) -> Tensor:
+    if keepdim:
+        r = r.reshape([1] * input.dim())
+    return result_of(op, r, out)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+            out: Tensor | None = None) -> Tensor:
+    """Mean of the non-NaN elements."""
+    _need_tensor("nanmean", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {input.dtype.real}")
+    x = input if dtype is None else input.to(dtype)
+    valid = P["logical_not"](isnan(x))
+    total = nansum(x, dim, keepdim)
+    count = valid.sum(dim, keepdim) if dim is not None else _full_reduce(
+        valid.sum(), x, keepdim, None, "nanmean")
+    return result_of("nanmean", P["div"](total, count.to(x.dtype)), out)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """Number of non-zero elements (over dim: an int or a tuple)."""
+    _need_tensor("count_nonzero", input)
+    nz = P["ne"](input, 0)
+    if dim is None:
+        return nz.sum()
+    return nz.sum(dim)
+
+
+def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
+    """log(cumsum(exp(input))) along dim without overflow or underflow (a C scan accumulating
+    by logaddexp in double: generic/THTensorReduce.c)."""
+    from ._errors import check
+    from ._ops import into
+    from .shape_extra import _wrap
+    _need_tensor("logcumsumexp", input)
+    dt = input.dtype
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.real}'")
+    d = _wrap(dim, input.dim(), "logcumsumexp")
+    return into("logcumsumexp", dt, out, lambda r: dt.tensor.logcumsumexp(r._h, input._h, d))
+
+
+def trace(input: Tensor) -> Tensor:
+    """Sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
+    _need_tensor("trace", input)
+    if input.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
+    if input.dtype is _dt.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    return input.diagonal().sum()
+
+
+# ---- quantiles ----
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
+              out: Tensor | None, ignore_nan: bool) -> Tensor:
+    from .sorting import sort
+    from .shape_ops import stack
+    _need_tensor(op, input)
+    dt = input.dtype
+    if dt not in (_dt.float32, _dt.float64):
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{op}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest. Got {interpolation}")
+    if isinstance(q, Tensor):
+        if q.dim() > 1:
+            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+        if q.dtype is not dt:
+            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+        qs, many = [float(v) for v in q.reshape(-1).tolist()], q.dim() == 1
+    elif isinstance(q, (list, tuple)):
+        qs, many = [float(v) for v in q], True
+    else:
+        qs, many = [float(q)], False
+    if any(not 0 <= v <= 1 for v in qs):
+        raise RuntimeError(f"{op}() q values must be in the range [0, 1]")
+    if input.numel() == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    if dim is None:
+        x = input.reshape(-1)
+        d = 0
+    else:
+        from .shape_extra import _wrap
+        d = _wrap(dim, input.dim(), op)
+        x = input.movedim(d, -1) if input.dim() else input.reshape(1)
+    sorted_x = sort(x, -1).values          # NaN sorts last
+    n = sorted_x.size(-1)
+    nans = isnan(sorted_x)
+    if ignore_nan:
+        valid = P["sub"](n, nans.sum(-1, keepdim=True).to(dt))   # non-NaN count per row
+    else:
+        valid = as_tensor(n, dt)
+    results = []
+    for v in qs:
+        pos = P["mul"](P["sub"](valid, 1), v)
+        if interpolation == "lower":
+            pos = P["floor"](pos)
+        elif interpolation == "higher":
+            pos = P["ceil"](pos)
+        elif interpolation == "nearest":
+            pos = P["round"](pos)
+        pos = P["clamp"](pos, min=0)
+        lo = P["floor"](pos)
+        hi = P["clamp"](P["ceil"](pos), max=n - 1)
+        shape = list(sorted_x.size())[:-1] + [1]
+        lo_i = lo.long().expand(*shape) if lo.dim() else _empty(shape, _dt.int64).fill_(int(lo))
+        hi_i = hi.long().expand(*shape) if hi.dim() else _empty(shape, _dt.int64).fill_(int(hi))
+        a, b = sorted_x.gather(-1, lo_i.contiguous()), sorted_x.gather(-1, hi_i.contiguous())
+        w = P["sub"](pos, lo)
+        if interpolation == "midpoint":
+            w = as_tensor(0.5, dt)  # the mean of the neighbours (equal when pos is whole)
+        r = P["lerp"](a, b, w.expand(*shape).contiguous() if w.dim() else w)
+        if ignore_nan:
+            r = where(P["eq"](valid, 0), as_tensor(math.nan, dt), r)
+        else:
+            r = where(nans.narrow(-1, n - 1, 1), as_tensor(math.nan, dt), r)
+        r = r.squeeze(-1)
+        if keepdim:
+            if dim is None:
+                r = r.reshape([1] * input.dim())
+            else:
+                r = r.unsqueeze(d) if input.dim() else r
+        results.append(r)
+    res = stack(results, 0) if many else results[0]
+    return result_of(op, res, out)
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
+    """The q-th quantiles over dim (q a float or a 1-D tensor; q dims come first)."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
+    """quantile ignoring NaN (NaN only where a row is all NaN)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
+
+
+# ---- unique_consecutive ----
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """input with each run of equal consecutive elements (or slices along dim) kept once;
+    optionally the run each element belongs to and the run lengths."""
+    from .factories import tensor, arange
+    from .shape_ops import cat
+    _need_tensor("unique_consecutive", input)
+    if dim is None:
+        x = input.reshape(-1)
+        n = x.numel()
+        if n == 0:
+            starts = _empty((0,), _dt.bool_)
+        else:
+            change = P["ne"](x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))
+            starts = cat([tensor([True]), change])
+        values = x.masked_select(starts) if n else x.clone()
+        inv_shape = input.size()
+    else:
+        from .shape_extra import _wrap
+        d = _wrap(dim, input.dim(), "unique_consecutive")
+        x = input.movedim(d, 0)
+        n = x.size(0)
+        if n == 0:
+            starts = _empty((0,), _dt.bool_)
+        else:
+            change = P["ne"](x.narrow(0, 1, n - 1), x.narrow(0, 0, n - 1))
+            change = change.reshape(n - 1, -1).any(1) if change.numel() else \
+                _empty((n - 1,), _dt.bool_).fill_(False)
+            starts = cat([tensor([True]), change])
+        values = x.index_select(0, arange(n).masked_select(starts)).movedim(0, d)
+        inv_shape = (n,)
+    result = [values]
+    if return_inverse:
+        inv = (starts.long().cumsum(0) - 1) if n else _empty((0,), _dt.int64)
+        result.append(inv.reshape(inv_shape))
+    if return_counts:
+        pos = arange(n).masked_select(starts) if n else _empty((0,), _dt.int64)
+        ends = cat([pos.narrow(0, 1, pos.numel() - 1), tensor([n])]) if pos.numel() else pos
+        result.append(P["sub"](ends, pos))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+FUNCTIONS: dict[str, Callable] = {
+    "aminmax": aminmax, "var_mean": var_mean, "std_mean": std_mean, "nansum": nansum,
+    "nanmean": nanmean, "count_nonzero": count_nonzero, "logcumsumexp": logcumsumexp,
+    "trace": trace, "quantile": quantile, "nanquantile": nanquantile,
+    "unique_consecutive": unique_consecutive,
+}
+
+METHODS: dict[str, Any] = {n: as_method(f) for n, f in FUNCTIONS.items()
+                           if n not in ("var_mean", "std_mean")}
