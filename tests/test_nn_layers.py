@@ -205,3 +205,80 @@ def test_a_small_model_trains_like_torch():
                 t.sub_(t.grad * 0.1)
     for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
         close(p, t, 1e-9)
+
+
+# ---- activations (THNN kernels) -------------------------------------------------------------
+
+ACTS = [("relu", {}), ("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 1.5}),
+        ("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}),
+        ("softplus", {"beta": 2.0, "threshold": 3.0}), ("hardtanh", {"min_val": -0.5,
+                                                                      "max_val": 1.2}),
+        ("relu6", {}), ("sigmoid", {}), ("tanh", {})]
+
+
+def _act_input(shape=(4, 5)):
+    a = RNG.standard_normal(shape) * 3
+    a.flat[:4] = [0.0, -0.5, 1.2, 6.0]  # the kinks themselves
+    return a
+
+
+@pytest.mark.parametrize("name,kw", ACTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(ACTS)])
+@pytest.mark.parametrize("layout", ["contig", "transposed", "empty"])
+def test_activations_match_torch(name, kw, layout):
+    a = _act_input((0, 3) if layout == "empty" else (4, 5))
+    x, tx = both(a)
+    xi, txi = (x.t(), tx.t()) if layout == "transposed" else (x, tx)
+    y = getattr(F, name)(xi, **kw)
+    ty = getattr(torch.nn.functional, name)(txi, **kw)
+    close(y, ty, 1e-12)
+    g = RNG.standard_normal(tuple(ty.shape))
+    y.backward(pyth.tensor(g, dtype=pyth.float64))
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, 1e-12)
+
+
+@pytest.mark.parametrize("name,kw", ACTS[:8], ids=[f"{n}-{i}" for i, (n, _) in
+                                                   enumerate(ACTS[:8])])
+def test_activations_gradcheck_and_gradgradcheck(name, kw):
+    from pyth.autograd import gradgradcheck
+    a = RNG.standard_normal((3, 4))
+    a[np.abs(a) < 0.05] = 0.3  # away from the kinks, where finite differences mislead
+    x, _ = both(a)
+    assert gradcheck(lambda t: getattr(F, name)(t, **kw), (x,))
+    assert gradgradcheck(lambda t: getattr(F, name)(t, **kw), (x,))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_activations_in_other_float_types(dtype):
+    a = _act_input()
+    x = pyth.tensor(a, dtype=getattr(pyth, dtype))
+    tx = torch.tensor(a, dtype=getattr(torch, dtype))
+    for name, kw in ACTS:
+        y = getattr(F, name)(x, **kw)
+        assert y.dtype is x.dtype
+        np.testing.assert_allclose(y.float().numpy(),
+                                   getattr(torch.nn.functional, name)(tx, **kw).float().numpy(),
+                                   rtol=2e-2, atol=2e-2)
+
+
+def test_inplace_activations_and_modules():
+    x = pyth.tensor(_act_input())
+    ref = F.relu(x)
+    assert F.relu_(x) is x and x.tolist() == ref.tolist()
+    leaf = pyth.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        F.relu(leaf, inplace=True)
+    y = leaf * -1
+    F.relu(y, inplace=True).sum().backward()
+    assert leaf.grad.tolist() == [0.0, 0.0, 0.0]
+    for P, T, args in ((nn.ReLU, torch.nn.ReLU, ()), (nn.LeakyReLU, torch.nn.LeakyReLU, (0.1,)),
+                       (nn.ELU, torch.nn.ELU, ()), (nn.GELU, torch.nn.GELU, ("tanh",)),
+                       (nn.SiLU, torch.nn.SiLU, ()), (nn.Softplus, torch.nn.Softplus, ()),
+                       (nn.Hardtanh, torch.nn.Hardtanh, ()), (nn.ReLU6, torch.nn.ReLU6, ()),
+                       (nn.Sigmoid, torch.nn.Sigmoid, ()), (nn.Tanh, torch.nn.Tanh, ())):
+        assert repr(P(*args)) == repr(T(*args))
+        a, ta = both(_act_input(), False)
+        close(P(*args)(a), T(*args)(ta), 1e-12)
+    with pytest.raises(RuntimeError, match="floating point"):
+        F.leaky_relu(pyth.ones(2, dtype=pyth.int64))
+    assert F.relu(pyth.tensor([-2, 3])).tolist() == torch.relu(torch.tensor([-2, 3])).tolist()

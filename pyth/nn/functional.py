@@ -163,3 +163,65 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean",
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() else loss.sum()
     return _reduce(loss, reduction)
+
+
+# ---- activations (THNN kernels: generic/THNNActivation.c) -----------------------------------
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point \
+            and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
+        return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    return activation(input, "ReLU", inplace=inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "ELU", alpha, inplace=inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    from ._activation_kernels import activation
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
+    return activation(input, "GELU" if approximate == "none" else "GELUTanh")
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "SiLU", inplace=inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "Softplus", beta, threshold)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
