@@ -20,5 +20,6 @@
 #include "THTensorShape.h"
 #include "THTensorLinalg.h"
 #include "THTensorReduce.h"
+#include "THNN.h"
 
 #endif

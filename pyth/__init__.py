@@ -49,6 +49,8 @@ autograd._install()
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 
+from . import nn  # noqa: E402
+
 __version__ = "0.1.0"
 
 # issue 17: the rest of PyTorch's surface (pyth/surface.py gathers the modules)

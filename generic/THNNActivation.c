@@ -1,0 +1,105 @@
+#ifndef TH_GENERIC_FILE
+#define TH_GENERIC_FILE "generic/THNNActivation.c"
+#else
+
+/* The activations: one line each, the forward y(x) and the derivative dy/dx (which may read
+ * x, the forward's y, and the parameters p0, p1), computed in `real` with <tgmath.h>'s
+ * type-generic math. relu6 is Hardtanh(0, 6); sigmoid and tanh are pointwise tensor ops.
+ *   ReLU       max(x, 0)                              1 where x > 0 (0 at 0, as PyTorch)
+ *   LeakyReLU  x, or p0 x (p0: negative_slope)        1 or p0
+ *   ELU        x, or p0 (e^x - 1) (p0: alpha)         1 or p0 e^x
+ *   GELU       x Phi(x)                               Phi(x) + x phi(x)
+ *   GELUTanh   x (1 + tanh(k (x + 0.044715 x^3))) / 2 its derivative, k = sqrt(2/pi)
+ *   SiLU       x sigmoid(x)                           s (1 + x (1 - s)), s = sigmoid(x)
+ *   Softplus   log(1 + e^(p0 x)) / p0, or x above     sigmoid(p0 x), or 1 above the threshold
+ *              the threshold p1 (p0: beta)
+ *   Hardtanh   clamp(x, p0, p1)                       1 strictly inside (p0, p1), else 0 */
+#define THNN_ACTIVATIONS(_)                                                                  \
+  _(ReLU, x > 0 ? x : 0, x > 0 ? 1 : 0)                                                      \
+  _(LeakyReLU, x > 0 ? x : x * p0, x > 0 ? 1 : p0)                                           \
+  _(ELU, x > 0 ? x : p0 * expm1(x), x > 0 ? 1 : p0 * exp(x))                                 \
+  _(GELU, x * (real)0.5 * (1 + erf(x * (real)M_SQRT1_2)),                                    \
+    (real)0.5 * (1 + erf(x * (real)M_SQRT1_2)) +                                             \
+        x * exp(-(real)0.5 * x * x) * (real)(M_2_SQRTPI * M_SQRT1_2 * 0.5))                  \
+  _(GELUTanh, (real)0.5 * x * (1 + tanh(THNN_GELU_K * (x + (real)0.044715 * x * x * x))),    \
+    THNN_(geluTanhGrad)(x))                                                                  \
+  _(SiLU, x / (1 + exp(-x)), THNN_(siluGrad)(x))                                             \
+  _(Softplus, x * p0 > p1 ? x : log1p(exp(x * p0)) / p0,                                     \
+    x * p0 > p1 ? 1 : 1 / (1 + exp(-x * p0)))                                               \
+  _(Hardtanh, x < p0 ? p0 : (x > p1 ? p1 : x), (x > p0 && x < p1) ? 1 : 0)
+
+#ifndef THNN_GELU_K
+#define THNN_GELU_K ((real)(M_2_SQRTPI * M_SQRT1_2)) /* sqrt(2 / pi) */
+#endif
+
+static inline real THNN_(geluTanhGrad)(real x) {
+  const real k = THNN_GELU_K, c = (real)0.044715;
+  const real t = tanh(k * (x + c * x * x * x));
+  return (real)0.5 * (1 + t) + (real)0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+}
+
+static inline real THNN_(siluGrad)(real x) {
+  const real s = 1 / (1 + exp(-x));
+  return s * (1 + x * (1 - s));
+}
+
+typedef struct {
+  real p0, p1;
+} THNN_(ActivationParams);
+
+/* Sizes out like in (unless it is in) and checks the walk. */
+static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
+  THTry(THTensor_(checkBounds)(in, op), -1);
+  if (out != in) THTry(THTensor_(resizeAs)(out, in), -1);
+  return THTensor_(checkBounds)(out, op);
+}
+
+#define THNN_ACTIVATION_IMPL(NAME, FORWARD, GRAD)                                             \
+  static void THNN_(NAME##_outRow)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
+    const THNN_(ActivationParams) *prm = ctx;                                                 \
+    const real p0 = prm->p0, p1 = prm->p1;                                                   \
+    (void)p0;                                                                                 \
+    (void)p1;                                                                                 \
+    TH_ROW_LOOP2(n, data, stride, real, yp, real, xp, const real x = *xp; *yp = (FORWARD););  \
+  }                                                                                           \
+  static void THNN_(NAME##_gradRow)(void *ctx, int64_t n, char **data,                        \
+                                    const int64_t *stride) {                                  \
+    const THNN_(ActivationParams) *prm = ctx;                                                 \
+    const real p0 = prm->p0, p1 = prm->p1;                                                   \
+    (void)p0;                                                                                 \
+    (void)p1;                                                                                 \
+    TH_ROW_LOOP3(n, data, stride, real, gi, real, go, real, xp,                               \
+                 const real x = *xp; *gi = *go * (real)(GRAD););                              \
+  }                                                                                           \
+  int THNN_(NAME##_updateOutput)(THTensor *output, THTensor *input, double p0, double p1) {   \
+    THTry(THNN_(sizeLike)(output, input, #NAME), -1);                                         \
+    THNN_(ActivationParams) prm = {(real)p0, (real)p1};                                       \
+    const int64_t *strides[2] = {output->stride, input->stride};                              \
+    const int64_t elsize[2] = {sizeof(real), sizeof(real)};                                   \
+    THIter it;                                                                                \
+    THIter_init(&it, 2, input->nDimension, input->size, strides, elsize, 0);                  \
+    char *base[2] = {(char *)THTensor_(data)(output), (char *)THTensor_(data)(input)};        \
+    THIter_run(&it, base, THNN_(NAME##_outRow), &prm, TH_WEIGHT_TRANSCENDENTAL);              \
+    return 0;                                                                                 \
+  }                                                                                           \
+  int THNN_(NAME##_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,                \
+                                    THTensor *input, THTensor *output, double p0, double p1) { \
+    (void)output;                                                                             \
+    THArgCheck(THTensor_(isSameSizeAs)(gradOutput, input), TH_ERR_RUNTIME, -1,                \
+               "%s backward: gradOutput and input must have the same shape", #NAME);          \
+    THTry(THTensor_(checkBounds)(gradOutput, #NAME), -1);                                     \
+    THTry(THNN_(sizeLike)(gradInput, input, #NAME), -1);                                      \
+    THNN_(ActivationParams) prm = {(real)p0, (real)p1};                                       \
+    const int64_t *strides[3] = {gradInput->stride, gradOutput->stride, input->stride};       \
+    const int64_t elsize[3] = {sizeof(real), sizeof(real), sizeof(real)};                     \
+    THIter it;                                                                                \
+    THIter_init(&it, 3, input->nDimension, input->size, strides, elsize, 0);                  \
+    char *base[3] = {(char *)THTensor_(data)(gradInput), (char *)THTensor_(data)(gradOutput), \
+                     (char *)THTensor_(data)(input)};                                         \
+    THIter_run(&it, base, THNN_(NAME##_gradRow), &prm, TH_WEIGHT_TRANSCENDENTAL);             \
+    return 0;                                                                                 \
+  }
+THNN_ACTIVATIONS(THNN_ACTIVATION_IMPL)
+#undef THNN_ACTIVATION_IMPL
+
+#endif

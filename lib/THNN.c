@@ -1,0 +1,9 @@
+#include "THNN.h"
+
+#include <math.h>
+#include <tgmath.h>
+
+#include "THTensorApply.h"
+
+#include "generic/THNNActivation.c"
+#include "THGenerateBlasTypes.h"

@@ -1,0 +1,18 @@
+#ifndef TH_NN_H
+#define TH_NN_H
+
+/* THNN: the arithmetic of layers, stamped for float and double (TH's THNN library). Each layer
+ * family has up to three verbs, THNN_(<Layer>_updateOutput) (forward),
+ * THNN_(<Layer>_updateGradInput) (the gradient for the input) and
+ * THNN_(<Layer>_accGradParameters) (gradients for weights, accumulated with a scale), in one
+ * generic file per family so forward and backward are read together. Outputs come first;
+ * each returns 0, or -1 with an error recorded. pyth.nn.functional calls them. */
+
+#include "THTensor.h"
+
+#define THNN_(NAME) TH_CONCAT_3(THNN_, Real, NAME)
+
+#include "generic/THNNActivation.h"
+#include "THGenerateBlasTypes.h"
+
+#endif

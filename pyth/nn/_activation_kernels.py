@@ -1,0 +1,108 @@
+"""Pointwise activations on the THNN kernels (generic/THNNActivation.c), as autograd Functions.
+
+The forward and the first-order backward are one C call each (THNN_<Real><Name>_updateOutput /
+_updateGradInput, stamped for float and double; half and bfloat16 go through float32). When
+the backward itself is recorded (create_graph=True) the derivative is the composed formula
+beside the kernel's name below, so higher-order gradients stay exact.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import new_result
+from .._th import ffi, lib
+from ..autograd import Function, is_grad_enabled
+from ..tensor import Tensor
+
+
+def _where(c: Tensor, a: Any, b: Any) -> Tensor:
+    from ..pointwise import where
+    return where(c, a, b)
+
+
+def _gelu_tanh_grad(x: Tensor) -> Tensor:
+    k, c = math.sqrt(2 / math.pi), 0.044715
+    t = (k * (x + c * x * x * x)).tanh()
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x)
+
+
+# kernel name -> derivative as differentiable ops of (x, p0, p1), for create_graph
+DERIVATIVES: dict[str, Callable[[Tensor, float, float], Tensor]] = {
+    "ReLU": lambda x, p0, p1: (x > 0).to(x.dtype),
+    "LeakyReLU": lambda x, p0, p1: _where(x > 0, 1.0, p0) + x * 0,
+    "ELU": lambda x, p0, p1: _where(x > 0, x * 0 + 1, p0 * x.exp()),
+    "GELU": lambda x, p0, p1: 0.5 * (1 + (x * math.sqrt(0.5)).erf()) +
+    x * (-0.5 * x * x).exp() / math.sqrt(2 * math.pi),
+    "GELUTanh": lambda x, p0, p1: _gelu_tanh_grad(x),
+    "SiLU": lambda x, p0, p1: x.sigmoid() * (1 + x * (1 - x.sigmoid())),
+    "Softplus": lambda x, p0, p1: _where(x * p0 > p1, x * 0 + 1, (x * p0).sigmoid()),
+    "Hardtanh": lambda x, p0, p1: ((x > p0) & (x < p1)).to(x.dtype),
+}
+
+_COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+
+
+def _kernel(name: str, verb: str, dt: _dt.dtype):
+    return getattr(lib, f"THNN_{_COMPUTE[dt]}{name}_{verb}")
+
+
+def _compute_dtype(x: Tensor, op: str) -> _dt.dtype:
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected a floating point input, got {x.dtype.real}")
+    return x.dtype if x.dtype in _COMPUTE else _dt.float32
+
+
+class Activation(Function):
+    """y = f(x; p0, p1) for one kernel of generic/THNNActivation.c."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, name: str, p0: float, p1: float) -> Tensor:
+        ctx.name, ctx.p0, ctx.p1 = name, p0, p1
+        ctx.save_for_backward(x)
+        return run_forward(x, name, p0, p1)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        x, = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: a differentiable formula
+            return grad * DERIVATIVES[ctx.name](x, ctx.p0, ctx.p1), None, None, None
+        dt = _compute_dtype(x, ctx.name)
+        xc, gc = x.to(dt), grad.to(dt)
+        gi = new_result(dt)
+        check(_kernel(ctx.name, "updateGradInput", dt)(gi._h, gc._h, xc._h, ffi.NULL,
+                                                       ctx.p0, ctx.p1))
+        return gi.to(x.dtype), None, None, None
+
+
+def run_forward(x: Tensor, name: str, p0: float, p1: float, out: Tensor | None = None) -> Tensor:
+    """The forward kernel alone (no graph): into out when given (in place when out is x)."""
+    dt = _compute_dtype(x, name)
+    xc = x.to(dt)
+    y = out if out is not None and out.dtype is dt else new_result(dt)
+    check(_kernel(name, "updateOutput", dt)(y._h, xc._h, float(p0), float(p1)))
+    if out is not None and y is not out:
+        out.copy_(y)
+        return out
+    return y if dt is x.dtype else y.to(x.dtype)
+
+
+def activation(x: Tensor, name: str, p0: float = 0.0, p1: float = 0.0,
+               inplace: bool = False) -> Tensor:
+    """f(x) through the kernel, recorded for autograd when x requires grad."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name.lower()}(): argument 'input' must be Tensor, not "
+                        f"{type(x).__name__}")
+    if inplace:
+        if x.requires_grad and is_grad_enabled():
+            if x.is_leaf:
+                raise RuntimeError("a leaf Variable that requires grad is being used in an "
+                                   "in-place operation.")
+            return x.copy_(Activation.apply(x.clone(), name, p0, p1))
+        return run_forward(x, name, p0, p1, out=x)
+    if x.requires_grad and is_grad_enabled():
+        return Activation.apply(x, name, float(p0), float(p1))
+    return run_forward(x, name, p0, p1)

@@ -1,0 +1,227 @@
+"""pyth.nn.functional: the layers as functions.
+
+So far the layers whose arithmetic is a short composition of differentiable tensor ops
+(linear, bilinear, dropout, the regression and binary losses); the THNN-style C kernels
+(convolution, pooling, normalisation, softmax and cross entropy, fused activations) are still
+to come (issue 11).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias, over any leading dims of input."""
+    if input.dim() == 0 or weight.dim() not in (1, 2):
+        raise RuntimeError(f"linear(): expected input with at least 1 dim and a 1-D or 2-D "
+                           f"weight, got input {list(input.shape)} and weight "
+                           f"{list(weight.shape)}")
+    if input.size(-1) != weight.size(-1):
+        raise RuntimeError(f"linear(): input's last dim ({input.size(-1)}) does not match "
+                           f"in_features of the weight ({weight.size(-1)}); shapes "
+                           f"{list(input.shape)} and {list(weight.shape)}")
+    out = input.matmul(weight.t() if weight.dim() == 2 else weight)
+    return out + bias if bias is not None else out
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
+             bias: Tensor | None = None) -> Tensor:
+    """y[..., k] = input1 @ weight[k] @ input2 + bias[k]."""
+    if weight.dim() != 3 or input1.size(-1) != weight.size(1) or \
+            input2.size(-1) != weight.size(2):
+        raise RuntimeError(f"bilinear(): shapes {list(input1.shape)}, {list(input2.shape)} do "
+                           f"not fit a weight of shape {list(weight.shape)}")
+    lead = input1.shape[:-1]
+    a = input1.reshape(-1, 1, 1, input1.size(-1))         # (n, 1, 1, i)
+    b = input2.reshape(-1, 1, input2.size(-1), 1)         # (n, 1, j, 1)
+    out = (a.matmul(weight.unsqueeze(0)).matmul(b)).reshape(*lead, weight.size(0))
+    return out + bias if bias is not None else out
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zeroes each element with probability p and scales the rest by 1 / (1 - p)."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input.mul_(0) if inplace else input * 0
+    from ..autograd import no_grad
+    with no_grad():
+        keep = input.new_empty(input.shape) if hasattr(input, "new_empty") else \
+            input.detach().clone()
+        keep.bernoulli_(1.0 - p).div_(1.0 - p)
+    return input.mul_(keep) if inplace else input * keep
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    return input.flatten(start_dim, end_dim)
+
+
+def _check_same_size(name: str, input: Tensor, target: Tensor) -> None:
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the "
+                      f"input size ({list(input.shape)}). This will likely lead to incorrect "
+                      f"results due to broadcasting. Please ensure they have the same size.",
+                      stacklevel=3)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", **_: Any) -> Tensor:
+    _check_same_size("mse_loss", input, target)
+    d = input - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", **_: Any) -> Tensor:
+    _check_same_size("l1_loss", input, target)
+    return _reduce((input - target).abs(), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0,
+                   **_: Any) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: L1)."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_same_size("smooth_l1_loss", input, target)
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    from ..pointwise import where
+    return _reduce(where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+               delta: float = 1.0) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_same_size("huber_loss", input, target)
+    d = (input - target).abs()
+    from ..pointwise import where
+    return _reduce(where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean", **_: Any) -> Tensor:
+    """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as PyTorch does."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
+                         f"the input size ({list(input.shape)}) is deprecated. Please ensure "
+                         f"they have the same size.")
+    loss = -(target * input.log().clamp(min=-100) +
+             (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None, **_: Any) -> Tensor:
+    """BCE of sigmoid(input), computed stably: (1 - t) x + l * (log(1 + e^-|x|) + max(-x, 0))
+    with l = 1 + (pos_weight - 1) t."""
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
+                         f"({list(input.shape)})")
+    softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + e^-x)
+    if pos_weight is not None:
+        lw = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + lw * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: str = "mean",
+           log_target: bool = False, **_: Any) -> Tensor:
+    """target * (log target - input) pointwise (input holds log-probabilities)."""
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        from ..pointwise import where
+        safe = where(target > 0, target, target * 0 + 1)
+        loss = where(target > 0, target * (safe.log() - input), target * 0)
+    if reduction == "batchmean":
+        return loss.sum() / input.size(0) if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+# ---- activations (THNN kernels: generic/THNNActivation.c) -----------------------------------
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point \
+            and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
+        return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    return activation(input, "ReLU", inplace=inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "ELU", alpha, inplace=inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    from ._activation_kernels import activation
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
+    return activation(input, "GELU" if approximate == "none" else "GELUTanh")
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "SiLU", inplace=inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    from ._activation_kernels import activation
+    return activation(input, "Softplus", beta, threshold)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    from ._activation_kernels import activation
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()

@@ -1,0 +1,284 @@
+"""The first pyth.nn layers and losses against PyTorch in float64 (forward and every
+gradient), under gradcheck, with PyTorch's parameter order, defaults and errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyth
+from pyth import nn
+from pyth.autograd import gradcheck
+from pyth.nn import functional as F
+
+torch = pytest.importorskip("torch")
+RNG = np.random.default_rng(0)
+
+
+def both(a: np.ndarray, requires_grad: bool = True):
+    p = pyth.tensor(a, dtype=pyth.float64).requires_grad_(requires_grad)
+    t = torch.tensor(a, dtype=torch.float64, requires_grad=requires_grad)
+    return p, t
+
+
+def close(p, t, tol=1e-10):
+    np.testing.assert_allclose(p.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
+
+
+def copy_params(pm, tm):
+    assert [k for k, _ in pm.named_parameters()] == [k for k, _ in tm.named_parameters()]
+    with torch.no_grad():
+        for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
+            t.copy_(torch.from_numpy(p.detach().numpy()))
+
+
+@pytest.mark.parametrize("shape", [(5, 4), (2, 3, 4), (4,), (0, 4)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_matches_torch(shape, bias):
+    pm = nn.Linear(4, 3, bias=bias).double()
+    tm = torch.nn.Linear(4, 3, bias=bias).double()
+    copy_params(pm, tm)
+    x, tx = both(RNG.standard_normal(shape))
+    y, ty = pm(x), tm(tx)
+    close(y, ty)
+    g = RNG.standard_normal(tuple(ty.shape))
+    y.backward(pyth.tensor(g, dtype=pyth.float64))
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad)
+    for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
+        close(p.grad, t.grad)
+
+
+def test_linear_transposed_input_and_gradcheck():
+    w, _ = both(RNG.standard_normal((3, 4)))
+    b, _ = both(RNG.standard_normal(3))
+    x, _ = both(RNG.standard_normal((4, 5)))
+    assert gradcheck(lambda x, w, b: F.linear(x.t(), w, b), (x, w, b))
+
+
+def test_linear_default_init_and_errors():
+    m = nn.Linear(100, 50)
+    bound = 1 / 10
+    w = m.weight.detach().numpy()
+    assert abs(w).max() <= bound and abs(w).max() > 0.95 * bound
+    assert abs(m.bias.detach().numpy()).max() <= bound
+    assert [k for k, _ in m.named_parameters()] == ["weight", "bias"]
+    assert repr(m) == repr(torch.nn.Linear(100, 50))
+    with pytest.raises(RuntimeError, match="in_features"):
+        m(pyth.ones(2, 99))
+    assert nn.Linear(3, 2, dtype=pyth.float64).weight.dtype is pyth.float64
+
+
+def test_bilinear_matches_torch():
+    pm = nn.Bilinear(3, 4, 2).double()
+    tm = torch.nn.Bilinear(3, 4, 2).double()
+    copy_params(pm, tm)
+    a, ta = both(RNG.standard_normal((5, 3)))
+    b, tb = both(RNG.standard_normal((5, 4)))
+    y, ty = pm(a, b), tm(ta, tb)
+    close(y, ty)
+    y.sum().backward()
+    ty.sum().backward()
+    close(a.grad, ta.grad)
+    close(b.grad, tb.grad)
+    close(pm.weight.grad, tm.weight.grad)
+    assert repr(pm) == repr(tm)
+
+
+def test_shape_layers_and_dropout():
+    x = pyth.arange(24.).view(2, 3, 4)
+    assert nn.Flatten()(x).shape == (2, 12)
+    assert nn.Unflatten(1, (3, 1))(nn.Flatten()(x).view(2, 3, 4)).shape == (2, 3, 1, 4)
+    assert nn.Identity(5, k=1)(x) is x
+    d = nn.Dropout(0.5)
+    y = d(pyth.ones(10000, dtype=pyth.float64))
+    vals = set(np.unique(y.numpy()).tolist())
+    assert vals <= {0.0, 2.0} and 0.45 < (y.numpy() == 0).mean() < 0.55
+    d.eval()
+    z = pyth.ones(10)
+    assert d(z) is z
+    with pytest.raises(ValueError):
+        nn.Dropout(1.5)
+    xr, _ = both(RNG.standard_normal(100))
+    out = F.dropout(xr, 0.3)
+    out.sum().backward()
+    np.testing.assert_allclose(xr.grad.numpy(), (out.detach().numpy() != 0) / 0.7)
+
+
+LOSSES = [
+    ("mse_loss", {}), ("l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}),
+    ("smooth_l1_loss", {"beta": 0.0}), ("huber_loss", {"delta": 0.7}),
+]
+
+
+@pytest.mark.parametrize("name,kw", LOSSES)
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_regression_losses_match_torch(name, kw, reduction):
+    x, tx = both(RNG.standard_normal((4, 5)))
+    y, ty = both(RNG.standard_normal((4, 5)) * 0.5, requires_grad=False)
+    out = getattr(F, name)(x, y, reduction=reduction, **kw)
+    tout = getattr(torch.nn.functional, name)(tx, ty, reduction=reduction, **kw)
+    close(out, tout)
+    out.sum().backward()
+    tout.sum().backward()
+    close(x.grad, tx.grad)
+    assert gradcheck(lambda a: getattr(F, name)(a, y, reduction=reduction, **kw),
+                     (x.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_losses_match_torch(reduction):
+    p = RNG.uniform(0.05, 0.95, (3, 4))
+    tgt = RNG.integers(0, 2, (3, 4)).astype(float)
+    w = RNG.uniform(0.5, 2, (4,))
+    x, tx = both(p)
+    t_, tt = both(tgt, False)
+    wp, tw = both(w, False)
+    close(F.binary_cross_entropy(x, t_, wp, reduction=reduction),
+          torch.nn.functional.binary_cross_entropy(tx, tt, tw, reduction=reduction))
+    logits = RNG.standard_normal((3, 4)) * 30  # far into both tails
+    lx, tlx = both(logits)
+    pw = RNG.uniform(0.5, 3, (4,))
+    pp, tp = both(pw, False)
+    out = F.binary_cross_entropy_with_logits(lx, t_, wp, reduction=reduction, pos_weight=pp)
+    tout = torch.nn.functional.binary_cross_entropy_with_logits(
+        tlx, tt, tw, reduction=reduction, pos_weight=tp)
+    close(out, tout)
+    out.sum().backward()
+    tout.sum().backward()
+    close(lx.grad, tlx.grad)
+    m, tm = nn.BCEWithLogitsLoss(pos_weight=pp), torch.nn.BCEWithLogitsLoss(pos_weight=tp)
+    close(m(lx, t_), tm(tlx, tt))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_matches_torch(reduction, log_target):
+    inp = np.log(RNG.dirichlet(np.ones(5), 3))
+    tgt = RNG.dirichlet(np.ones(5), 3)
+    tgt[0, 0] = 0.0
+    if log_target:
+        tgt = np.log(tgt + 1e-3)
+    x, tx = both(inp)
+    y, ty = both(tgt, False)
+    out = F.kl_div(x, y, reduction=reduction, log_target=log_target)
+    tout = torch.nn.functional.kl_div(tx, ty, reduction=reduction, log_target=log_target)
+    close(out, tout)
+    out.sum().backward()
+    tout.sum().backward()
+    close(x.grad, tx.grad)
+
+
+def test_loss_modules_and_legacy_reduction_arguments():
+    x, tx = both(RNG.standard_normal(6))
+    y, ty = both(RNG.standard_normal(6), False)
+    for P, T in ((nn.MSELoss, torch.nn.MSELoss), (nn.L1Loss, torch.nn.L1Loss),
+                 (nn.SmoothL1Loss, torch.nn.SmoothL1Loss), (nn.HuberLoss, torch.nn.HuberLoss)):
+        close(P()(x, y), T()(tx, ty))
+        close(P(reduction="sum")(x, y), T(reduction="sum")(tx, ty))
+    assert nn.MSELoss(size_average=False).reduction == "sum"
+    assert nn.MSELoss(reduce=False).reduction == "none"
+    with pytest.raises(ValueError):
+        F.mse_loss(x, y, reduction="avg")
+
+
+def test_a_small_model_trains_like_torch():
+    """Two Linear layers and sigmoid, MSE, plain gradient steps: the same numbers as PyTorch."""
+    pm = nn.Sequential(nn.Linear(3, 8), nn.Linear(8, 1)).double()
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Linear(8, 1)).double()
+    copy_params(pm, tm)
+    xs, txs = both(RNG.standard_normal((16, 3)), False)
+    ys, tys = both(RNG.standard_normal((16, 1)), False)
+    for _ in range(20):
+        loss = F.mse_loss(pm[1](pm[0](xs).sigmoid()), ys)
+        tloss = torch.nn.functional.mse_loss(tm[1](tm[0](txs).sigmoid()), tys)
+        close(loss, tloss, 1e-9)
+        pm.zero_grad()
+        tm.zero_grad()
+        loss.backward()
+        tloss.backward()
+        with pyth.no_grad():
+            for p in pm.parameters():
+                p.sub_(p.grad * 0.1)
+        with torch.no_grad():
+            for t in tm.parameters():
+                t.sub_(t.grad * 0.1)
+    for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
+        close(p, t, 1e-9)
+
+
+# ---- activations (THNN kernels) -------------------------------------------------------------
+
+ACTS = [("relu", {}), ("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 1.5}),
+        ("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}),
+        ("softplus", {"beta": 2.0, "threshold": 3.0}), ("hardtanh", {"min_val": -0.5,
+                                                                      "max_val": 1.2}),
+        ("relu6", {}), ("sigmoid", {}), ("tanh", {})]
+
+
+def _act_input(shape=(4, 5)):
+    a = RNG.standard_normal(shape) * 3
+    a.flat[:4] = [0.0, -0.5, 1.2, 6.0]  # the kinks themselves
+    return a
+
+
+@pytest.mark.parametrize("name,kw", ACTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(ACTS)])
+@pytest.mark.parametrize("layout", ["contig", "transposed", "empty"])
+def test_activations_match_torch(name, kw, layout):
+    a = _act_input((0, 3) if layout == "empty" else (4, 5))
+    x, tx = both(a)
+    xi, txi = (x.t(), tx.t()) if layout == "transposed" else (x, tx)
+    y = getattr(F, name)(xi, **kw)
+    ty = getattr(torch.nn.functional, name)(txi, **kw)
+    close(y, ty, 1e-12)
+    g = RNG.standard_normal(tuple(ty.shape))
+    y.backward(pyth.tensor(g, dtype=pyth.float64))
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, 1e-12)
+
+
+@pytest.mark.parametrize("name,kw", ACTS[:8], ids=[f"{n}-{i}" for i, (n, _) in
+                                                   enumerate(ACTS[:8])])
+def test_activations_gradcheck_and_gradgradcheck(name, kw):
+    from pyth.autograd import gradgradcheck
+    a = RNG.standard_normal((3, 4))
+    a[np.abs(a) < 0.05] = 0.3  # away from the kinks, where finite differences mislead
+    x, _ = both(a)
+    assert gradcheck(lambda t: getattr(F, name)(t, **kw), (x,))
+    assert gradgradcheck(lambda t: getattr(F, name)(t, **kw), (x,))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_activations_in_other_float_types(dtype):
+    a = _act_input()
+    x = pyth.tensor(a, dtype=getattr(pyth, dtype))
+    tx = torch.tensor(a, dtype=getattr(torch, dtype))
+    for name, kw in ACTS:
+        y = getattr(F, name)(x, **kw)
+        assert y.dtype is x.dtype
+        np.testing.assert_allclose(y.float().numpy(),
+                                   getattr(torch.nn.functional, name)(tx, **kw).float().numpy(),
+                                   rtol=2e-2, atol=2e-2)
+
+
+def test_inplace_activations_and_modules():
+    x = pyth.tensor(_act_input())
+    ref = F.relu(x)
+    assert F.relu_(x) is x and x.tolist() == ref.tolist()
+    leaf = pyth.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf"):
+        F.relu(leaf, inplace=True)
+    y = leaf * -1
+    F.relu(y, inplace=True).sum().backward()
+    assert leaf.grad.tolist() == [0.0, 0.0, 0.0]
+    for P, T, args in ((nn.ReLU, torch.nn.ReLU, ()), (nn.LeakyReLU, torch.nn.LeakyReLU, (0.1,)),
+                       (nn.ELU, torch.nn.ELU, ()), (nn.GELU, torch.nn.GELU, ("tanh",)),
+                       (nn.SiLU, torch.nn.SiLU, ()), (nn.Softplus, torch.nn.Softplus, ()),
+                       (nn.Hardtanh, torch.nn.Hardtanh, ()), (nn.ReLU6, torch.nn.ReLU6, ()),
+                       (nn.Sigmoid, torch.nn.Sigmoid, ()), (nn.Tanh, torch.nn.Tanh, ())):
+        assert repr(P(*args)) == repr(T(*args))
+        a, ta = both(_act_input(), False)
+        close(P(*args)(a), T(*args)(ta), 1e-12)
+    with pytest.raises(RuntimeError, match="floating point"):
+        F.leaky_relu(pyth.ones(2, dtype=pyth.int64))
+    assert F.relu(pyth.tensor([-2, 3])).tolist() == torch.relu(torch.tensor([-2, 3])).tolist()
