@@ -106,20 +106,26 @@ static int THReduction_init(THReduction *p, const char *op, int ndim, const int6
   p->rdim = 0;
   p->nout = p->nred = 1;
   int64_t acc = 1, idx = 1;
-  int overflow = 0;
+  /* Checked: a tensor's element count fits int64 unless a size is 0, and then the other
+   * sizes' product may not. Only a product of kept sizes without a 0 among them is real (the
+   * result is allocated); the rest belong to walks over no elements and are never used. */
+  int overflow = 0, kept_zero = 0, red_zero = 0;
   for (int d = ndim - 1; d >= 0; d--) {
-    /* checked: with a 0 among the sizes, the others' product can pass int64 */
     if (p->reduced[d]) {
       p->accstride[d] = 0;
       p->idxstride[d] = idx;
-      overflow |= THSize_mul(&idx, idx, size[d]) | THSize_mul(&p->nred, p->nred, size[d]);
+      red_zero |= size[d] == 0;
+      (void)(THSize_mul(&idx, idx, size[d]) | THSize_mul(&p->nred, p->nred, size[d]));
     } else {
       p->accstride[d] = acc;
       p->idxstride[d] = 0;
+      kept_zero |= size[d] == 0;
       overflow |= THSize_mul(&acc, acc, size[d]) | THSize_mul(&p->nout, p->nout, size[d]);
     }
   }
-  if (overflow) {
+  if (kept_zero) p->nout = 0;
+  if (red_zero) p->nred = 0;
+  if (overflow && !kept_zero) {
     char buf[TH_SIZE_STR_LEN];
     THError_set(TH_ERR_MEMORY, "%s: the reduction of a tensor of size %s needs more than "
                 "int64 elements of results or positions", op, THSize_str(buf, sizeof buf, ndim,

@@ -57,3 +57,5 @@ __version__ = "0.1.0"
 from . import surface as _surface  # noqa: E402
 globals().update(_surface.FUNCTIONS)
 from .device import device  # noqa: E402,F401
+
+autograd._install_factories()  # again: surface replaced some factories (device= checks)

@@ -96,11 +96,10 @@ def _install_factories() -> None:
     """Factories take requires_grad=."""
     import pyth
 
-    from .. import factories
     names = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "normal"]
     for name in names:
         raw = getattr(pyth, name, None)
-        if raw is None:
+        if raw is None or getattr(raw, "_takes_requires_grad", False):
             continue
 
         def make(raw: Any) -> Any:
@@ -112,16 +111,18 @@ def _install_factories() -> None:
             factory.__name__ = raw.__name__
             factory.__doc__ = raw.__doc__
             factory.__wrapped__ = raw
+            factory._takes_requires_grad = True
             return factory
         setattr(pyth, name, make(raw))
-    tensor_raw = factories.tensor
-
-    def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               pin_memory: bool = False) -> Any:
-        t = tensor_raw(data, dtype=dtype)
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
-    tensor.__doc__ = tensor_raw.__doc__
-    pyth.tensor = tensor
+    current = pyth.tensor  # factories.tensor, or a richer form installed over it
+    if not getattr(current, "_takes_requires_grad", False):
+        def tensor(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+            t = current(*args, **kwargs)
+            if requires_grad:
+                t.requires_grad_(True)
+            return t
+        tensor.__doc__ = current.__doc__
+        tensor.__wrapped__ = current
+        tensor._takes_requires_grad = True
+        pyth.tensor = tensor
 
