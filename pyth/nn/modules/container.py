@@ -18,6 +18,18 @@ def _index(n: int, idx: Any, what: str) -> int:
     return i % n
 
 
+def _delete_renumbered(modules: "OrderedDict[str, Module]", idx: Any) -> None:
+    """Deletes the entries at idx (an int or a slice), then renumbers the rest 0..n-1, as
+    PyTorch's Sequential and ModuleList do."""
+    keys = list(modules)
+    for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(len(keys), idx, "")]]):
+        del modules[key]
+    items = list(modules.values())
+    modules.clear()
+    for i, m in enumerate(items):
+        modules[str(i)] = m
+
+
 class Sequential(Module):
     """Modules run one after another, each on the previous one's output."""
 
@@ -40,14 +52,7 @@ class Sequential(Module):
         setattr(self, key, module)
 
     def __delitem__(self, idx: Any) -> None:
-        keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(len(keys), idx, "")]]):
-            del self._modules[key]
-        # renumber, as PyTorch does, so indices stay 0..n-1
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _delete_renumbered(self._modules, idx)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -112,13 +117,7 @@ class ModuleList(Module):
         setattr(self, str(_index(len(self), idx, "ModuleList")), module)
 
     def __delitem__(self, idx: Any) -> None:
-        keys = list(self._modules)
-        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(len(keys), idx, "")]]):
-            del self._modules[key]
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _delete_renumbered(self._modules, idx)
 
     def __len__(self) -> int:
         return len(self._modules)

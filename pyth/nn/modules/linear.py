@@ -24,8 +24,15 @@ class Identity(Module):
         return input
 
 
-def _factory(dtype: Any) -> Any:
-    return _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
+def _weight_and_bias(m: Module, shape: tuple, bias: bool, dtype: Any) -> None:
+    """Registers weight (shape) and bias (shape[0], or None), then runs reset_parameters()."""
+    dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
+    m.weight = Parameter(empty(*shape, dtype=dt))
+    if bias:
+        m.bias = Parameter(empty(shape[0], dtype=dt))
+    else:
+        m.register_parameter("bias", None)
+    m.reset_parameters()
 
 
 class Linear(Module):
@@ -35,13 +42,7 @@ class Linear(Module):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        dt = _factory(dtype)
-        self.weight = Parameter(empty(out_features, in_features, dtype=dt))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dt))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, dtype)
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -66,13 +67,7 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
-        dt = _factory(dtype)
-        self.weight = Parameter(empty(out_features, in1_features, in2_features, dtype=dt))
-        if bias:
-            self.bias = Parameter(empty(out_features, dtype=dt))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, dtype)
 
     def reset_parameters(self) -> None:
         bound = 1 / math.sqrt(self.weight.size(1))
