@@ -88,7 +88,7 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
         raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got "
                            f"{input.dtype.real}")
     src = input.float() if input.dtype is _dt.bfloat16 else input  # exact: bf16 is float32's top
-    m, e = np.frexp(src.contiguous().numpy())
+    m, e = np.frexp(src.detach().contiguous().numpy())
     mant = from_numpy(np.ascontiguousarray(m)).to(input.dtype, copy=True)
     expo = from_numpy(np.ascontiguousarray(e.astype(np.int32))).clone()
     if out is not None:

@@ -274,7 +274,7 @@ def nextafter(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
         dt = result_type(input, other)
         if dt in (_dt.float16, _dt.bfloat16):
             a, b = broadcast_tensors(input.float(), other.float())
-            r = _next16(a.contiguous().numpy(), b.contiguous().numpy(), dt is _dt.bfloat16)
+            r = _next16(a.detach().contiguous().numpy(), b.detach().contiguous().numpy(), dt is _dt.bfloat16)
             return result_of("nextafter", from_numpy(r.reshape(a.size())).to(dt), out)
     return P["nextafter"](input, other, out=out)
 

@@ -431,7 +431,7 @@ class Tensor:
         """Nested Python lists (a scalar for 0-dim)."""
         if self.dtype is _dt.bfloat16:
             return self.float().tolist()
-        return self.numpy().tolist()
+        return _numpy.export(self).tolist()
 
     def __iter__(self):
         if self.dim() == 0:
@@ -467,8 +467,12 @@ class Tensor:
 
         The export pins the storage's memory: while the array lives, resize_() or
         share_memory_() of that storage raise instead of freeing what the array reads, and
-        set_() on the tensor leaves the array on the old storage.
+        set_() on the tensor leaves the array on the old storage. A tensor that requires grad
+        refuses, as in PyTorch (numpy would not record what is done to the array).
         """
+        if self._ag is not None and self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         return _numpy.export(self)
 
     # No __array_interface__: numpy would keep the tensor object (not its memory) alive, and a

@@ -142,7 +142,10 @@ for _n in ("floor", "ceil", "round", "trunc", "sign"):
     _UNARY[_n] = ("", lambda g, x, r: _zero(g))
 
 
-_UNARY["lgamma"] = ("input", None)   # the C kernel only (no digamma op to compose)
+_UNARY["lgamma"] = ("input", lambda g, x, r: g * P.digamma(x))
+_UNARY["digamma"] = ("input", lambda g, x, r: g * P.polygamma(1, x))
+_UNARY["erfc"] = ("input", lambda g, x, r: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
+_UNARY["i0"] = ("input", None)   # needs I1, which pyth does not have yet: backward raises
 
 # ops whose derivative is also a stamped C kernel, TH<Real>Tensor_<name>_backward (its
 # expression sits beside the forward one in lib/THMathOps.h): first-order backward is that one
@@ -224,6 +227,36 @@ def _atan2(g: Tensor, a: dict) -> tuple:
     x, y = a["input"], a["other"]
     d = g / (x * x + y * y)
     return d * y, -d * x
+
+
+@defop("xlogy", "input other", "input other")
+def _xlogy(g: Tensor, a: dict) -> tuple:
+    x, y = a["input"], a["other"]
+    gx = g * P.log(y) if a["needs"][0] else None  # log(y) at x = 0 too, as PyTorch 2
+    gy = g * x / y if a["needs"][1] else None
+    return gx, gy
+
+
+@defop("logaddexp", "input other", "input other")
+def _logaddexp(g: Tensor, a: dict) -> tuple:
+    x, y = a["input"], a["other"]
+    return ((g * P.sigmoid(x - y)) if a["needs"][0] else None,
+            (g * P.sigmoid(y - x)) if a["needs"][1] else None)
+
+
+@defop("logaddexp2", "input other", "input other")
+def _logaddexp2(g: Tensor, a: dict) -> tuple:
+    x, y = a["input"], a["other"]
+    return ((g * P.sigmoid((x - y) * _LN2)) if a["needs"][0] else None,
+            (g * P.sigmoid((y - x) * _LN2)) if a["needs"][1] else None)
+
+
+@defop("copysign", "input other", "input result")
+def _copysign(g: Tensor, a: dict) -> tuple:
+    # |x| sign(y): d/dx = sign(x) sign(result) (0 at x = 0, as PyTorch); d/dy = 0
+    x, r = a["input"], a["result"]
+    return (g * x.sign() * r.sign() if a["needs"][0] else None,
+            _zero(g) if a["needs"][1] else None)
 
 
 @defop("hypot", "input other", "input other result")
