@@ -119,6 +119,8 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     _need_tensor("polygamma", input)
+    if out is None and _records(input):
+        return _Polygamma.get().apply(input, n)
     x = as_tensor(input, _float_of(input))
     dt = x.dtype
     return into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h, dt.to_c(float(n))))
@@ -345,7 +347,40 @@ def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> An
     else:
         values, indices = new_result(dt), new_result(_dt.int64)
     check(dt.tensor.cumextreme(values._h, indices._h, input._h, int(dim), int(minimum)))
+    if out is None and input.dim() > 0 and _records(input):
+        values = input.gather(int(dim), indices)  # the same values, recorded: grads scatter
     return _result_type(op)(values, indices)
+
+
+def _records(t: Tensor) -> bool:
+    """Whether an op on t is recorded for autograd (t requires grad, grad mode on)."""
+    from .autograd import is_grad_enabled
+    return t._ag is not None and t.requires_grad and is_grad_enabled()
+
+
+class _Polygamma:
+    """polygamma(n, x) for autograd: d/dx polygamma(n, x) = polygamma(n + 1, x)."""
+
+    fn = None
+
+    @classmethod
+    def get(cls):
+        if cls.fn is None:
+            from .autograd import Function
+
+            class PolygammaBackward(Function):
+                @staticmethod
+                def forward(ctx, x, n):
+                    ctx.save_for_backward(x)
+                    ctx.n = n
+                    return polygamma(n, x)
+
+                @staticmethod
+                def backward(ctx, g):
+                    x, = ctx.saved_tensors
+                    return g * polygamma(ctx.n + 1, x), None
+            cls.fn = PolygammaBackward
+        return cls.fn
 
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:

@@ -123,7 +123,41 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.real}'")
     d = _wrap(dim, input.dim(), "logcumsumexp")
+    if out is None and input.dim() > 0 and input._ag is not None and input.requires_grad:
+        from .autograd import is_grad_enabled
+        if is_grad_enabled():
+            return _logcumsumexp_function().apply(input, d)
     return into("logcumsumexp", dt, out, lambda r: dt.tensor.logcumsumexp(r._h, input._h, d))
+
+
+_LCSE: list = []
+
+
+def _logcumsumexp_function():
+    """logcumsumexp as an autograd Function: the C scan forward; backward
+    grad_i = sum_{k >= i} g_k exp(x_i - r_k), computed around c = max r (a constant per slice)
+    as exp(x - c) * reverse_cumsum(g * exp(c - r)), in recorded ops (create_graph works)."""
+    if not _LCSE:
+        from .autograd import Function
+
+        class LogcumsumexpBackward(Function):
+            @staticmethod
+            def forward(ctx, x, d):
+                r = logcumsumexp(x, d)
+                ctx.save_for_backward(x, r)
+                ctx.d = d
+                return r
+
+            @staticmethod
+            def backward(ctx, g):
+                x, r = ctx.saved_tensors
+                d = ctx.d
+                c = r.detach().amax(d, keepdim=True)
+                c = c.masked_fill(~c.isfinite(), 0.0)
+                w = (g * (c - r).exp()).flip(d).cumsum(d).flip(d)
+                return w * (x - c).exp(), None
+        _LCSE.append(LogcumsumexpBackward)
+    return _LCSE[0]
 
 
 def trace(input: Tensor) -> Tensor:

@@ -30,8 +30,7 @@ def test_unary_special_gradients(name):
     ty.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-10)
     assert gradcheck(getattr(pyth, name), (x.detach().requires_grad_(),))
-    if name != "digamma":  # polygamma (issue 17's module) records no derivative yet
-        assert gradgradcheck(getattr(pyth, name), (x.detach().requires_grad_(),))
+    assert gradgradcheck(getattr(pyth, name), (x.detach().requires_grad_(),))
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -69,3 +68,35 @@ def test_numpy_of_a_tensor_that_requires_grad_refuses_as_torch():
     assert x.detach().numpy().tolist() == [1.0, 1.0, 1.0]
     assert x.tolist() == [1.0, 1.0, 1.0] and (x * 2).tolist() == [2.0, 2.0, 2.0]
     assert "FloatTensor" in repr(x * 2)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin", "logcumsumexp"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_scans_gradients(name, dim):
+    a = RNG.standard_normal((4, 5)) * 3
+    x, tx = both(a)
+    out = getattr(pyth, name)(x, dim)
+    tout = getattr(torch, name)(tx, dim)
+    if name != "logcumsumexp":
+        out, tout = out[0], tout[0]
+    g = RNG.standard_normal((4, 5))
+    out.backward(pyth.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-10)
+    f = (lambda t: getattr(pyth, name)(t, dim)) if name == "logcumsumexp" else \
+        (lambda t: getattr(pyth, name)(t, dim)[0])
+    assert gradcheck(f, (x.detach().requires_grad_(),))
+    if name == "logcumsumexp":
+        assert gradgradcheck(f, (x.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_polygamma_gradients(n):
+    a = RNG.uniform(0.5, 3.0, (3, 4))
+    x, tx = both(a)
+    pyth.polygamma(n, x).sum().backward()
+    torch.polygamma(n, tx).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-10)
+    assert gradgradcheck(lambda t: pyth.polygamma(n, t), (x.detach().requires_grad_(),))
+    d, _ = both(a)
+    assert gradgradcheck(pyth.digamma, (d,))
