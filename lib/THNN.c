@@ -7,3 +7,5 @@
 
 #include "generic/THNNActivation.c"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNSoftMax.c"
+#include "THGenerateBlasTypes.h"

@@ -14,5 +14,7 @@
 
 #include "generic/THNNActivation.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNSoftMax.h"
+#include "THGenerateBlasTypes.h"
 
 #endif

@@ -398,6 +398,10 @@ def test_property_setitem_from_a_view_of_its_target(data):
         offset, size, stride = recipe
         return b.as_strided(size, stride, offset)
 
+    try:  # a drawn geometry that does not fit the storage is not a case
+        view(base, target), view(base, source)
+    except RuntimeError:
+        assume(False)
     expect = base.clone()
     view(expect, target)[index] = view(expect, source).clone()
     view(base, target)[index] = view(base, source)

@@ -282,3 +282,97 @@ def test_inplace_activations_and_modules():
     with pytest.raises(RuntimeError, match="floating point"):
         F.leaky_relu(pyth.ones(2, dtype=pyth.int64))
     assert F.relu(pyth.tensor([-2, 3])).tolist() == torch.relu(torch.tensor([-2, 3])).tolist()
+
+
+# ---- softmax, log_softmax, nll_loss, cross_entropy (THNN kernels) -----------------------------
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape,dim", [((4, 5), 1), ((4, 5), 0), ((2, 3, 4), 1), ((2, 3, 4), -1),
+                                       ((6,), 0), ((0, 3), 1)])
+def test_softmax_matches_torch(name, shape, dim):
+    a = RNG.standard_normal(shape) * 10
+    x, tx = both(a)
+    y, ty = getattr(F, name)(x, dim), getattr(torch.nn.functional, name)(tx, dim)
+    close(y, ty, 1e-12)
+    g = RNG.standard_normal(shape)
+    y.backward(pyth.tensor(g))
+    ty.backward(torch.tensor(g))
+    close(x.grad, tx.grad, 1e-12)
+    if x.numel():
+        from pyth.autograd import gradgradcheck
+        assert gradcheck(lambda t: getattr(F, name)(t, dim), (x.detach().requires_grad_(),))
+        assert gradgradcheck(lambda t: getattr(F, name)(t, dim), (x.detach().requires_grad_(),))
+
+
+def test_softmax_extremes_and_transposed_input():
+    a = np.array([[1000.0, -1000.0, 0.0], [-np.inf, 0.0, 1.0], [-np.inf] * 3])
+    x, tx = both(a, False)
+    close(F.softmax(x, 1), torch.softmax(tx, 1))
+    np.testing.assert_array_equal(np.isnan(F.log_softmax(x, 1).numpy()),
+                                  np.isnan(torch.log_softmax(tx, 1).numpy()))
+    b = RNG.standard_normal((5, 3))
+    y, ty = both(b)
+    close(F.softmax(y.t(), 0), torch.softmax(ty.t(), 0), 1e-12)
+    assert F.softmax(pyth.tensor(b, dtype=pyth.float32), 1).dtype is pyth.float32
+    assert F.softmax(pyth.tensor(b, dtype=pyth.float16), 1).dtype is pyth.float16
+    close(F.log_softmax(pyth.tensor(b, dtype=pyth.float32), 1, dtype=pyth.float64),
+          torch.log_softmax(torch.tensor(b, dtype=torch.float32), 1, dtype=torch.float64), 1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shape", [(6, 4), (3, 4, 5), (4,)])
+def test_nll_and_cross_entropy_match_torch(reduction, weighted, shape):
+    c = shape[0] if len(shape) == 1 else shape[1]
+    a = RNG.standard_normal(shape)
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    t = RNG.integers(0, c, tshape)
+    if t.ndim:
+        t.flat[0] = -100  # ignored
+    w = RNG.uniform(0.5, 2.0, c)
+    x, tx = both(a)
+    tgt, ttgt = pyth.tensor(t, dtype=pyth.int64), torch.tensor(t, dtype=torch.int64)
+    wp, tw = (both(w, False) if weighted else (None, None))
+    for label_smoothing in (0.0, 0.2):
+        x.grad = None
+        tx.grad = None
+        out = F.cross_entropy(x, tgt, wp, reduction=reduction, label_smoothing=label_smoothing)
+        tout = torch.nn.functional.cross_entropy(tx, ttgt, tw, reduction=reduction,
+                                                 label_smoothing=label_smoothing)
+        close(out, tout, 1e-10)
+        g = RNG.standard_normal(tuple(tout.shape))
+        out.backward(pyth.tensor(g))
+        tout.backward(torch.tensor(g))
+        close(x.grad, tx.grad, 1e-10)
+    lp, tlp = both(np.log(RNG.dirichlet(np.ones(c), int(np.prod(tshape)) or 1)).reshape(
+        (tshape[0], c) + tshape[1:] if tshape else (c,)) if len(shape) != 3 else
+        np.moveaxis(np.log(RNG.dirichlet(np.ones(c), shape[0] * shape[2]).reshape(
+            shape[0], shape[2], c)), 2, 1))
+    close(F.nll_loss(lp, tgt, wp, reduction=reduction),
+          torch.nn.functional.nll_loss(tlp, ttgt, tw, reduction=reduction), 1e-10)
+    assert gradcheck(lambda z: F.nll_loss(z, tgt, wp, reduction=reduction),
+                     (lp.detach().requires_grad_(),))
+
+
+def test_cross_entropy_probabilities_and_modules():
+    a = RNG.standard_normal((5, 4))
+    p = RNG.dirichlet(np.ones(4), 5)
+    x, tx = both(a)
+    pt, tpt = both(p, False)
+    for ls in (0.0, 0.1):
+        out = F.cross_entropy(x, pt, label_smoothing=ls)
+        tout = torch.nn.functional.cross_entropy(tx, tpt, label_smoothing=ls)
+        close(out, tout, 1e-12)
+    m, tm = nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss()
+    t = RNG.integers(0, 4, 5)
+    close(m(x, pyth.tensor(t)), tm(tx, torch.tensor(t)), 1e-12)
+    close(nn.NLLLoss(reduction="sum")(x, pyth.tensor(t)),
+          torch.nn.NLLLoss(reduction="sum")(tx, torch.tensor(t)), 1e-12)
+    assert repr(nn.Softmax(dim=1)) == repr(torch.nn.Softmax(dim=1))
+    assert repr(nn.LogSoftmax(dim=1)) == repr(torch.nn.LogSoftmax(dim=1))
+    with pytest.raises(IndexError, match="out of bounds"):
+        F.nll_loss(x, pyth.tensor([0, 1, 2, 3, 9]))
+    with pytest.raises(RuntimeError, match="target"):
+        F.nll_loss(x, pyth.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="weight"):
+        F.nll_loss(x, pyth.tensor(t), weight=pyth.ones(3, dtype=pyth.float64))

@@ -225,3 +225,94 @@ def sigmoid(input: Tensor) -> Tensor:
 
 def tanh(input: Tensor) -> Tensor:
     return input.tanh()
+
+
+# ---- softmax and classification losses (THNN kernels: generic/THNNSoftMax.c) -----------------
+
+def _softmax_dim(ndim: int) -> int:
+    import warnings
+    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to "
+                  "include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along dim, computed around the slice's maximum."""
+    from ._softmax_kernels import softmax as _sm
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return _sm(input, int(dim), False)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """x - log(sum(exp(x))) along dim, computed around the slice's maximum."""
+    from ._softmax_kernels import softmax as _sm
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return _sm(input, int(dim), True)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] (times the class weight), reduced; targets == ignore_index count
+    nothing."""
+    from ._softmax_kernels import nll_loss as _nll
+    if size_average is not None or reduce is not None:
+        reduction = ("mean" if size_average in (None, True) else "sum") \
+            if reduce in (None, True) else "none"
+    return _nll(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """nll_loss(log_softmax(input, 1), target) for class indices; for class probabilities
+    (target of input's shape), -sum(target * log_softmax(input, 1)); label_smoothing mixes in
+    the uniform distribution, as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = ("mean" if size_average in (None, True) else "sum") \
+            if reduce in (None, True) else "none"
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, cdim)
+    c = input.size(cdim)
+    wshape = [1] * input.dim()
+    wshape[cdim] = c
+    if target.dtype.is_floating_point:  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"cross_entropy(): expected target of the input's shape "
+                               f"{list(input.shape)} for class probabilities, got "
+                               f"{list(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape(wshape)
+        loss = -prod.sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (loss.numel() if input.dim() > 1 else 1)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return nll
+    keep = (target != ignore_index)
+    lw = logp * weight.reshape(wshape) if weight is not None else logp
+    smooth = -lw.sum(cdim) * keep.to(logp.dtype)
+    if reduction == "mean":
+        if weight is not None:
+            t = target.masked_fill(~keep, 0)
+            denom = (weight[t] * keep.to(weight.dtype)).sum()
+        else:
+            denom = keep.sum()
+        smooth = smooth.sum() / denom
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth

@@ -1,0 +1,134 @@
+"""softmax, log_softmax and nll_loss on the THNN kernels (generic/THNNSoftMax.c) as autograd
+Functions: forward and first-order backward are one C call each; under create_graph the
+backward is the composed formula beside it, so it can be differentiated again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import new_result
+from .._th import ffi, lib
+from ..autograd import Function, is_grad_enabled
+from ..tensor import Tensor
+
+_COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+_REDUCTION = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _fn(name: str, dt: _dt.dtype):
+    return getattr(lib, f"THNN_{_COMPUTE[dt]}{name}")
+
+
+def _float(x: Tensor, op: str) -> Tensor:
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected a floating point input, got {x.dtype.real}")
+    return x if x.dtype in _COMPUTE else x.float()
+
+
+def _softmax_raw(x: Tensor, dim: int, log: bool) -> Tensor:
+    xc = _float(x, "log_softmax" if log else "softmax")
+    y = new_result(xc.dtype)
+    check(_fn("LogSoftMax_updateOutput" if log else "SoftMax_updateOutput", xc.dtype)(
+        y._h, xc._h, dim))
+    return y if y.dtype is x.dtype else y.to(x.dtype)
+
+
+class SoftmaxFunction(Function):
+    """softmax (log=False) or log_softmax (log=True) along dim."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, log: bool) -> Tensor:
+        y = _softmax_raw(x, dim, log)
+        ctx.dim, ctx.log = dim, log
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple:
+        y, = ctx.saved_tensors
+        d = ctx.dim
+        if is_grad_enabled():  # create_graph: differentiable formulas
+            if ctx.log:
+                return g - y.exp() * g.sum(d, keepdim=True), None, None
+            return y * (g - (g * y).sum(d, keepdim=True)), None, None
+        yc, gc = _float(y, "softmax"), _float(g, "softmax").to(_float(y, "softmax").dtype)
+        gi = new_result(yc.dtype)
+        name = "LogSoftMax_updateGradInput" if ctx.log else "SoftMax_updateGradInput"
+        check(_fn(name, yc.dtype)(gi._h, gc._h, yc._h, d))
+        return gi.to(y.dtype), None, None
+
+
+def softmax(x: Tensor, dim: int, log: bool) -> Tensor:
+    if x.requires_grad and is_grad_enabled():
+        return SoftmaxFunction.apply(x, dim, log)
+    return _softmax_raw(x, dim, log)
+
+
+def _nll_raw(x: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+             ignore_index: int) -> tuple:
+    xc = _float(x, "nll_loss")
+    w = weight.to(xc.dtype) if weight is not None else None
+    out, total = new_result(xc.dtype), new_result(xc.dtype)
+    check(_fn("ClassNLLCriterion_updateOutput", xc.dtype)(
+        out._h, total._h, xc._h, target._h, w._h if w is not None else ffi.NULL, reduction,
+        ignore_index))
+    return out, total
+
+
+class NLLFunction(Function):
+    """The negative log likelihood of class targets (input: log-probabilities)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                ignore_index: int) -> Tensor:
+        out, total = _nll_raw(x, target, weight, reduction, ignore_index)
+        ctx.reduction, ctx.ignore_index, ctx.total = reduction, ignore_index, total
+        ctx.shape, ctx.dtype = tuple(x.shape), x.dtype
+        ctx.save_for_backward(x, target, weight)
+        return out if out.dtype is x.dtype else out.to(x.dtype)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple:
+        x, target, weight = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: the gradient as a recorded (linear) map of g
+            return _nll_grad_composed(g, x, target, weight, ctx), None, None, None, None
+        xc = _float(x, "nll_loss")
+        w = weight.to(xc.dtype) if weight is not None else None
+        gi = new_result(xc.dtype)
+        check(_fn("ClassNLLCriterion_updateGradInput", xc.dtype)(
+            gi._h, g.to(xc.dtype)._h, xc._h, target._h,
+            w._h if w is not None else ffi.NULL, ctx.total._h, ctx.reduction,
+            ctx.ignore_index))
+        return gi.to(x.dtype), None, None, None, None
+
+
+def _nll_grad_composed(g: Tensor, x: Tensor, target: Tensor, weight: Tensor | None,
+                       ctx: Any) -> Tensor:
+    from ..factories import zeros
+    keep = target != ctx.ignore_index
+    t = target.masked_fill(~keep, 0)
+    wt = weight.to(x.dtype)[t] if weight is not None else zeros(t.shape, dtype=x.dtype) + 1
+    wt = wt * keep.to(x.dtype)
+    if ctx.reduction == 1:
+        wt = wt / ctx.total.item()
+    per = -wt * (g if ctx.reduction == 0 else g.expand(t.shape))
+    zero = zeros(x.shape, dtype=x.dtype)
+    if x.dim() == 1:
+        return zero.scatter(0, t.reshape(1), per.reshape(1))
+    return zero.scatter(1, t.unsqueeze(1), per.unsqueeze(1))
+
+
+def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
+             ignore_index: int) -> Tensor:
+    if reduction not in _REDUCTION:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if target.dtype is not _dt.int64:
+        raise RuntimeError(f"nll_loss(): expected target of dtype int64 (class indices), got "
+                           f"{target.dtype.real}")
+    r = _REDUCTION[reduction]
+    if x.requires_grad and is_grad_enabled():
+        return NLLFunction.apply(x, target, weight, r, int(ignore_index))
+    out, _ = _nll_raw(x, target, weight, r, int(ignore_index))
+    return out if out.dtype is x.dtype else out.to(x.dtype)
