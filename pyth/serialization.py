@@ -88,6 +88,8 @@ class _Encoder:
             return ["none"]
         if obj is True or obj is False:
             return ["bool", obj]
+        if isinstance(obj, Tensor) and _is_parameter(obj):
+            return ["parameter", self.node(obj.detach(), d), bool(obj.requires_grad)]
         if isinstance(obj, Tensor):
             return ["tensor", self.storage(obj.storage()), obj.storage_offset(),
                     list(obj.size()), list(obj.stride()), bool(obj.requires_grad)]
@@ -115,6 +117,19 @@ class _Encoder:
         raise TypeError(f"save(): cannot save an object of type {type(obj).__name__}; "
                         f"checkpoints hold dict/list/tuple/str/int/float/bool/None/bytes, "
                         f"tensors, storages, pyth.Size and dtypes")
+
+
+def _is_parameter(t: Tensor) -> bool:
+    from .nn.parameter import Parameter
+    return isinstance(t, Parameter)
+
+
+def _parameter(dec: "_Decoder", depth: int, node: Any, requires_grad: Any) -> Tensor:
+    from .nn.parameter import Parameter
+    t = dec.node(node, depth)
+    if not isinstance(t, Tensor) or not isinstance(requires_grad, bool):
+        raise TypeError("a parameter wraps a tensor node and a bool")
+    return Parameter(t, requires_grad=requires_grad)
 
 
 def _write(out: BinaryIO, obj: Any) -> None:
@@ -293,6 +308,7 @@ _NODES = {
     "dtype": (1, lambda dec, d, v: _dt._dtype_by_name(_text(v))),
     "storage": (1, lambda dec, d, i: dec.storage(i)),
     "tensor": (5, _tensor),
+    "parameter": (2, _parameter),
 }
 
 

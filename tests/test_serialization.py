@@ -91,6 +91,10 @@ def test_state_dict_roundtrip(tmp_path):
     out = _roundtrip(m.state_dict(), tmp_path)
     m2 = pyth.nn.Linear(4, 3)
     m2.load_state_dict(out)
+    params = _roundtrip(list(m.parameters()), tmp_path)
+    assert all(isinstance(p, pyth.nn.Parameter) and p.requires_grad for p in params)
+    frozen = _roundtrip(pyth.nn.Parameter(pyth.ones(2), requires_grad=False), tmp_path)
+    assert isinstance(frozen, pyth.nn.Parameter) and not frozen.requires_grad
     for a, b in zip(m.parameters(), m2.parameters()):
         _same(a.detach(), b.detach())
 

@@ -115,10 +115,12 @@ def worker_loop(kind: str, dataset: Any, index_queue: Any, result_queue: Any, do
                 try:
                     data = fetcher.fetch(index)
                 except StopIteration:
-                    if kind != "iterable":
-                        raise
-                    data = IterableDatasetStopIteration(worker_id)
-                    exhausted = True
+                    if kind == "iterable":
+                        data = IterableDatasetStopIteration(worker_id)
+                        exhausted = True
+                    else:
+                        data = ExceptionWrapper(sys.exc_info(),
+                                                f"in DataLoader worker process {worker_id}")
                 except Exception:
                     data = ExceptionWrapper(sys.exc_info(),
                                             f"in DataLoader worker process {worker_id}")
