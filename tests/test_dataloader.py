@@ -158,6 +158,25 @@ def test_default_collate_matches_torch():
         default_collate([pyth.ones(2), pyth.ones(3)])
 
 
+def test_distributed_sampler_matches_torch():
+    torch = pytest.importorskip("torch")
+    from pyth.utils.data.distributed import DistributedSampler
+    for n, reps, drop in [(10, 3, False), (10, 3, True), (2, 4, False), (12, 4, False)]:
+        for rank in range(reps):
+            ours = DistributedSampler(range(n), reps, rank, shuffle=False, drop_last=drop)
+            theirs = torch.utils.data.DistributedSampler(range(n), reps, rank, shuffle=False,
+                                                         drop_last=drop)
+            assert list(ours) == list(theirs) and len(ours) == len(theirs)
+    shards = [DistributedSampler(range(12), 3, r, seed=5) for r in range(3)]
+    first = [list(s) for s in shards]
+    assert sorted(sum(first, [])) == list(range(12))
+    for s in shards:
+        s.set_epoch(1)
+    assert [list(s) for s in shards] != first
+    with pytest.raises(ValueError, match="Invalid rank"):
+        DistributedSampler(range(4), 2, 2)
+
+
 # ---- DataLoader in the main process ------------------------------------------------------------
 
 def test_loader_batches():

@@ -2,6 +2,7 @@
 
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import get_worker_info
+from . import distributed  # noqa: F401
 from .dataloader import DataLoader
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset,
                       TensorDataset, random_split)
