@@ -14,6 +14,7 @@ import itertools
 import multiprocessing as _mp
 import queue
 import signal
+import time
 from typing import Any, Callable, Iterator
 
 from ... import multiprocessing as _pmp  # noqa: F401  (registers the tensor reducers)
@@ -26,6 +27,7 @@ from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 _POLL = 1.0  # seconds between checks that the workers are alive
+_JOIN = 2.0  # seconds the workers get to finish on shutdown before they are terminated
 
 
 class _InfiniteConstantSampler:
@@ -309,11 +311,16 @@ class _MultiProcessIter(_BaseIter):
                     iq.put(None)
                 except (OSError, ValueError):
                     pass
+            deadline = time.monotonic() + _JOIN  # for all workers together
             for w in self._workers:
-                w.join(timeout=5.0)
-                if w.is_alive():
+                w.join(timeout=max(0.0, deadline - time.monotonic()))
+            for w in self._workers:
+                if w.is_alive():  # busy in user code, or stuck: stop it
                     w.terminate()
-                    w.join(timeout=5.0)
+                    w.join(timeout=1.0)
+                if w.is_alive():
+                    w.kill()
+                    w.join(timeout=1.0)
             for iq in self._index_queues:
                 iq.close()
             self._results.cancel_join_thread()
