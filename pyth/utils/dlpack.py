@@ -63,6 +63,7 @@ _api.PyCapsule_IsValid.restype = ctypes.c_int
 _api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _api.PyCapsule_GetName.restype = ctypes.c_char_p
 _api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_api.Py_IncRef.argtypes = [ctypes.py_object]
 _raw_api = ctypes.PyDLL(None)  # the same functions, taking a bare PyObject* (in destructors)
 _raw_api.PyCapsule_IsValid.restype = ctypes.c_int
 _raw_api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
@@ -106,6 +107,13 @@ def _deleter(m) -> None:
 @dl.callback("void(DLManagedTensorVersioned *)")
 def _deleter_versioned(m) -> None:
     _release(int(dl.cast("uintptr_t", m)))
+
+
+# A consumer may call a deleter (or drop a capsule) at any time, even while the interpreter
+# shuts down and clears this module: the C trampolines must never be freed.
+for _fn in (_deleter, _deleter_versioned, _capsule_destructor):
+    _api.Py_IncRef(ctypes.py_object(_fn))
+del _fn
 
 
 def _fill(t_dl, view, dt: _dt.dtype, shape, strides) -> None:
