@@ -342,7 +342,7 @@ class _Dies(Dataset):
         return i
 
 
-@pytest.mark.parametrize("how,what", [("kill", "killed by signal SIGKILL"),
+@pytest.mark.parametrize("how,what", [("kill", "was killed by signal SIGKILL"),
                                       ("exit", "exited with code 3")])
 def test_worker_death_raises_not_hangs(how, what):
     loader = DataLoader(_Dies(how), batch_size=1, num_workers=2)
