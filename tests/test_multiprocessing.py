@@ -56,7 +56,7 @@ def _echo_shared(q_in, q_out):
     q_out.put(q_in.get())  # wait: the parent must receive `fresh` before this process exits
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_child_writes_seen_by_parent(method):
     ctx = mp.get_context(method)
     t = pyth.zeros(4, 3)

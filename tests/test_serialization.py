@@ -340,6 +340,45 @@ def test_torch_pickle_gadgets_refused(position, tmp_path):
     assert not (tmp_path / "pwned").exists()
 
 
+class _Marker:
+    pass
+
+
+class _GadgetPickler(pickle.Pickler):
+    """Writes a persistent id whose storage type (or location) is a gadget."""
+
+    def __init__(self, f, where):
+        super().__init__(f, protocol=2)
+        self.where = where
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _Marker):
+            g = _Gadget(os.system, "echo pwned")
+            return ("storage", g, "0", "cpu", 1) if self.where == "type" else \
+                ("storage", g, g, "cpu", 1)
+        return None
+
+
+@pytest.mark.parametrize("where", ["type", "key"])
+def test_gadget_in_persistent_id_refused(where):
+    buf = io.BytesIO()
+    _GadgetPickler(buf, where).dump({"x": _Marker()})
+    with pytest.raises(RuntimeError, match="refused: the pickle names the global posix.system"):
+        _load_bytes(_zip_with(buf.getvalue(), {"0": b"\0" * 4}))
+
+
+def test_gadget_as_rebuild_argument_refused():
+    pkl = (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n(cposix\nsystem\nX\x02\x00\x00\x00id"
+           b"\x85RK\x00K\x01\x85K\x01\x85\x89tR.")
+    with pytest.raises(RuntimeError, match="posix.system"):
+        _load_bytes(_zip_with(pkl))
+    # a rebuild function fed a non-storage is a typed error, not a crash
+    pkl = (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n(X\x01\x00\x00\x00sK\x00K\x01\x85"
+           b"K\x01\x85\x89tR.")
+    with pytest.raises(RuntimeError, match="storage is a str"):
+        _load_bytes(_zip_with(pkl))
+
+
 def _zip_with(pkl, members=None):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
