@@ -71,17 +71,22 @@ def test_child_writes_seen_by_parent(method):
     assert t[1].tolist() == [7, 7, 7] and t[0].tolist() == [0, 0, 0]
 
 
-def test_queue_tensor_is_shared_and_both_ways():
+def _round_trip(t):
+    """Send t to a forked _send_back child; its report, after it has added 1 to t."""
     ctx = mp.get_context("fork")
     q_in, q_out = ctx.Queue(), ctx.Queue()
-    t = pyth.arange(6, dtype=pyth.float32)
     p = ctx.Process(target=_send_back, args=(q_in, q_out))
     p.start()
     q_in.put(t)
-    shared, alloc, total = q_out.get(timeout=30)
+    report = q_out.get(timeout=30)
     assert q_out.get(timeout=30) == "done"
     p.join(30)
-    assert shared and alloc == "shared" and total == 15
+    return report
+
+
+def test_queue_tensor_is_shared_and_both_ways():
+    t = pyth.arange(6, dtype=pyth.float32)
+    assert _round_trip(t) == (True, "shared", 15)
     assert t.tolist() == [1, 2, 3, 4, 5, 6]  # the child's add_ reached us
 
 
@@ -108,15 +113,8 @@ def test_file_system_strategy():
         mp.set_sharing_strategy("carrier pigeon")
     mp.set_sharing_strategy("file_system")
     try:
-        ctx = mp.get_context("fork")
-        q_in, q_out = ctx.Queue(), ctx.Queue()
         t = pyth.ones(5, dtype=pyth.float64)
-        p = ctx.Process(target=_send_back, args=(q_in, q_out))
-        p.start()
-        q_in.put(t)
-        assert q_out.get(timeout=30) == (True, "shared", 5.0)
-        assert q_out.get(timeout=30) == "done"
-        p.join(30)
+        assert _round_trip(t) == (True, "shared", 5.0)
         assert t.tolist() == [2.0] * 5
     finally:
         mp.set_sharing_strategy("file_descriptor")
