@@ -141,14 +141,39 @@ THMapAllocatorContext *THMapAllocatorContext_new(const char *filename, int flags
   return ctx;
 }
 
+static void map_unlink(THMapAllocatorContext *ctx);
+
 THMapAllocatorContext *THMapAllocatorContext_newShared(void) {
   char name[64];
   uint64_t n = atomic_fetch_add(&shm_counter, 1);
   snprintf(name, sizeof name, "/pyth_%ld_%llu", (long)getpid(), (unsigned long long)n);
-  return THMapAllocatorContext_new(name, TH_ALLOCATOR_MAPPED_SHARED |
-                                             TH_ALLOCATOR_MAPPED_SHAREDMEM |
-                                             TH_ALLOCATOR_MAPPED_EXCLUSIVE |
-                                             TH_ALLOCATOR_MAPPED_UNLINK);
+  THMapAllocatorContext *ctx = THMapAllocatorContext_new(
+      name, TH_ALLOCATOR_MAPPED_SHARED | TH_ALLOCATOR_MAPPED_SHAREDMEM |
+                TH_ALLOCATOR_MAPPED_EXCLUSIVE | TH_ALLOCATOR_MAPPED_UNLINK |
+                TH_ALLOCATOR_MAPPED_KEEPFD);
+  /* The descriptor is all we need (other processes receive a copy of it): the name goes at
+   * once, so nothing is left in /dev/shm even if the process is killed, or the storage is
+   * empty and never mapped. */
+  if (ctx) map_unlink(ctx);
+  return ctx;
+}
+
+THMapAllocatorContext *THMapAllocatorContext_newFromFd(int fd, int flags) {
+  char name[32];
+  snprintf(name, sizeof name, "<fd %d>", fd);
+  THMapAllocatorContext *ctx = map_context(name, (flags | TH_ALLOCATOR_MAPPED_FROMFD) &
+                                                     ~TH_ALLOCATOR_MAPPED_UNLINK);
+  if (!ctx) return NULL;
+  struct stat st;
+  ctx->fd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (ctx->fd < 0 || fstat(ctx->fd, &st) != 0) {
+    THError_set(TH_ERR_RUNTIME, "unable to use descriptor %d for a mapping: %s", fd,
+                fd < 0 ? "negative descriptor" : strerror(errno));
+    THMapAllocatorContext_free(ctx);
+    return NULL;
+  }
+  ctx->file_size = (int64_t)st.st_size;
+  return ctx;
 }
 
 /* Removes the name (once) when the flags ask for it, mapped or not. */

@@ -40,6 +40,7 @@ enum {
   TH_ALLOCATOR_MAPPED_EXCLUSIVE = 4, /* fail if the object already exists */
   TH_ALLOCATOR_MAPPED_NOCREATE = 8,  /* fail if it does not exist */
   TH_ALLOCATOR_MAPPED_KEEPFD = 16,   /* keep the descriptor open while mapped */
+  TH_ALLOCATOR_MAPPED_FROMFD = 32,   /* the context maps a descriptor it was given (dup'ed) */
   TH_ALLOCATOR_MAPPED_UNLINK = 64    /* remove the name once mapped */
 };
 
@@ -66,8 +67,12 @@ typedef struct THMapAllocatorContext {
 
 /* Opens filename (or a shm object) per flags; NULL with an error recorded on failure. */
 THMapAllocatorContext *THMapAllocatorContext_new(const char *filename, int flags);
-/* A fresh, unnamed shared-memory context (the name is unlinked as soon as it is mapped). */
+/* A fresh, unnamed shared-memory context (the name is unlinked as soon as it is mapped; the
+ * descriptor stays open, so another process can receive it and map the same memory). */
 THMapAllocatorContext *THMapAllocatorContext_newShared(void);
+/* A context over a copy (dup) of fd, an open shared-memory or file descriptor received from
+ * another process; the caller keeps its own fd. flags as above (FROMFD is added). */
+THMapAllocatorContext *THMapAllocatorContext_newFromFd(int fd, int flags);
 void THMapAllocatorContext_free(THMapAllocatorContext *ctx);
 
 /* Context of borrowed memory: release(owner) is called once, when the storage lets go. */

@@ -59,3 +59,8 @@ globals().update(_surface.FUNCTIONS)
 from .device import device  # noqa: E402,F401
 
 autograd._install_factories()  # again: surface replaced some factories (device= checks)
+
+# issue 12: checkpoints, DLPack, data loading and multiprocessing
+from .serialization import load, save  # noqa: E402
+from .utils.dlpack import from_dlpack  # noqa: E402
+from . import utils, multiprocessing  # noqa: E402,F401

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ...factories import from_numpy
+from .dataset import Dataset
 
 
 def _load_digits() -> tuple[np.ndarray, np.ndarray]:
@@ -19,7 +20,7 @@ def _load_digits() -> tuple[np.ndarray, np.ndarray]:
     return bunch.data, bunch.target
 
 
-class Digits:
+class Digits(Dataset):
     """scikit-learn's 1,797 handwritten digits as (1x8x8 float32 image in [0, 1], int64 label).
 
     A fixed stratified 80/20 split from `split_seed` (the same seed always gives the same

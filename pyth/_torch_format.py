@@ -1,0 +1,205 @@
+"""Reading checkpoints that torch.save wrote (the zip format of PyTorch >= 1.6), without PyTorch.
+
+The zip holds <name>/data.pkl (a pickle whose storages are persistent ids naming zip members
+<name>/data/<key>) and the raw storages. The pickle is read by an unpickler that admits only
+the tensor-rebuild functions, the storage types, dtypes, Size and plain containers: anything
+else is refused by name before it could be imported, so loading never runs code.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import os
+import pickle
+import struct
+import zipfile
+from typing import Any
+
+from . import dtypes as _dt
+from ._size import Size
+from .storage import Storage
+from .tensor import Tensor
+
+
+def _bad(msg: str) -> RuntimeError:
+    return RuntimeError(f"PyTorch checkpoint {msg}")
+
+
+class _StorageType:
+    """Stands for torch.<X>Storage in the pickle: which dtype the storage bytes hold."""
+
+    def __init__(self, dt: _dt.dtype, untyped: bool = False) -> None:
+        self.dtype, self.untyped = dt, untyped
+
+
+_STORAGE_NAMES = {"ByteStorage": "uint8", "CharStorage": "int8", "ShortStorage": "int16",
+                  "IntStorage": "int32", "LongStorage": "int64", "FloatStorage": "float32",
+                  "DoubleStorage": "float64", "HalfStorage": "float16",
+                  "BFloat16Storage": "bfloat16", "BoolStorage": "bool"}
+_TORCH_DTYPES = {"uint8": "uint8", "int8": "int8", "int16": "int16", "short": "int16",
+                 "int32": "int32", "int": "int32", "int64": "int64", "long": "int64",
+                 "float32": "float32", "float": "float32", "float64": "float64",
+                 "double": "float64", "float16": "float16", "half": "float16",
+                 "bfloat16": "bfloat16", "bool": "bool"}
+
+
+def _int(v: Any, what: str) -> int:
+    if type(v) is not int:
+        raise _bad(f"is corrupt: {what} is {type(v).__name__}, expected int")
+    return v
+
+
+def _rebuild_tensor_v2(storage: Any, offset: Any, size: Any, stride: Any,
+                       requires_grad: Any = False, backward_hooks: Any = None,
+                       metadata: Any = None) -> Tensor:
+    from .tensor import _rebuild_tensor
+    if not isinstance(storage, Storage):
+        raise _bad(f"is corrupt: a tensor's storage is a {type(storage).__name__}")
+    if not isinstance(size, tuple) or not isinstance(stride, tuple):
+        raise _bad("is corrupt: a tensor's size or stride is not a tuple")
+    try:
+        t = _rebuild_tensor(storage, _int(offset, "an offset"), size, stride)
+    except (TypeError, ValueError, IndexError, RuntimeError, MemoryError) as e:
+        raise _bad(f"is corrupt: a tensor does not fit its storage: {e}") from None
+    if requires_grad is True and t.dtype.is_floating_point:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any,
+                       *state: Any) -> Any:
+    from .nn.parameter import Parameter
+    if not isinstance(data, Tensor):
+        raise _bad(f"is corrupt: a parameter's data is a {type(data).__name__}")
+    return Parameter(data.detach(), requires_grad=bool(requires_grad))
+
+
+def _torch_size(*args: Any) -> Size:
+    values = args[0] if len(args) == 1 else ()
+    if not isinstance(values, (tuple, list)) or not all(type(v) is int for v in values):
+        raise _bad("is corrupt: bad torch.Size")
+    return Size(values)
+
+
+def _device(*args: Any) -> str:
+    if not args or not isinstance(args[0], str) or not args[0].startswith("cpu"):
+        raise _bad(f"holds a tensor on device {args!r}; pyth only reads CPU checkpoints")
+    return "cpu"
+
+
+def _codecs_encode(text: Any, encoding: Any = "utf-8") -> bytes:  # bytes in protocol-2 pickles
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise _bad("is corrupt: bad _codecs.encode call")
+    return text.encode("latin1")
+
+
+def _allowed() -> dict:
+    table: dict = {
+        ("collections", "OrderedDict"): collections.OrderedDict,
+        ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+        ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
+        ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
+        ("torch", "Size"): _torch_size,
+        ("torch", "device"): _device,
+        ("_codecs", "encode"): _codecs_encode,
+        ("torch", "UntypedStorage"): _StorageType(_dt.uint8, untyped=True),
+    }
+    for name, dname in _STORAGE_NAMES.items():
+        table[("torch", name)] = _StorageType(_dt._dtype_by_name(dname))
+    for name, dname in _TORCH_DTYPES.items():
+        table[("torch", name)] = _dt._dtype_by_name(dname)
+    return table
+
+
+_ALLOWED = _allowed()
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, archive: zipfile.ZipFile, prefix: str) -> None:
+        super().__init__(io.BytesIO(data))
+        self._zip, self._prefix = archive, prefix
+        self._storages: dict[str, Storage] = {}
+
+    def find_class(self, module: str, name: str) -> Any:
+        obj = _ALLOWED.get((module, name))
+        if obj is None:
+            raise _bad(f"refused: the pickle names the global {module}.{name}, which is not a "
+                       f"tensor-rebuild function, storage type or plain container")
+        return obj
+
+    def persistent_load(self, pid: Any) -> Storage:
+        if (not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage"
+                or not isinstance(pid[1], _StorageType) or not isinstance(pid[2], str)):
+            raise _bad(f"is corrupt: bad persistent id {str(pid)[:80]}")
+        _, stype, key, location, numel = pid
+        if not isinstance(location, str) or not location.startswith("cpu"):
+            raise _bad(f"holds storage {key} on {location!r}; pyth only reads CPU checkpoints")
+        s = self._storages.get(key)
+        if s is None:
+            s = self._storages[key] = self._read_storage(stype.dtype, key, _int(numel, "numel"))
+        return s
+
+    def _read_storage(self, dt: _dt.dtype, key: str, numel: int) -> Storage:
+        from .serialization import _new_storage, _raw
+        member = f"{self._prefix}/data/{key}"
+        try:
+            info = self._zip.getinfo(member)
+        except KeyError:
+            raise _bad(f"is corrupt: storage {key} ({member}) is missing") from None
+        if info.file_size % dt.itemsize:
+            raise _bad(f"is corrupt: storage {key} has {info.file_size} bytes, not a whole "
+                       f"number of {dt.name} elements")
+        n = info.file_size // dt.itemsize
+        if numel < 0 or numel > n:  # untyped storages count bytes, typed ones elements
+            raise _bad(f"is corrupt: storage {key} declares {numel} elements, the archive "
+                       f"holds {n}")
+        s = _new_storage(dt, n)
+        with self._zip.open(info) as f:
+            dest, got = _raw(s), 0
+            while got < len(dest):
+                k = f.readinto(dest[got:])
+                if not k:
+                    break
+                got += k
+        if got != info.file_size:
+            raise _bad(f"truncated: storage {key} needs {info.file_size} bytes, read {got}")
+        dt.storage.normalize(s._h)
+        return s
+
+
+def _retype(obj: Any) -> Any:
+    """Untyped storages become typed by the tensor rebuild; nothing else to do."""
+    return obj
+
+
+def load_torch_zip(f: Any) -> Any:
+    """The object stored by torch.save in f (a path or binary file object)."""
+    try:
+        archive = zipfile.ZipFile(f if hasattr(f, "read") else os.fspath(f))
+    except (zipfile.BadZipFile, OSError, ValueError, struct.error, EOFError) as e:
+        raise _bad(f"is not a readable zip archive: {e}") from None
+    with archive:
+        pkl = [n for n in archive.namelist() if n.endswith("/data.pkl") and n.count("/") == 1]
+        if len(pkl) != 1:
+            raise _bad("is corrupt: expected exactly one <name>/data.pkl in the archive")
+        prefix = pkl[0][:-len("/data.pkl")]
+        try:
+            order = archive.read(f"{prefix}/byteorder").decode().strip()
+        except KeyError:
+            order = "little"
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError, UnicodeDecodeError) as e:
+            raise _bad(f"is corrupt: {e}") from None
+        if order != "little":
+            raise _bad(f"was written on a {order}-endian machine; pyth reads little-endian ones")
+        try:
+            data = archive.read(pkl[0])
+            return _retype(_Unpickler(data, archive, prefix).load())
+        except RuntimeError:
+            raise
+        except (pickle.UnpicklingError, EOFError, TypeError, ValueError, AttributeError,
+                KeyError, IndexError, struct.error, zipfile.BadZipFile, OSError,
+                UnicodeDecodeError, OverflowError) as e:
+            raise _bad(f"is corrupt: {type(e).__name__}: {e}") from None
+        except RecursionError:
+            raise _bad("is corrupt: objects nested too deeply") from None

@@ -1,0 +1,47 @@
+"""pyth.multiprocessing: the standard multiprocessing module, with tensors and storages passed
+through POSIX shared memory instead of being copied through the pipe.
+
+Everything multiprocessing has (Process, Queue, Pool, get_context with fork, spawn and
+forkserver, ...) is here unchanged; importing this package registers reducers with
+multiprocessing's pickler, so a tensor put on a queue or passed to a child moves its storage
+into shared memory (share_memory_(), in place) and the other side maps the same memory.
+
+Strategies (set_sharing_strategy): "file_descriptor" (default) passes the shared memory's
+descriptor; "file_system" passes a path naming it (/proc/<pid>/fd/<n>). Shared memory never has a
+name in /dev/shm, so nothing is left behind there, whichever way a process ends.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as _mp
+from multiprocessing import *  # noqa: F401,F403
+
+from .reductions import init_reductions
+
+__all__ = list(getattr(_mp, "__all__", [])) + [
+    "set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
+
+_STRATEGIES = ("file_descriptor", "file_system")
+_strategy = "file_descriptor"
+
+
+def set_sharing_strategy(new_strategy: str) -> None:
+    """Choose how shared storages travel: "file_descriptor" or "file_system"."""
+    global _strategy
+    if new_strategy not in _STRATEGIES:
+        raise ValueError(f"set_sharing_strategy(): unknown strategy {new_strategy!r}; "
+                         f"expected one of {_STRATEGIES}")
+    _strategy = new_strategy
+
+
+def get_sharing_strategy() -> str:
+    """The current sharing strategy."""
+    return _strategy
+
+
+def get_all_sharing_strategies() -> set:
+    """The strategies this platform supports."""
+    return set(_STRATEGIES)
+
+
+init_reductions()

@@ -1,0 +1,194 @@
+"""pyth.multiprocessing: tensors travel through POSIX shared memory (by descriptor or by path),
+writes are seen across processes, and nothing is left in /dev/shm or the fd table."""
+
+import gc
+import os
+import signal
+
+import pytest
+
+import pyth
+import pyth.multiprocessing as mp
+
+
+def _shm_entries():
+    try:
+        return {n for n in os.listdir("/dev/shm") if n.startswith("pyth_")}
+    except FileNotFoundError:
+        return set()
+
+
+def _fds():
+    """Descriptors of this process that hold pyth shared memory."""
+    n = 0
+    for f in os.listdir("/proc/self/fd"):
+        try:
+            n += "/dev/shm/pyth_" in os.readlink(f"/proc/self/fd/{f}")
+        except OSError:
+            pass
+    return n
+
+
+@pytest.fixture(autouse=True)
+def _no_leftovers():
+    before = _shm_entries()
+    yield
+    gc.collect()
+    assert _shm_entries() <= before
+
+
+def _fill(t, value):
+    t.fill_(value)
+
+
+def _send_back(q_in, q_out):
+    t = q_in.get()
+    q_out.put((t.is_shared(), t.storage().allocator_name(), t.sum().item()))
+    t.add_(1)
+    q_out.put("done")
+
+
+def _echo_shared(q_in, q_out):
+    x, y = q_in.get()
+    q_out.put((x.storage() is y.storage(), x.data_ptr() - y.data_ptr()))
+    fresh = pyth.arange(5, dtype=pyth.float64)
+    q_out.put(fresh)
+    q_out.put(q_in.get())  # wait: the parent must receive `fresh` before this process exits
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_child_writes_seen_by_parent(method):
+    ctx = mp.get_context(method)
+    t = pyth.zeros(4, 3)
+    if method == "fork":  # a forked child gets a copy of memory that is not shared already
+        t.share_memory_()
+    view = t[1]  # spawn pickles the arguments: the reducer moves the storage to shared memory
+    p = ctx.Process(target=_fill, args=(view, 7.0))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert t.is_shared() and t.storage().allocator_name() == "shared"
+    assert t[1].tolist() == [7, 7, 7] and t[0].tolist() == [0, 0, 0]
+
+
+def _round_trip(t):
+    """Send t to a forked _send_back child; its report, after it has added 1 to t."""
+    ctx = mp.get_context("fork")
+    q_in, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_send_back, args=(q_in, q_out))
+    p.start()
+    q_in.put(t)
+    report = q_out.get(timeout=30)
+    assert q_out.get(timeout=30) == "done"
+    p.join(30)
+    return report
+
+
+def test_queue_tensor_is_shared_and_both_ways():
+    t = pyth.arange(6, dtype=pyth.float32)
+    assert _round_trip(t) == (True, "shared", 15)
+    assert t.tolist() == [1, 2, 3, 4, 5, 6]  # the child's add_ reached us
+
+
+def test_views_share_one_storage_and_received_tensor_is_shared():
+    ctx = mp.get_context("fork")
+    q_in, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_echo_shared, args=(q_in, q_out))
+    p.start()
+    base = pyth.arange(10, dtype=pyth.int64)
+    q_in.put((base[2:], base))
+    same, delta = q_out.get(timeout=30)
+    fresh = q_out.get(timeout=30)
+    q_in.put("bye")
+    assert q_out.get(timeout=30) == "bye"
+    p.join(30)
+    assert same and delta == 16
+    assert fresh.is_shared() and fresh.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_file_system_strategy():
+    assert mp.get_sharing_strategy() == "file_descriptor"
+    assert mp.get_all_sharing_strategies() == {"file_descriptor", "file_system"}
+    with pytest.raises(ValueError):
+        mp.set_sharing_strategy("carrier pigeon")
+    mp.set_sharing_strategy("file_system")
+    try:
+        t = pyth.ones(5, dtype=pyth.float64)
+        assert _round_trip(t) == (True, "shared", 5.0)
+        assert t.tolist() == [2.0] * 5
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+
+
+def _square(t):
+    return t * t
+
+
+def test_pool_and_every_dtype():
+    ctx = mp.get_context("fork")
+    items = [pyth.arange(4).to(dt) for dt in pyth.ALL_DTYPES]
+    with ctx.Pool(2) as pool:
+        out = pool.map(_square, items)
+    for a, b in zip(items, out):
+        assert b.dtype is a.dtype and b.tolist() == (a * a).tolist()
+        assert b.is_shared()
+
+
+def _hold_and_die(q_in, q_out):
+    t = q_in.get()
+    q_out.put(t.numel())
+    signal.pause()
+
+
+def test_killed_child_leaves_nothing():
+    ctx = mp.get_context("fork")
+    fds = _fds()
+    q_in, q_out = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_hold_and_die, args=(q_in, q_out))
+    p.start()
+    t = pyth.ones(1000)
+    q_in.put(t)
+    assert q_out.get(timeout=30) == 1000
+    assert _fds() == fds + 1
+    assert _shm_entries() == set()  # shared memory never has a name
+    os.kill(p.pid, signal.SIGKILL)
+    p.join(30)
+    assert p.exitcode == -signal.SIGKILL
+    q_in.close()
+    q_out.close()
+    q_in.join_thread()
+    q_out.join_thread()
+    del t
+    gc.collect()
+    assert _fds() == fds
+
+
+def test_zero_size_and_fd_released():
+    ctx = mp.get_context("fork")
+    fds = _fds()
+    t = pyth.empty(0, 4)
+    t.storage().share_memory_()
+    assert _shm_entries() == set()
+    q = ctx.Queue()
+    q.put(t)
+    got = q.get(timeout=30)
+    assert got.shape == (0, 4)
+    big = pyth.ones(100)
+    big.storage().share_memory_()
+    assert _fds() == fds + 2  # one descriptor per shared storage (sent and received)
+    del big, t, got
+    gc.collect()
+    q.close()
+    q.join_thread()
+    assert _fds() == fds
+
+
+def test_non_leaf_refused():
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    x = pyth.ones(2, requires_grad=True)
+    from multiprocessing.reduction import ForkingPickler
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        ForkingPickler.dumps(x * 2)
+    ForkingPickler.dumps(x)  # a leaf is fine (requires_grad travels)
+    q.close()
