@@ -59,3 +59,5 @@ globals().update(_surface.FUNCTIONS)
 from .device import device  # noqa: E402,F401
 
 autograd._install_factories()  # again: surface replaced some factories (device= checks)
+
+from . import optim  # noqa: E402,F401  (issue 11: optimizers and schedulers)

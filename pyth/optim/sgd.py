@@ -1,0 +1,69 @@
+"""SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..factories import empty_like
+from . import _kernels
+from ._validate import at_least_zero, flags
+from .optimizer import Optimizer, params_with_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """p -= lr * d, d the gradient (+ weight_decay * p) or its momentum buffer
+    b = momentum * b + (1 - dampening) * d (Nesterov: d + momentum * b).
+
+    The first step sets b = d, as PyTorch does. Kernel: THOptim_(SGD_step)."""
+
+    def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        at_least_zero(lr, "learning rate")
+        at_least_zero(momentum, "momentum value")
+        at_least_zero(weight_decay, "weight_decay value")
+        flags(differentiable, fused, foreach)
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns closure's loss."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            params, grads = params_with_grad(group)
+            if not params:
+                continue
+            momentum = float(group["momentum"])
+            bufs = fresh = None
+            new = []
+            if momentum != 0:
+                bufs, fresh = [], []
+                for p in params:
+                    b = self.state[p].get("momentum_buffer")
+                    fresh.append(b is None)
+                    if b is None:  # its first step: the kernel sets it to the gradient
+                        b = empty_like(p)
+                        new.append((p, b))
+                    bufs.append(b)
+            _kernels.run("SGD_step", (params, grads, bufs), None, fresh, float(group["lr"]),
+                         momentum, float(group["dampening"]), float(group["weight_decay"]),
+                         bool(group["nesterov"]), bool(group["maximize"]))
+            for p, b in new:
+                self.state[p]["momentum_buffer"] = b
+        return loss
