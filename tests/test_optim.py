@@ -282,7 +282,7 @@ def test_zero_grad():
 
 
 def test_parameters_without_grad_are_skipped():
-    w, b, x, y = make("pyth")
+    w, b, _, _ = make("pyth")
     opt = optim.Adam([w, b], lr=0.1)
     (w * w).sum().backward()
     before = b.detach().clone()
@@ -327,7 +327,7 @@ def test_add_param_group_and_checks():
     with pytest.raises(TypeError, match="param_group must be a dict"):
         opt.add_param_group([w])
     with pytest.raises(TypeError, match="ordered collections"):
-        optim.SGD({w}, lr=0.1)
+        optim.SGD([{"params": {w}}], lr=0.1)
     with pytest.raises(TypeError, match="optimizer can only optimize Tensors"):
         optim.SGD([w, 3.0], lr=0.1)
     with pytest.raises(TypeError, match="should be an iterable of Tensors or dicts"):

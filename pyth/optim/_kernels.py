@@ -8,12 +8,14 @@ float32/float64 (half, bfloat16) are updated through float32 copies written back
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .. import dtypes as _dt
 from .._errors import check
 from .._th import ffi, lib
 from ..autograd import graph as _graph
+from ..autograd import no_grad
 from ..factories import tensor
 from ..tensor import Tensor
 
@@ -43,26 +45,33 @@ def as_step(value: Any) -> Tensor:
     return tensor(float(value), dtype=_dt.float32)
 
 
-def run(name: str, tensors: Sequence[Sequence[Tensor] | None], steps: Sequence[Tensor] | None,
-        flags: Sequence[int] | None, *scalars: Any) -> None:
-    """Calls THOptim_<Real><name>(tensor arrays..., [flags], [steps], n, scalars...).
+STEPS = "THFloatTensor *[]"  # the C type of an array of step counters
+FLAGS = "uint8_t[]"  # ... of per-parameter flags
 
-    tensors[0] are the parameters, tensors[1] their gradients, the rest state buffers (None
-    passes NULL); every parameter's buffers share its dtype. Mixed dtypes: one call per dtype.
+
+def run(name: str, tensors: Sequence[Sequence[Tensor] | None],
+        tail: Sequence[tuple[str, Sequence | None]], *scalars: Any) -> None:
+    """Calls THOptim_<Real><name>(tensor arrays..., tail arrays..., n, scalars...).
+
+    tensors[0] are the parameters, tensors[1] their gradients, the rest state buffers, each
+    buffer in its parameter's dtype; tail holds the other per-parameter arrays as (C array
+    type, items): step counters (STEPS) or flags (FLAGS). None passes NULL. A group of mixed
+    dtypes takes one call per dtype.
     """
     params = tensors[0]
     dt = params[0].dtype
     for p in params:
         if p.dtype is not dt:
-            return _run_by_dtype(name, tensors, steps, flags, scalars)
+            return _run_by_dtype(name, tensors, tail, scalars)
     if dt not in _REAL:
-        return _run_in_float(name, tensors, steps, flags, scalars)
+        return _run_in_float(name, tensors, tail, scalars)
     fn, ctype = _kernel(name, dt)
     args = [ffi.NULL if ts is None else ffi.new(ctype, [t._h for t in ts]) for ts in tensors]
-    if flags is not None:
-        args.append(ffi.new("uint8_t[]", flags))
-    if steps is not None:
-        args.append(ffi.new("THFloatTensor *[]", [s._h for s in steps]))
+    for ctype, items in tail:
+        if items is None:
+            args.append(ffi.NULL)
+        else:
+            args.append(ffi.new(ctype, [s._h for s in items] if ctype == STEPS else items))
     check(fn(*args, len(params), *scalars))
     if _graph._versions:  # an in-place write: saved copies of these parameters are now stale
         for p in params:
@@ -73,26 +82,25 @@ def _subset(seq: Sequence | None, idx: list) -> list | None:
     return None if seq is None else [seq[i] for i in idx]
 
 
-def _run_by_dtype(name: str, tensors: Sequence, steps: Sequence | None, flags: Sequence | None,
-                  scalars: tuple) -> None:
+def _run_by_dtype(name: str, tensors: Sequence, tail: Sequence, scalars: tuple) -> None:
     groups: dict = {}
     for i, p in enumerate(tensors[0]):
         groups.setdefault(p.dtype, []).append(i)
     for idx in groups.values():
-        run(name, [_subset(ts, idx) for ts in tensors], _subset(steps, idx),
-            _subset(flags, idx), *scalars)
+        run(name, [_subset(ts, idx) for ts in tensors],
+            [(ctype, _subset(items, idx)) for ctype, items in tail], *scalars)
 
 
-def _run_in_float(name: str, tensors: Sequence, steps: Sequence | None,
-                  flags: Sequence | None, scalars: tuple) -> None:
+def _run_in_float(name: str, tensors: Sequence, tail: Sequence, scalars: tuple) -> None:
     for ts in tensors:
         for t in ts or ():
             if not t.dtype.is_floating_point:
                 raise TypeError(f"{name.split('_')[0]}.step(): expected floating point "
                                 f"parameters, got {t.dtype}")
-    work = [None if ts is None else [t.float() for t in ts] for ts in tensors]
-    run(name, work, steps, flags, *scalars)
-    for k, (ts, ws) in enumerate(zip(tensors, work)):
-        if ts is not None and k != 1:
-            for t, w in zip(ts, ws):
-                t.copy_(w)
+    work = [None if ts is None else [t.detach().float() for t in ts] for ts in tensors]
+    run(name, work, tail, *scalars)
+    with no_grad():
+        for k, (ts, ws) in enumerate(zip(tensors, work)):
+            if ts is not None and k != 1:
+                for t, w in zip(ts, ws):
+                    t.copy_(w)

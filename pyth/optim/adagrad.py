@@ -32,14 +32,14 @@ class Adagrad(Optimizer):
                     "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
-        for group in self.param_groups:
+        for group in self.param_groups:  # as PyTorch: the constructor's value, for every group
             for p in group["params"]:
-                self._init_state(p, group)
+                self._init_state(p, initial_accumulator_value)
 
-    def _init_state(self, p: Any, group: dict) -> dict:
+    def _init_state(self, p: Any, initial: float) -> dict:
         s = self.state[p]
         s["step"] = _kernels.new_step()
-        s["sum"] = full_like(p, float(group["initial_accumulator_value"]))
+        s["sum"] = full_like(p, float(initial))
         return s
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -58,10 +58,10 @@ class Adagrad(Optimizer):
                 continue
             sums, steps = [], []
             for p in params:
-                s = self.state[p] or self._init_state(p, group)
+                s = self.state[p] or self._init_state(p, group["initial_accumulator_value"])
                 steps.append(s["step"])
                 sums.append(s["sum"])
-            _kernels.run("Adagrad_step", (params, grads, sums), steps, None,
+            _kernels.run("Adagrad_step", (params, grads, sums), [(_kernels.STEPS, steps)],
                          float(group["lr"]), float(group["lr_decay"]),
                          float(group["weight_decay"]), float(group["eps"]),
                          bool(group["maximize"]))

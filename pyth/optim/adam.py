@@ -74,7 +74,8 @@ class Adam(Optimizer):
                         s["max_exp_avg_sq"] = zeros_like(p)
                     maxs.append(s["max_exp_avg_sq"])
             beta1, beta2 = group["betas"]
-            _kernels.run("Adam_step", (params, grads, avgs, sqs, maxs), steps, None,
+            _kernels.run("Adam_step", (params, grads, avgs, sqs, maxs),
+                         [(_kernels.STEPS, steps)],
                          float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),
                          float(group["weight_decay"]), bool(group["decoupled_weight_decay"]),
                          bool(group["maximize"]))

@@ -14,13 +14,23 @@ import warnings
 import weakref
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterable
 from functools import wraps
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR",
-           "CosineAnnealingLR", "LinearLR", "OneCycleLR", "ReduceLROnPlateau"]
+__all__ = [
+    "CosineAnnealingLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "LinearLR",
+    "MultiStepLR",
+    "OneCycleLR",
+    "ReduceLROnPlateau",
+    "StepLR",
+]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
@@ -50,7 +60,7 @@ def _check_optimizer(optimizer: Any) -> None:
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
-def _track_step_calls(scheduler: "LRScheduler") -> None:
+def _track_step_calls(scheduler: LRScheduler) -> None:
     """Wraps optimizer.step so the scheduler can warn when it is stepped first."""
     opt = scheduler.optimizer
     if hasattr(opt.step, "_wrapped_by_lr_sched"):

@@ -8,12 +8,11 @@ group order), so checkpoints round-trip through load_state_dict.
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable, Iterable
-
-import warnings
+from typing import Any, Callable
 
 from ..autograd import enable_grad
 from ..tensor import Tensor

@@ -72,7 +72,8 @@ class RMSprop(Optimizer):
                     bufs.append(_buffer(s, "momentum_buffer", p))
                 if avgs is not None:
                     avgs.append(_buffer(s, "grad_avg", p))
-            _kernels.run("RMSprop_step", (params, grads, squares, avgs, bufs), steps, None,
+            _kernels.run("RMSprop_step", (params, grads, squares, avgs, bufs),
+                         [(_kernels.STEPS, steps)],
                          float(group["lr"]), float(group["alpha"]), float(group["eps"]),
                          float(group["weight_decay"]), momentum, bool(group["maximize"]))
         return loss

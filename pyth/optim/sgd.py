@@ -61,7 +61,7 @@ class SGD(Optimizer):
                         b = empty_like(p)
                         new.append((p, b))
                     bufs.append(b)
-            _kernels.run("SGD_step", (params, grads, bufs), None, fresh, float(group["lr"]),
+            _kernels.run("SGD_step", (params, grads, bufs), [(_kernels.FLAGS, fresh)], float(group["lr"]),
                          momentum, float(group["dampening"]), float(group["weight_decay"]),
                          bool(group["nesterov"]), bool(group["maximize"]))
             for p, b in new:

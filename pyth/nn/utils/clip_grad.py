@@ -5,14 +5,19 @@ from __future__ import annotations
 import math
 import types
 import warnings
-from typing import Iterable
+from collections.abc import Iterable
 
 from ...autograd import no_grad
 from ...factories import tensor
 from ...tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_"]
+__all__ = [
+    "clip_grad_norm",
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+]
 
 _Tensors = Tensor | Iterable[Tensor]
 
