@@ -9,10 +9,12 @@
  * 2. Each operand is then worked on as a contiguous array: a contiguous tensor directly, any
  *    other through a contiguous copy that is written back afterwards (the gradient is only
  *    read, so its copy is dropped).
- * 3. The formula runs as one indexed loop over restrict pointers (the compiler vectorises it),
- *    split between threads when the parameter is large enough (THParallel_worth). Scalars are
- *    prepared in double, once per parameter, and the loop computes in real, as PyTorch's
- *    single-tensor ops do. */
+ * 3. The formula runs as one indexed loop, split between threads when the parameter is large
+ *    enough (THParallel_worth). The per-element formula is an always-inline function whose
+ *    options (amsgrad, centered, a momentum buffer) are literals at each loop, so every
+ *    variant compiles to a branch-free loop the compiler vectorises. Scalars are prepared in
+ *    double, once per parameter; the loop computes in real, as PyTorch's single-tensor ops
+ *    do. */
 
 #define THOPTIM_MAX_OPERANDS 6
 
@@ -81,27 +83,31 @@ static int THOptim_(worth)(int64_t len, int operands) {
 
 /* ---- SGD ---------------------------------------------------------------------------------- */
 
+/* One element; has_buf is a literal at each call, so the loop compiles without branches. */
+static inline __attribute__((always_inline)) void THOptim_(sgdAt)(
+    int64_t j, real *p, const real *g, real *buf, int fresh, real lr, real mom, real damp1,
+    real wd, int nesterov, real sign, const int has_buf) {
+  real d = sign * g[j];
+  d = wd != 0 ? d + wd * p[j] : d;
+  if (has_buf) {
+    const real old = buf[j];
+    const real b = fresh ? d : old * mom + damp1 * d;
+    buf[j] = b;
+    d = nesterov ? d + mom * b : b;
+  }
+  p[j] = p[j] + (-lr) * d;
+}
+
 static void THOptim_(sgdLoop)(real *restrict p, const real *restrict g, real *restrict buf,
                               int64_t len, int fresh, real lr, real mom, real damp1, real wd,
                               int nesterov, real sign) {
   const int par = THOptim_(worth)(len, buf ? 3 : 2);
-  if (!buf) {
-#pragma omp parallel for if (par)
-    for (int64_t j = 0; j < len; j++) {
-      real d = sign * g[j];
-      if (wd != 0) d = d + wd * p[j];
-      p[j] = p[j] + (-lr) * d;
-    }
-    return;
-  }
-#pragma omp parallel for if (par)
-  for (int64_t j = 0; j < len; j++) {
-    real d = sign * g[j];
-    if (wd != 0) d = d + wd * p[j];
-    const real b = fresh ? d : buf[j] * mom + damp1 * d;
-    buf[j] = b;
-    d = nesterov ? d + mom * b : b;
-    p[j] = p[j] + (-lr) * d;
+  if (buf) {
+    THOPTIM_FOR(par, len, THOptim_(sgdAt)(j, p, g, buf, fresh, lr, mom, damp1, wd, nesterov,
+                                          sign, 1));
+  } else {
+    THOPTIM_FOR(par, len, THOptim_(sgdAt)(j, p, g, buf, fresh, lr, mom, damp1, wd, nesterov,
+                                          sign, 0));
   }
 }
 
@@ -135,27 +141,37 @@ int THOptim_(SGD_step)(THTensor **params, THTensor **grads, THTensor **momentum_
 
 /* ---- Adam / AdamW ------------------------------------------------------------------------- */
 
+static inline __attribute__((always_inline)) void THOptim_(adamAt)(
+    int64_t j, real *p, const real *g, real *m, real *v, real *vmax, real decay, real wd,
+    real w1, real beta2, real w2, real step_size, real bc2_sqrt, real eps, real sign,
+    const int amsgrad) {
+  const real pj = p[j] * decay; /* decay is exactly 1 unless AdamW decays */
+  real d = sign * g[j];
+  d = wd != 0 ? d + wd * pj : d;
+  const real mj = THOptim_(lerp)(m[j], d, w1);
+  real vj = v[j] * beta2 + w2 * d * d;
+  m[j] = mj;
+  v[j] = vj;
+  if (amsgrad) {
+    const real old = vmax[j];
+    vj = old > vj || isnan(old) ? old : vj;
+    vmax[j] = vj;
+  }
+  const real denom = sqrt(vj) / bc2_sqrt + eps;
+  p[j] = pj + (-step_size) * (mj / denom);
+}
+
 static void THOptim_(adamLoop)(real *restrict p, const real *restrict g, real *restrict m,
                                real *restrict v, real *restrict vmax, int64_t len,
                                real decay, real wd, real w1, real beta2, real w2,
                                real step_size, real bc2_sqrt, real eps, real sign) {
   const int par = THOptim_(worth)(len, vmax ? 5 : 4);
-#pragma omp parallel for if (par)
-  for (int64_t j = 0; j < len; j++) {
-    real pj = p[j];
-    if (decay != 1) pj = pj * decay;
-    real d = sign * g[j];
-    if (wd != 0) d = d + wd * pj;
-    const real mj = THOptim_(lerp)(m[j], d, w1);
-    real vj = v[j] * beta2 + w2 * d * d;
-    m[j] = mj;
-    v[j] = vj;
-    if (vmax) {
-      vj = vmax[j] > vj || isnan(vmax[j]) ? vmax[j] : vj;
-      vmax[j] = vj;
-    }
-    const real denom = sqrt(vj) / bc2_sqrt + eps;
-    p[j] = pj + (-step_size) * (mj / denom);
+  if (vmax) {
+    THOPTIM_FOR(par, len, THOptim_(adamAt)(j, p, g, m, v, vmax, decay, wd, w1, beta2, w2,
+                                           step_size, bc2_sqrt, eps, sign, 1));
+  } else {
+    THOPTIM_FOR(par, len, THOptim_(adamAt)(j, p, g, m, v, vmax, decay, wd, w1, beta2, w2,
+                                           step_size, bc2_sqrt, eps, sign, 0));
   }
 }
 
@@ -201,33 +217,48 @@ int THOptim_(Adam_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs
 
 /* ---- RMSprop ------------------------------------------------------------------------------ */
 
+static inline __attribute__((always_inline)) void THOptim_(rmspropAt)(
+    int64_t j, real *p, const real *g, real *s, real *a, real *buf, real lr, real alpha,
+    real w, real eps, real wd, real mom, real sign, const int centered, const int has_buf) {
+  real d = sign * g[j];
+  d = wd != 0 ? d + wd * p[j] : d;
+  const real sj = s[j] * alpha + w * d * d;
+  s[j] = sj;
+  real r;
+  if (centered) {
+    const real aj = THOptim_(lerp)(a[j], d, w);
+    a[j] = aj;
+    r = sqrt(sj + (-aj) * aj);
+  } else {
+    r = sqrt(sj);
+  }
+  r = r + eps;
+  if (has_buf) {
+    const real b = buf[j] * mom + d / r;
+    buf[j] = b;
+    p[j] = p[j] + (-lr) * b;
+  } else {
+    p[j] = p[j] + (-lr) * (d / r);
+  }
+}
+
 static void THOptim_(rmspropLoop)(real *restrict p, const real *restrict g, real *restrict s,
                                   real *restrict a, real *restrict buf, int64_t len, real lr,
                                   real alpha, real w, real eps, real wd, real mom, real sign) {
   const int par = THOptim_(worth)(len, 3 + (a != NULL) + (buf != NULL));
-#pragma omp parallel for if (par)
-  for (int64_t j = 0; j < len; j++) {
-    real d = sign * g[j];
-    if (wd != 0) d = d + wd * p[j];
-    const real sj = s[j] * alpha + w * d * d;
-    s[j] = sj;
-    real r;
-    if (a) {
-      const real aj = THOptim_(lerp)(a[j], d, w);
-      a[j] = aj;
-      r = sqrt(sj + (-aj) * aj);
-    } else {
-      r = sqrt(sj);
-    }
-    r = r + eps;
-    if (buf) {
-      const real b = buf[j] * mom + d / r;
-      buf[j] = b;
-      p[j] = p[j] + (-lr) * b;
-    } else {
-      p[j] = p[j] + (-lr) * (d / r);
-    }
+#define THOPTIM_RMSPROP(CENTERED, HAS_BUF)                                                   \
+  THOPTIM_FOR(par, len, THOptim_(rmspropAt)(j, p, g, s, a, buf, lr, alpha, w, eps, wd, mom, \
+                                            sign, CENTERED, HAS_BUF))
+  if (a && buf) {
+    THOPTIM_RMSPROP(1, 1);
+  } else if (a) {
+    THOPTIM_RMSPROP(1, 0);
+  } else if (buf) {
+    THOPTIM_RMSPROP(0, 1);
+  } else {
+    THOPTIM_RMSPROP(0, 0);
   }
+#undef THOPTIM_RMSPROP
 }
 
 int THOptim_(RMSprop_step)(THTensor **params, THTensor **grads, THTensor **square_avgs,
@@ -279,7 +310,7 @@ static void THOptim_(adagradLoop)(real *restrict p, const real *restrict g, real
 #pragma omp parallel for if (par)
   for (int64_t j = 0; j < len; j++) {
     real d = sign * g[j];
-    if (wd != 0) d = d + wd * p[j];
+    d = wd != 0 ? d + wd * p[j] : d;
     const real sj = s[j] + d * d;
     s[j] = sj;
     p[j] = p[j] + (-clr) * (d / (sqrt(sj) + eps));

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..factories import full_like
 from . import _kernels
 from ._validate import at_least_zero, flags
-from .optimizer import Optimizer, params_with_grad
+from .optimizer import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -42,27 +42,15 @@ class Adagrad(Optimizer):
         s["sum"] = full_like(p, float(initial))
         return s
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("foreach", None), ("maximize", False),
-                               ("differentiable", False), ("fused", None)):
-                group.setdefault(key, value)
+    _OPTION_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False),
+                        ("fused", None))
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns closure's loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            sums, steps = [], []
-            for p in params:
-                s = self.state[p] or self._init_state(p, group["initial_accumulator_value"])
-                steps.append(s["step"])
-                sums.append(s["sum"])
-            _kernels.run("Adagrad_step", (params, grads, sums), [(_kernels.STEPS, steps)],
-                         float(group["lr"]), float(group["lr_decay"]),
-                         float(group["weight_decay"]), float(group["eps"]),
-                         bool(group["maximize"]))
-        return loss
+    def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
+        sums, steps = [], []
+        for p in params:
+            s = self.state[p] or self._init_state(p, group["initial_accumulator_value"])
+            steps.append(s["step"])
+            sums.append(s["sum"])
+        _kernels.run("Adagrad_step", (params, grads, sums), [(_kernels.STEPS, steps)],
+                     float(group["lr"]), float(group["lr_decay"]), float(group["weight_decay"]),
+                     float(group["eps"]), bool(group["maximize"]))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..factories import zeros_like
 from . import _kernels
 from ._validate import at_least_zero, flags
-from .optimizer import Optimizer, params_with_grad
+from .optimizer import Optimizer
 
 __all__ = ["Adam"]
 
@@ -43,40 +43,28 @@ class Adam(Optimizer):
                     "decoupled_weight_decay": decoupled_weight_decay}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("amsgrad", False), ("maximize", False), ("foreach", None),
-                               ("capturable", False), ("differentiable", False),
-                               ("decoupled_weight_decay", False), ("fused", None)):
-                group.setdefault(key, value)
+    _OPTION_DEFAULTS = (("amsgrad", False), ("maximize", False), ("foreach", None),
+                        ("capturable", False), ("differentiable", False),
+                        ("decoupled_weight_decay", False), ("fused", None))
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns closure's loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            amsgrad = group["amsgrad"]
-            avgs, sqs, maxs, steps = [], [], [] if amsgrad else None, []
-            for p in params:
-                s = self.state[p]
-                if not s:
-                    s["step"] = _kernels.new_step()
-                    s["exp_avg"] = zeros_like(p)
-                    s["exp_avg_sq"] = zeros_like(p)
-                steps.append(s["step"])
-                avgs.append(s["exp_avg"])
-                sqs.append(s["exp_avg_sq"])
-                if amsgrad:
-                    if "max_exp_avg_sq" not in s:
-                        s["max_exp_avg_sq"] = zeros_like(p)
-                    maxs.append(s["max_exp_avg_sq"])
-            beta1, beta2 = group["betas"]
-            _kernels.run("Adam_step", (params, grads, avgs, sqs, maxs),
-                         [(_kernels.STEPS, steps)],
-                         float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),
-                         float(group["weight_decay"]), bool(group["decoupled_weight_decay"]),
-                         bool(group["maximize"]))
-        return loss
+    def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
+        amsgrad = group["amsgrad"]
+        avgs, sqs, maxs, steps = [], [], [] if amsgrad else None, []
+        for p in params:
+            s = self.state[p]
+            if not s:
+                s["step"] = _kernels.new_step()
+                s["exp_avg"] = zeros_like(p)
+                s["exp_avg_sq"] = zeros_like(p)
+            steps.append(s["step"])
+            avgs.append(s["exp_avg"])
+            sqs.append(s["exp_avg_sq"])
+            if amsgrad:
+                if "max_exp_avg_sq" not in s:
+                    s["max_exp_avg_sq"] = zeros_like(p)
+                maxs.append(s["max_exp_avg_sq"])
+        beta1, beta2 = group["betas"]
+        _kernels.run("Adam_step", (params, grads, avgs, sqs, maxs), [(_kernels.STEPS, steps)],
+                     float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),
+                     float(group["weight_decay"]), bool(group["decoupled_weight_decay"]),
+                     bool(group["maximize"]))

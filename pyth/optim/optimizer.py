@@ -71,8 +71,14 @@ class Optimizer:
         return {"defaults": self.defaults, "state": self.state,
                 "param_groups": self.param_groups}
 
+    # Options a state dict from an older version may lack, filled in on load (PyTorch's list).
+    _OPTION_DEFAULTS: tuple = ()
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        for group in self.param_groups:
+            for key, value in self._OPTION_DEFAULTS:
+                group.setdefault(key, value)
 
     def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("
@@ -151,7 +157,17 @@ class Optimizer:
                     g.zero_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one optimization step (closure: re-evaluates the model, returns the loss)."""
+        """One update of every parameter that has a gradient (closure: re-evaluates the model
+        and returns the loss, which step returns)."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            params, grads = params_with_grad(group)
+            if params:
+                self._update(group, params, grads)
+        return loss
+
+    def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
+        """Updates one group's parameters that have gradients (one kernel call)."""
         raise NotImplementedError
 
     @staticmethod

@@ -3,12 +3,12 @@ momentum."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ..factories import zeros_like
 from . import _kernels
 from ._validate import at_least_zero, flags
-from .optimizer import Optimizer, params_with_grad
+from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -41,39 +41,26 @@ class RMSprop(Optimizer):
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("momentum", 0), ("centered", False), ("foreach", None),
-                               ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
+    _OPTION_DEFAULTS = (("momentum", 0), ("centered", False), ("foreach", None),
+                        ("maximize", False), ("differentiable", False), ("capturable", False))
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns closure's loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            momentum = float(group["momentum"])
-            centered = group["centered"]
-            squares, steps = [], []
-            avgs = [] if centered else None
-            bufs = [] if momentum > 0 else None
-            for p in params:
-                s = self.state[p]
-                if not s:
-                    s["step"] = _kernels.new_step()
-                    s["square_avg"] = zeros_like(p)
-                steps.append(s["step"])
-                squares.append(s["square_avg"])
-                if bufs is not None:
-                    bufs.append(_buffer(s, "momentum_buffer", p))
-                if avgs is not None:
-                    avgs.append(_buffer(s, "grad_avg", p))
-            _kernels.run("RMSprop_step", (params, grads, squares, avgs, bufs),
-                         [(_kernels.STEPS, steps)],
-                         float(group["lr"]), float(group["alpha"]), float(group["eps"]),
-                         float(group["weight_decay"]), momentum, bool(group["maximize"]))
-        return loss
+    def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
+        momentum = float(group["momentum"])
+        squares, steps = [], []
+        avgs = [] if group["centered"] else None
+        bufs = [] if momentum > 0 else None
+        for p in params:
+            s = self.state[p]
+            if not s:
+                s["step"] = _kernels.new_step()
+                s["square_avg"] = zeros_like(p)
+            steps.append(s["step"])
+            squares.append(s["square_avg"])
+            if bufs is not None:
+                bufs.append(_buffer(s, "momentum_buffer", p))
+            if avgs is not None:
+                avgs.append(_buffer(s, "grad_avg", p))
+        _kernels.run("RMSprop_step", (params, grads, squares, avgs, bufs),
+                     [(_kernels.STEPS, steps)], float(group["lr"]), float(group["alpha"]),
+                     float(group["eps"]), float(group["weight_decay"]), momentum,
+                     bool(group["maximize"]))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
-from ..factories import empty_like
+from ..factories import zeros_like
 from . import _kernels
 from ._validate import at_least_zero, flags
-from .optimizer import Optimizer, params_with_grad
+from .optimizer import Optimizer
 
 __all__ = ["SGD"]
 
@@ -33,37 +33,25 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+    _OPTION_DEFAULTS = (("nesterov", False), ("maximize", False), ("foreach", None),
+                        ("differentiable", False), ("fused", False))
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """One update of every parameter that has a gradient; returns closure's loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params, grads = params_with_grad(group)
-            if not params:
-                continue
-            momentum = float(group["momentum"])
-            bufs = fresh = None
-            new = []
-            if momentum != 0:
-                bufs, fresh = [], []
-                for p in params:
-                    b = self.state[p].get("momentum_buffer")
-                    fresh.append(b is None)
-                    if b is None:  # its first step: the kernel sets it to the gradient
-                        b = empty_like(p)
-                        new.append((p, b))
-                    bufs.append(b)
-            _kernels.run("SGD_step", (params, grads, bufs), [(_kernels.FLAGS, fresh)], float(group["lr"]),
-                         momentum, float(group["dampening"]), float(group["weight_decay"]),
-                         bool(group["nesterov"]), bool(group["maximize"]))
-            for p, b in new:
-                self.state[p]["momentum_buffer"] = b
-        return loss
+    def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
+        momentum = float(group["momentum"])
+        bufs = fresh = None
+        new = []
+        if momentum != 0:
+            bufs, fresh = [], []
+            for p in params:
+                b = self.state[p].get("momentum_buffer")
+                fresh.append(b is None)
+                if b is None:  # its first step: the kernel sets it to the gradient
+                    b = zeros_like(p)
+                    new.append((p, b))
+                bufs.append(b)
+        _kernels.run("SGD_step", (params, grads, bufs), [(_kernels.FLAGS, fresh)],
+                     float(group["lr"]), momentum, float(group["dampening"]),
+                     float(group["weight_decay"]), bool(group["nesterov"]),
+                     bool(group["maximize"]))
+        for p, b in new:
+            self.state[p]["momentum_buffer"] = b
