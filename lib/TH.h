@@ -21,5 +21,6 @@
 #include "THTensorLinalg.h"
 #include "THTensorReduce.h"
 #include "THNN.h"
+#include "THOptim.h"
 
 #endif

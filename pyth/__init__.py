@@ -64,3 +64,4 @@ autograd._install_factories()  # again: surface replaced some factories (device=
 from .serialization import load, save  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
+from . import optim  # noqa: E402,F401  (issue 11: optimizers and schedulers)

@@ -152,7 +152,9 @@ def _set_data(self: Any, value: Any) -> None:
     if value.dtype is not self.dtype:
         raise RuntimeError("data set to a tensor that requires gradients must match the "
                            "original type")
-    self.set_(value)
+    from .grad_mode import no_grad
+    with no_grad():  # not an op of the graph: leaves that require grad take new data too
+        self.set_(value)
 
 
 def retain_grad(self: Any) -> None:

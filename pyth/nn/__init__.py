@@ -13,3 +13,5 @@ from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
 __all__ = ["Buffer", "Parameter", "functional", "init", *_modules_all]
+
+from . import utils  # noqa: E402,F401  (issue 11: clip_grad, parameters_to_vector)
