@@ -8,12 +8,13 @@ Each property holds for any drawn case: a call ends in the right answer or a typ
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
 import pytest
 from fuzz_support import DTYPE_NAMES, NP_CARRIER, pdt
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from pyth._th import lib
 
@@ -68,6 +69,11 @@ def test_empty_tensors_with_huge_dims(sizes, zero, op, dim):
         t = pyth.zeros(1).as_strided(sizes, [0] * len(sizes))
     except TYPED:
         return
+    if op not in ("sort", "cumsum") and -len(sizes) <= dim < len(sizes):
+        # a reduction's result keeps the other dims: (0, 2^31) summed over dim 0 is a real
+        # 2^31-element tensor (8 GiB of zeros), which the machine may not have room for
+        rest = sizes[:dim % len(sizes)] + sizes[dim % len(sizes) + 1:]
+        assume(math.prod(rest) <= 2**24)
     try:
         r = getattr(t, op)(dim)
     except TYPED:
