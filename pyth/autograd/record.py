@@ -371,7 +371,7 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
             return _written(fn(*args, **kwargs), kwargs)
         return fn(*args, **kwargs)
     if op.view:
-        wrapper = _views_of_first(wrapper)
+        wrapper = _view_wrapper(fn, record, op.name in _MAY_COPY)
     wrapper.__name__ = getattr(fn, "__name__", op.name)
     wrapper.__doc__ = getattr(fn, "__doc__", None)
     wrapper.__wrapped__ = fn
@@ -432,21 +432,33 @@ def view_base(t: Any) -> Any:
     return vb.t if type(vb) is NoGradView else vb
 
 
-def _views_of_first(wrapper: Callable) -> Callable:
-    """A view op's wrapper whose result, when it shares its input's storage, remembers the
-    input's root base (`_vb`, as PyTorch's `_base`), so that an in-place op on the view can
-    rewrite the base's history even when the base was not in the graph (CopySlices)."""
+_MAY_COPY = frozenset(("reshape", "reshape_as", "flatten", "getitem"))
+
+
+def _view_wrapper(fn: Callable, record: Callable, may_copy: bool) -> Callable:
+    """differentiable()'s wrapper for a view op: besides recording, the result remembers its
+    input's root base (`_vb`, PyTorch's `_base`), so that an in-place op on the view can rewrite
+    the base's history even when the base was not in the graph (CopySlices). may_copy: the op
+    returns a copy for some inputs (reshape, advanced indexing), told apart by the storage."""
     def view(*args: Any, **kwargs: Any) -> Any:
-        r = wrapper(*args, **kwargs)
-        if args and isinstance(r, Tensor):
+        for x in args:
+            if isinstance(x, Tensor):
+                if x._ag is not None:
+                    r = record(args, kwargs)
+                    break
+            elif type(x) in _SEQUENCES and _has_ag(x, None):
+                r = record(args, kwargs)
+                break
+        else:
+            r = record(args, kwargs) if kwargs and _has_ag((), kwargs) else fn(*args, **kwargs)
+        if args:
             first = args[0]
-            if r is not first and isinstance(first, Tensor) and \
-                    r._h.storage == first._h.storage:
+            if r is not first and (not may_copy or r._h.storage == first._h.storage):
                 vb = getattr(first, "_vb", None)
-                if vb is None:
-                    vb = first if _state.enabled else NoGradView(first)
-                elif type(vb) is not NoGradView and not _state.enabled:
-                    vb = NoGradView(vb)
+                if not _state.enabled:
+                    vb = NoGradView(first if vb is None else view_base(first))
+                elif vb is None:
+                    vb = first
                 r._vb = vb
         return r
     return view
