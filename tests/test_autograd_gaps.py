@@ -525,3 +525,40 @@ def test_first_order_step_is_one_c_call(monkeypatch):
         n = len(calls)
         g, = pyth.autograd.grad(getattr(pyth, name)(x).sum(), x, create_graph=True)
         assert len(calls) == n        # composed formula: differentiable again
+
+
+@pytest.mark.parametrize("index,value", [(0, 5.0), (slice(1, None), "tensor"),
+                                         ((Ellipsis,), "tensor3"), (1, "list")])
+def test_setitem_with_basic_index_is_copyslices_as_torch(index, value):
+    for L in (pyth, torch):
+        x = L.tensor([1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+        y = x * 2
+        v = {"tensor": x[:2] * 3, "tensor3": x.flip(0), "list": [4.0]}.get(value, value)
+        y[index] = v
+        assert type(y.grad_fn).__name__ == "CopySlices"
+        (y * L.tensor([1.0, 2.0, 3.0], dtype=L.float64)).sum().backward()
+        if L is pyth:
+            ours, got = x.grad.tolist(), y.tolist()
+        else:
+            assert ours == x.grad.tolist() and got == y.tolist()
+
+
+def test_setitem_with_advanced_index_is_indexput_as_torch():
+    for L in (pyth, torch):
+        x = L.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        y[L.tensor([0, 2])] = x[:2]
+        assert type(y.grad_fn).__name__ == "IndexPutBackward0"
+
+
+def test_base_modified_after_an_untracked_view_was_taken_is_a_known_gap():
+    """PyTorch regenerates the grad_fn of every earlier view of a base that joins the graph;
+    pyth does so only for views taken of tensors already in the graph (a view of an untracked
+    tensor carries no autograd state, so that ops on it stay on the fast path)."""
+    x = pyth.ones(3, requires_grad=True)
+    buf = pyth.zeros(3)
+    v = buf[1:]
+    buf.add_(x)
+    assert buf.requires_grad and not v.requires_grad
+    w = buf[1:]       # a view taken afterwards is in the graph
+    assert w.requires_grad

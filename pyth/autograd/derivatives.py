@@ -1280,7 +1280,7 @@ def install() -> None:
     getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
     Tensor.__getitem__ = lambda self, index: getitem_w(self, index)
     setitem_raw = T["__setitem__"]
-    Tensor.__setitem__ = in_place(TABLE["setitem"], setitem_raw)
+    Tensor.__setitem__ = _setitem(in_place(TABLE["setitem"], setitem_raw), _indexing)
     # in-place methods
     for attr in list(T):
         if not attr.endswith("_") or attr.startswith("_"):
@@ -1320,6 +1320,23 @@ def _install_operators(pointwise: Any) -> None:
                                              else NotImplemented)
     Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
                                               else NotImplemented)
+
+
+def _setitem(recorded: Callable, indexing: Any) -> Callable:
+    """t[index] = value. Recorded with a basic index (ints, slices, None, ...) it is a write
+    through the view t[index], as PyTorch's: t's grad_fn becomes CopySlices; other indices
+    record IndexPutBackward0."""
+    def setitem(self: Tensor, index: Any, value: Any) -> None:
+        if grad_mode.state.enabled and (self._ag is not None or isinstance(value, Tensor) and
+                                        value._ag is not None) and _is_view_index(index):
+            view = self[index]
+            if not isinstance(value, Tensor):
+                value = P.full((), value, dtype=self.dtype) if isinstance(
+                    value, (bool, int, float)) else indexing._as_values(self, value)
+            view.copy_(value)
+            return
+        recorded(self, index, value)
+    return setitem
 
 
 def _varargs_method(w: Callable) -> Callable:
