@@ -1333,6 +1333,8 @@ def _setitem(recorded: Callable, indexing: Any) -> Callable:
             if not isinstance(value, Tensor):
                 value = P.full((), value, dtype=self.dtype) if isinstance(
                     value, (bool, int, float)) else indexing._as_values(self, value)
+            if geometry(view) == geometry(self):    # t[:] = v, t[...] = v: t.copy_(v)
+                view = self
             view.copy_(value)
             return
         recorded(self, index, value)
