@@ -33,7 +33,7 @@
  * "input". So one gradient step of such an op is one C call. */
 #define TH_FLOAT_UNARY_OPS(_) TH_TRANSCENDENTAL_OPS(_) TH_ROUNDING_OPS(_)
 #define TH_TRANSCENDENTAL_OPS(_) TH_TRANSCENDENTAL_LIST(TH_FORWARD_OF, _) TH_SPECIAL_OPS(_)
-#define TH_GRAD_OPS(_) TH_TRANSCENDENTAL_LIST(TH_GRAD_OF, _)
+#define TH_GRAD_OPS(_) TH_TRANSCENDENTAL_LIST(TH_GRAD_OF, _) TH_NUMERIC_GRAD_OPS(_)
 #define TH_FORWARD_OF(_, NAME, EXPR, GRAD) _(NAME, EXPR)
 #define TH_GRAD_OF(_, NAME, EXPR, GRAD) _(NAME##_backward, GRAD)
 #define TH_TRANSCENDENTAL_LIST(M, _)                                                 /* saves */ \
@@ -76,6 +76,13 @@
   _(abs, (TH_NEG_P(x) ? (opreal)(-(ureal)x) : x))                     \
   _(neg, (opreal)(-(ureal)x))                                         \
   _(sign, (opreal)((x > 0) - TH_NEG_P(x)))
+/* Their derivatives (floating types), stamped into TH_GRAD_OPS' kernels beside the
+ * transcendental ones: abs from its saved input (sign(x), 0 at 0 and NaN, as PyTorch), and
+ * relu = max(x, 0) from its saved result (the gradient passes where the result is not <= 0,
+ * PyTorch's threshold_backward); neg's is -g, one call already. */
+#define TH_NUMERIC_GRAD_OPS(_)                                        \
+  _(abs_backward, x * (opreal)((y > 0) - (y < 0)))       /* input */  \
+  _(relu_backward, (y <= 0 ? (opreal)0 : x))             /* result */
 
 /* r = x op y, every type (bool: add is or, mul is and). */
 #define TH_ALL_BINARY_OPS(_)                                          \

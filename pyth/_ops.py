@@ -133,9 +133,12 @@ def into(op: str, result_dtype: _dt.dtype, out: Tensor | None,
         return r
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): out must be a Tensor, not {type(out).__name__}")
+    if out._ag is not None:
+        out_checked(op, out)
     if out.dtype is result_dtype:
         if not (inputs and conflicts(out, inputs)):
             check(run(out))
+            written(out)
             return out
     elif strict:
         raise RuntimeError(f"{op}(): found dtype {out.dtype.real} for out= but expected "
@@ -184,10 +187,28 @@ def assign_inplace(op: str, self: Tensor, r: Tensor) -> Tensor:
     return self.copy_(r)
 
 
+def out_checked(op: str, out: Any, *results: Any) -> None:
+    """out= under autograd, as PyTorch: with grad mode on, neither out nor the result written
+    into it (computed from inputs) may require grad (RuntimeError naming op)."""
+    from .autograd import grad_mode, record
+    if not grad_mode.state.enabled:
+        return
+    if record.out_requires_grad(out) or record.out_requires_grad(
+            tuple(t for t in results if isinstance(t, Tensor))):
+        raise record.out_error(op)
+
+
+def written(out: Any) -> None:
+    """out was written directly (not through copy_, which counts itself): its version moves on."""
+    from .autograd import record
+    record.bump_out(out)
+
+
 def result_of(op: str, r: Tensor, out: Tensor | None, strict: bool = False) -> Tensor:
     """An already computed result r, returned or stored into out (resized, cast as into())."""
     if out is None:
         return r
+    out_checked(op, out, r)
     if isinstance(out, Tensor) and conflicts(out, (r,)):
         r = r.clone()  # r reads memory that resizing or writing out would change
 
@@ -203,8 +224,10 @@ def store_pair(op: str, out: Any, inputs: Any, run: Callable[[Tensor, Tensor], i
     the outs directly, or through two temporaries when an out shares memory with an input or
     with the other out."""
     values, indices = out
+    out_checked(op, out, *inputs)
     if not (conflicts(values, (*inputs, indices)) or conflicts(indices, (*inputs, values))):
         check(run(values, indices))
+        written(out)
         return values, indices
     v, i = new_result(dtypes[0]), new_result(dtypes[1])
     check(run(v, i))

@@ -57,10 +57,21 @@ def _type_kind(type_name: str) -> str:
 
 
 def _footer(t) -> str:
-    """The legacy footer line: `[pyth.FloatTensor of size 2x3]`, `of size ()` for 0-dim."""
+    """The legacy footer line: `[pyth.FloatTensor of size 2x3]`, `of size ()` for 0-dim; with
+    autograd state as PyTorch shows it: `, grad_fn=<MulBackward0>]` for a result in the graph,
+    `, requires_grad=True]` for a leaf that requires grad."""
     sizes = tuple(t.size())
     shape = "x".join(str(s) for s in sizes) if sizes else "()"
-    return f"[{t.type()} of size {shape}]"
+    return f"[{t.type()} of size {shape}{_autograd_note(t)}]"
+
+
+def _autograd_note(t) -> str:
+    if getattr(t, "_ag", None) is None:
+        return ""
+    fn = t.grad_fn
+    if fn is not None:
+        return f", grad_fn=<{type(fn).__name__}>"
+    return ", requires_grad=True" if t.requires_grad else ""
 
 
 def _gather(t, summarise: bool) -> Any:
@@ -208,6 +219,8 @@ def format_tensor(t) -> str:
     footer = _footer(t)
     if t.numel() == 0:
         return footer
+    if t._ag is not None:
+        t = t.detach()   # reading the values records nothing
     kind = _type_kind(t.type())
     shown = t.float() if t.type() in _REDUCED_FLOAT_TYPES else t  # exact, and numpy-free
     values = _gather(shown, t.numel() > SUMMARY_THRESHOLD)

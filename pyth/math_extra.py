@@ -340,13 +340,18 @@ def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> An
     _need_tensor(op, input)
     dt = input.dtype
     if out is not None:
+        from ._ops import out_checked
         values, indices = out
         if values.dtype is not dt or indices.dtype is not _dt.int64:
             raise RuntimeError(f"{op}(): expected out tensors of dtypes {dt.name} and int64, "
                                f"got {values.dtype.name} and {indices.dtype.name}")
+        out_checked(op, out, input)
     else:
         values, indices = new_result(dt), new_result(_dt.int64)
     check(dt.tensor.cumextreme(values._h, indices._h, input._h, int(dim), int(minimum)))
+    if out is not None:
+        from ._ops import written
+        written(out)
     if out is None and input.dim() > 0 and _records(input):
         values = input.gather(int(dim), indices)  # the same values, recorded: grads scatter
     return _result_type(op)(values, indices)

@@ -247,6 +247,7 @@ def _run_direct(entry: tuple, a: Any, b: Any) -> Tensor:
     r = object.__new__(cls)
     r._h = ffi.gc(h, free)
     r._ag = None
+    r._vb = None
     return r
 
 

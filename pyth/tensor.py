@@ -31,6 +31,7 @@ def wrap(dt: _dt.dtype, ptr) -> "Tensor":
     t = object.__new__(dt.tensor_class)
     t._h = ffi.gc(ptr, dt.tensor.free)
     t._ag = None
+    t._vb = None
     return t
 
 
@@ -82,7 +83,8 @@ def c_sizes(sizes: Sequence[int]):
 class Tensor:
     """A strided view on a Storage: sizes, strides, offset (int64), any number of dims."""
 
-    __slots__ = ("_h", "_ag", "__weakref__")  # _ag: autograd state (None: not in a graph)
+    __slots__ = ("_h", "_ag", "_vb", "__weakref__")  # _ag: autograd state (None: not in a graph)
+    # _vb: for a view, the tensor it views (autograd's `_base`; None, or unset, otherwise)
     dtype: _dt.dtype = None  # set on each per-type class
 
     # ---- construction (legacy forms) ----

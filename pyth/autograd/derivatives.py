@@ -146,12 +146,16 @@ _UNARY["lgamma"] = ("input", lambda g, x, r: g * P.digamma(x))
 _UNARY["digamma"] = ("input", lambda g, x, r: g * P.polygamma(1, x))
 _UNARY["erfc"] = ("input", lambda g, x, r: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 _UNARY["i0"] = ("input", None)   # needs I1, which pyth does not have yet: backward raises
+# relu = max(x, 0): the gradient passes where the result is not <= 0 (PyTorch's threshold)
+_UNARY["relu"] = ("result", lambda g, x, r: g.masked_fill(r <= 0, 0))
 
 # ops whose derivative is also a stamped C kernel, TH<Real>Tensor_<name>_backward (its
 # expression sits beside the forward one in lib/THMathOps.h): first-order backward is that one
 # call; under create_graph the composed formula above runs instead, so it can be
 # differentiated again.
-C_GRADS = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "erfinv", "lgamma"]
+C_GRADS = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sin",
+           "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf",
+           "erfinv", "lgamma", "abs", "relu"]
 
 
 def c_grad(name: str, g: Tensor, saved: Tensor) -> Tensor:
@@ -773,7 +777,7 @@ for _n in ("median", "nanmedian"):
 
 # ---- in-place-only ops ---------------------------------------------------------------------
 
-defop("copy_", "input src")(lambda g, a: (_zero(g), g))
+defop("copy_", "input src", node="CopyBackwards")(lambda g, a: (_zero(g), g))
 defop("fill_", "input value")(lambda g, a: (_zero(g), g.sum() if isinstance(a["value"], Info_)
                                             else None))
 defop("zero_", "input")(lambda g, a: _zero(g))
@@ -879,10 +883,67 @@ def _outer_last(g: Tensor) -> Tensor:
 
 defop("inv", "A", "result")(lambda g, a: -P.matmul(P.matmul(_mT(a["result"]), g),
                                                    _mT(a["result"])))
-defop("det", "A", "A result")(lambda g, a: _outer_last(g * a["result"]) *
-                              _mT(P.linalg.inv(a["A"])))
-TABLE["slogdet"] = Op("slogdet", "A", lambda g, a: _outer_last(g[1]) * _mT(P.linalg.inv(a["A"])),
-                      "A", outputs=(1,))
+def _adjugate_t(A: Tensor) -> Tensor:
+    """adj(A)^T, the derivative of det at any A (singular too), through the SVD A = U S Vh:
+    det(U) det(Vh) U diag(prod of the other singular values) Vh."""
+    U, S, Vh = P.linalg.svd(A)
+    sign = P.linalg.det(U) * P.linalg.det(Vh)
+    others = _exclusive_prod(S, S.dim() - 1) * sign.unsqueeze(-1)
+    return P.matmul(U * others.unsqueeze(-2), Vh)
+
+
+def _singular(d: Tensor) -> bool:
+    return d.numel() > 0 and bool((d == 0).any())
+
+
+@defop("det", "A", "A result")
+def _det(g: Tensor, a: dict) -> Tensor:
+    """g det(A) A^-T; at a singular A (det exactly 0) the adjugate, from the SVD (PyTorch's
+    singular path, which its first-order backward skips and returns 0)."""
+    A, d = a["A"], a["result"]
+    if _singular(d):
+        return _outer_last(g) * _adjugate_t(A)
+    return _outer_last(g * d) * _mT(P.linalg.inv(A))
+
+
+@defop("slogdet", "A", "A result", outputs=(1,))
+def _slogdet(gs: list, a: dict) -> Tensor:
+    """g A^-T; infinite at a singular A (adj(A)^T / det, as PyTorch's values)."""
+    A, (sign, logabs) = a["A"], a["result"]
+    if _singular(sign):
+        return _outer_last(gs[1]) * _adjugate_t(A) / _outer_last(sign * logabs.exp())
+    return _outer_last(gs[1]) * _mT(P.linalg.inv(A))
+
+
+def pinv_backward(g: Tensor, pA: Tensor, A: Tensor) -> Tensor:
+    """The gradient through A+ = pinv(A), from the derivative of the pseudo-inverse (rank kept):
+    -A+^T g A+^T + (I - A A+) g^T A+ A+^T + A+^T A+ g^T (I - A+ A)."""
+    pAt, gt = _mT(pA), _mT(g)
+    mid = P.matmul(gt, P.matmul(pA, pAt))                 # g^T A+ A+^T          (m x n)
+    left = P.matmul(P.matmul(pAt, pA), gt)                # A+^T A+ g^T          (m x n)
+    return (-P.matmul(P.matmul(pAt, g), pAt) + mid - P.matmul(A, P.matmul(pA, mid)) +
+            left - P.matmul(P.matmul(left, pA), A))
+
+
+defop("pinv", "A", "A result", node="LinalgPinvBackward0")(
+    lambda g, a: pinv_backward(g, a["result"], a["A"]))
+
+
+@defop("lstsq", "A B", "A B", outputs=(0,), node="LinalgLstsqBackward0")
+def _lstsq(gs: Any, a: dict) -> tuple:
+    """The solution's gradient as PyTorch's: X = pinv(A) B (residuals, rank and singular values
+    are not differentiable)."""
+    gX = gs[0] if isinstance(gs, list) else gs
+    A, B, needs = a["A"], a["B"], a["needs"]
+    vector = B.dim() == A.dim() - 1
+    if vector:
+        gX, B = gX.unsqueeze(-1), B.unsqueeze(-1)
+    pA = P.linalg.pinv(A)
+    gA = pinv_backward(P.matmul(gX, _mT(B)), pA, A) if needs[0] else None
+    gB = P.matmul(_mT(pA), gX) if needs[1] else None
+    if gB is not None and vector:
+        gB = gB.squeeze(-1)
+    return gA, gB
 
 
 @defop("solve", "A B", "A result")
@@ -915,18 +976,34 @@ def _copyltu(M: Tensor) -> Tensor:
     return M.tril() + _mT(M.tril(-1))
 
 
-@defop("qr", "A", "A result", outputs=(0, 1))
-def _qr(gs: list, a: dict) -> Tensor:
-    (Q, R), (gQ, gR) = a["result"], gs
-    A = a["A"]
-    m, n = A.shape[-2], A.shape[-1]
-    if m < n:
-        raise RuntimeError("The derivative of linalg.qr is not implemented when m < n "
-                           "(more columns than rows)")
-    if a.get("mode", "reduced") == "complete" and m > n:
-        Q, gQ = Q.narrow(-1, 0, n), gQ.narrow(-1, 0, n)
+def _qr_tall(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
+    """A = QR with m >= n (R square): (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T."""
     M = P.matmul(R, _mT(gR)) - P.matmul(_mT(gQ), Q)
     return P.matmul(gQ + P.matmul(Q, _copyltu(M)), _mT(P.linalg.inv(R)))
+
+
+@defop("qr", "A", "result", outputs=(0, 1))
+def _qr(gs: list, a: dict) -> Tensor:
+    """As PyTorch: defined for mode 'reduced', and for 'complete' when m <= n. With m < n,
+    A = [X | Y] and R = [U | V] (X, U square): X = QU is a square QR, Y = QV, so Y's gradient
+    is Q gV and X's the square formula with gQ + Y gV^T."""
+    (Q, R), (gQ, gR) = a["result"], gs
+    mode = a.get("mode", "reduced")
+    m, n = a["A"].shape[-2], a["A"].shape[-1]
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going "
+                           "to differentiate through linalg.qr.")
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    if m >= n:
+        return _qr_tall(gQ, gR, Q, R)
+    U, V = R.narrow(-1, 0, m), R.narrow(-1, m, n - m)
+    gU, gV = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
+    Y = P.matmul(Q, V)
+    gX = _qr_tall(gQ + P.matmul(Y, _mT(gV)), gU, Q, U)
+    return P.cat([gX, P.matmul(Q, gV)], -1)
 
 
 def _eigh_backward(gw: Tensor, gV: Any, w: Tensor, V: Tensor) -> Tensor:
@@ -1175,6 +1252,8 @@ def install() -> None:
               "linalg"):
         sources.update(mods[n].FUNCTIONS)
     sources["cholesky_solve"] = mods["linalg"].TOPLEVEL["cholesky_solve"]
+    sources["pinv"] = importlib.import_module("pyth.linalg_extra").LINALG["pinv"]
+    sources["relu"] = importlib.import_module("pyth.math_extra").FUNCTIONS["relu"]
     sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
     for name, op in TABLE.items():
         if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
@@ -1186,6 +1265,8 @@ def install() -> None:
         if getattr(raw, "__wrapped__", None) is not None:
             continue
         _function_op(name, raw, op)
+    math_extra = sys.modules["pyth.math_extra"]   # its methods are put on Tensor later
+    math_extra.METHODS["relu"] = _method_of(math_extra.FUNCTIONS["relu"])
     shape_ops = mods["shape_ops"]
     for n in ("flip", "tile"):
         w = shape_ops.FUNCTIONS[n]
@@ -1195,12 +1276,11 @@ def install() -> None:
     for cname, target in _dt.CONVERSIONS.items():
         setattr(Tensor, cname, (lambda d: lambda self: self.to(d))(target))
     # indexing
+    TABLE["getitem"].view = True
     getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
-    _getitem_op = TABLE["getitem"]
-    _getitem_op.view = True
     Tensor.__getitem__ = lambda self, index: getitem_w(self, index)
     setitem_raw = T["__setitem__"]
-    Tensor.__setitem__ = in_place(TABLE["setitem"], setitem_raw)
+    Tensor.__setitem__ = _setitem(in_place(TABLE["setitem"], setitem_raw), _indexing)
     # in-place methods
     for attr in list(T):
         if not attr.endswith("_") or attr.startswith("_"):
@@ -1240,6 +1320,25 @@ def _install_operators(pointwise: Any) -> None:
                                              else NotImplemented)
     Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
                                               else NotImplemented)
+
+
+def _setitem(recorded: Callable, indexing: Any) -> Callable:
+    """t[index] = value. Recorded with a basic index (ints, slices, None, ...) it is a write
+    through the view t[index], as PyTorch's: t's grad_fn becomes CopySlices; other indices
+    record IndexPutBackward0."""
+    def setitem(self: Tensor, index: Any, value: Any) -> None:
+        if grad_mode.state.enabled and (self._ag is not None or isinstance(value, Tensor) and
+                                        value._ag is not None) and _is_view_index(index):
+            view = self[index]
+            if not isinstance(value, Tensor):
+                value = P.full((), value, dtype=self.dtype) if isinstance(
+                    value, (bool, int, float)) else indexing._as_values(self, value)
+            if geometry(view) == geometry(self):    # t[:] = v, t[...] = v: t.copy_(v)
+                view = self
+            view.copy_(value)
+            return
+        recorded(self, index, value)
+    return setitem
 
 
 def _varargs_method(w: Callable) -> Callable:

@@ -321,8 +321,7 @@ def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None
 
 
 def _out_error(op: Op) -> RuntimeError:
-    return RuntimeError(f"{op.name}(): functions with out=... arguments don't support automatic "
-                        "differentiation, but one of the arguments requires grad.")
+    return out_error(op.name)
 
 
 def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callable:
@@ -332,13 +331,18 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
 
     def record(args: tuple, kwargs: dict) -> Any:
         if not _state.enabled:
-            return fn(*args, **kwargs)
+            return _written(fn(*args, **kwargs), kwargs)
         a = bind(args, kwargs)
         xs, edges = _inputs(op, a)
+        out = a.get("out")
+        if out is not None:
+            if any(e is not None for e in edges) or out_requires_grad(out):
+                raise _out_error(op)
+            r = fn(*args, **kwargs)
+            bump_out(out)
+            return r
         if not any(e is not None for e in edges):
             return fn(*args, **kwargs)
-        if a.get("out") is not None:
-            raise _out_error(op)
         _state.enabled = False
         try:
             result = fn(*args, **kwargs)
@@ -361,13 +365,103 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
                     return record(args, kwargs)
             elif type(x) in _SEQUENCES and _has_ag(x, None):
                 return record(args, kwargs)
-        if kwargs and _has_ag((), kwargs):
-            return record(args, kwargs)
+        if kwargs:
+            if _has_ag((), kwargs):
+                return record(args, kwargs)
+            return _written(fn(*args, **kwargs), kwargs)
         return fn(*args, **kwargs)
+    if op.view:
+        wrapper = _view_wrapper(fn, record, op.name in _MAY_COPY)
     wrapper.__name__ = getattr(fn, "__name__", op.name)
     wrapper.__doc__ = getattr(fn, "__doc__", None)
     wrapper.__wrapped__ = fn
     return wrapper
+
+
+# ---- out= ------------------------------------------------------------------------------------
+
+def _outs(out: Any) -> tuple:
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def out_requires_grad(out: Any) -> bool:
+    """Whether an out= tensor (or one of a tuple of them) requires grad."""
+    for o in _outs(out):
+        m = getattr(o, "_ag", None)
+        if m is not None and (m.requires_grad or m.grad_fn is not None):
+            return True
+    return False
+
+
+def bump_out(out: Any) -> None:
+    """out= wrote these tensors: their versions move on, as an in-place op's do, so a node
+    that saved one of them refuses to use the overwritten values."""
+    if _versions:
+        for o in _outs(out):
+            if isinstance(o, Tensor):
+                bump(o)
+
+
+def _written(r: Any, kwargs: dict) -> Any:
+    out = kwargs.get("out")
+    if out is not None:
+        bump_out(out)
+    return r
+
+
+def out_error(name: str) -> RuntimeError:
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.")
+
+
+# ---- views remember their base -----------------------------------------------------------------
+
+class NoGradView:
+    """A view's base, for a view made with grad mode off: PyTorch refuses to record an
+    in-place op on such a view."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: Tensor) -> None:
+        self.t = t
+
+
+def view_base(t: Any) -> Any:
+    """The tensor t is a view of (the root of a chain of views), or None."""
+    vb = getattr(t, "_vb", None)
+    return vb.t if type(vb) is NoGradView else vb
+
+
+_MAY_COPY = frozenset(("reshape", "reshape_as", "flatten", "getitem"))
+
+
+def _view_wrapper(fn: Callable, record: Callable, may_copy: bool) -> Callable:
+    """differentiable()'s wrapper for a view op: besides recording, the result remembers its
+    input's root base (`_vb`, PyTorch's `_base`), so that an in-place op on the view can rewrite
+    the base's history even when the base was not in the graph (CopySlices). may_copy: the op
+    returns a copy for some inputs (reshape, advanced indexing), told apart by the storage."""
+    def view(*args: Any, **kwargs: Any) -> Any:
+        for x in args:
+            if isinstance(x, Tensor):
+                if x._ag is not None:
+                    r = record(args, kwargs)
+                    break
+            elif type(x) in _SEQUENCES and _has_ag(x, None):
+                r = record(args, kwargs)
+                break
+        else:
+            r = record(args, kwargs) if kwargs and _has_ag((), kwargs) else fn(*args, **kwargs)
+        if args:
+            first = args[0]
+            if r is not first and (not may_copy or r._h.storage == first._h.storage):
+                vb = getattr(first, "_vb", None)
+                if not _state.enabled:
+                    vb = NoGradView(first if vb is None else view_base(first))
+                elif vb is None:
+                    vb = first
+                r._vb = vb
+        return r
+    return view
 
 
 _anomaly = [False]
@@ -377,6 +471,11 @@ _anomaly = [False]
 
 _LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
 _LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode "
+                 "enabled. Given that this use case is ambiguous and error-prone, it is "
+                 "forbidden. You can clarify your code by moving both the view and the inplace "
+                 "either both inside the no_grad block (if you don't want the inplace to be "
+                 "tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def in_place(op: Op | None, fn: Callable) -> Callable:
@@ -412,6 +511,12 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
             if m is not None and m.grad_fn is not None and m.base is None:
                 m.grad_fn = None
             return r
+        base = m.base if m is not None else None
+        if base is None:     # a view of a tensor outside the graph: the base joins it
+            vb = getattr(self, "_vb", None)
+            if type(vb) is NoGradView:
+                raise RuntimeError(_NO_GRAD_VIEW)
+            base = vb
         old = None
         names = _to_save(op, xs, edges)
         if next(iter(a)) in names or any(x is not self and isinstance(x, Tensor) and
@@ -430,9 +535,8 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
         node.saved = _save(op, sa, names)
         node.inputs = [_meta(x) if e is not None else None for x, e in zip(xs, edges)]
         view_geom = None
-        if m is not None and m.base is not None:
+        if base is not None:
             view_geom = geometry(self)
-            base = m.base
             base_edge = edge_of(base)
         _state.enabled = False
         try:
@@ -450,6 +554,9 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
                 base._ag = bmeta = Meta(False)
             bmeta.grad_fn, bmeta.output_nr = cs, 0
             m.grad_fn, m.output_nr = view_of_base_node(base, self, (cs, 0)), 0
+            if m.base is None:
+                m.base = base
+                m.track_view(self)
             m.view_version = version_of(self)
         else:
             m.grad_fn, m.output_nr = node, 0

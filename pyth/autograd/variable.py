@@ -211,7 +211,10 @@ def _output_nr(self: Any) -> int:
 
 def _base(self: Any) -> Any:
     m = self._ag
-    return None if m is None else m.base
+    if m is not None and m.base is not None:
+        return m.base
+    from .record import view_base
+    return view_base(self)
 
 
 def _rebuild(rebuild: Any, args: tuple, requires_grad: bool, grad: Any) -> Any:
