@@ -13,3 +13,4 @@ from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
 __all__ = ["Buffer", "Parameter", "functional", "init", *_modules_all]
+from . import parallel  # noqa: E402,F401  (DistributedDataParallel)

@@ -1,0 +1,1 @@
+"""pyth.utils: helpers beside the tensor library (data loading, ...)."""

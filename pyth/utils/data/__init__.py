@@ -1,0 +1,1 @@
+"""pyth.utils.data: datasets, samplers and loaders."""
