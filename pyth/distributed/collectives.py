@@ -333,12 +333,12 @@ def all_to_all_single(output: Tensor, input: Tensor,
                                       f"from input's {tuple(input.shape[1:])}")
     facts = {"dtype": input.dtype.name, "row shape": list(input.shape[1:])} \
         if err is None else {}
-    sent = agree(g, name, facts, err, extra=ins)
-    me = g.rank()
-    expected = [sent[r][me] for r in range(n)]
-    if expected != outs:
-        raise RuntimeError(f"{name}: output_split_sizes {outs} on rank {_world_rank()} do not "
-                           f"match what the ranks send it: {expected}")
+    splits = agree(g, name, facts, err, extra=(ins, outs))
+    for r in range(n):
+        expected = [splits[s][0][r] for s in range(n)]
+        if splits[r][1] != expected:
+            raise RuntimeError(f"{name}: output_split_sizes {splits[r][1]} on rank "
+                               f"{g.ranks[r]} do not match what the ranks send it: {expected}")
     row = 1
     for s in input.shape[1:]:
         row *= s

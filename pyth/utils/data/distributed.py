@@ -24,11 +24,8 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset: Sized, num_replicas: int | None = None, rank: int | None = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
-        if num_replicas is None or rank is None:
+        if num_replicas is None or rank is None:   # from the default process group
             from ... import distributed as dist
-            if not dist.is_available():
-                raise RuntimeError("Requires distributed package to be available (the 'mpi' "
-                                   "extra: mpi4py and mpich)")
             if num_replicas is None:
                 num_replicas = dist.get_world_size()
             if rank is None:
