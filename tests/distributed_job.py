@@ -136,6 +136,13 @@ def check_all_reduce_shapes(rank: int, world: int) -> None:
     exp = np.sum(np.stack([values(r, pyth.float64, (4, 6)) for r in range(world)]), axis=0)
     same(col, exp[:, 1::2], "all_reduce strided columns")
     same(base[:, ::2], values(rank, pyth.float64, (4, 6))[:, ::2], "untouched columns")
+    # zero-copy: a contiguous tensor's own memory goes to MPI, a strided one's is staged
+    from pyth.distributed._buffers import Buf
+    for dtype in DTYPES:
+        t = make(values(rank, dtype, (3, 4)), dtype)
+        assert Buf(t).array.ctypes.data == t.data_ptr(), f"{dtype} was copied"
+        assert Buf(t.t()).array.ctypes.data != t.data_ptr()
+        assert Buf(t[1]).array.ctypes.data == t[1].data_ptr()
     # a leaf that requires grad can be reduced in place (no graph recorded)
     p = pyth.ones(3, dtype=pyth.float64, requires_grad=True)
     dist.all_reduce(p)
@@ -401,6 +408,40 @@ def check_ddp_no_sync(rank: int, world: int) -> None:
         _sgd(ddp.parameters())
         _sgd(ref.parameters())
     _close(ddp.module, ref, "no_sync accumulation")
+
+
+class _Mixed(nn.Module):
+    """float64 and float32 parameters: DDP keeps one dtype per bucket."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Linear(5, 6).double()
+        self.b = nn.Linear(6, 4)
+        self.c = nn.Linear(4, 3).double()
+
+    def forward(self, x: pyth.Tensor) -> pyth.Tensor:
+        return self.c(self.b(self.a(x).float()).double())
+
+
+def check_ddp_mixed_dtypes(rank: int, world: int) -> None:
+    shard, loss_fn = 3, nn.MSELoss()
+    for cap in (None, 1e-4):
+        pyth.manual_seed(rank)
+        ddp = DDP(_Mixed(), bucket_cap_mb=cap)
+        pyth.manual_seed(0)
+        ref = _Mixed()
+        for step in range(3):
+            x, y = _batch(shard * world, salt=200 + step)
+            loss_fn(ddp(x[rank * shard:(rank + 1) * shard]),
+                    y[rank * shard:(rank + 1) * shard]).backward()
+            loss_fn(ref(x), y).backward()
+            _sgd(ddp.parameters())
+            _sgd(ref.parameters())
+        for (n, p), (_, q) in zip(ddp.module.named_parameters(), ref.named_parameters()):
+            assert p.dtype is q.dtype
+            if not np.allclose(p.detach().double().numpy(), q.detach().double().numpy(),
+                               rtol=1e-5, atol=1e-6):
+                raise AssertionError(f"mixed dtypes (cap {cap}): {n} differs")
 
 
 class _TwoHeads(nn.Module):

@@ -42,8 +42,9 @@ def _rank_error(name: str, g: ProcessGroup, rank: Any, what: str) -> tuple | Non
     if rank is None or isinstance(rank, bool) or not isinstance(rank, int):
         return local_error(ValueError, f"{name}: {what} must be a rank (an int), got {rank!r}")
     if g.group_rank(rank) is None:
+        ranks = g.ranks if len(g.ranks) <= 8 else f"{g.ranks[0]}, ..., {g.ranks[-1]}"
         return local_error(ValueError, f"{name}: {what}={rank} is not a rank of the group "
-                                       f"(ranks {g.ranks[0]}..{g.ranks[-1]})" if g.ranks else "")
+                                       f"(its ranks: {ranks})")
     return None
 
 

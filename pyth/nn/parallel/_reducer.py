@@ -136,6 +136,8 @@ class Reducer:
         b.pending -= 1
         if b.pending == 0:
             self._launch()
+        elif self.next:   # MPI progresses a started allreduce only inside MPI calls: poke it
+            self.buckets[self.next - 1].work.is_completed()
 
     def _launch(self) -> None:
         while self.next < len(self.buckets) and self.buckets[self.next].pending == 0:
