@@ -19,10 +19,10 @@ import sys
 
 import numpy as np
 import pytest
+from distributed_job import CHECKS
 
 import pyth
 import pyth.distributed as dist
-from distributed_job import CHECKS
 from pyth import nn
 from pyth.nn.parallel import DistributedDataParallel
 from pyth.utils.data.distributed import DistributedSampler

@@ -114,7 +114,7 @@ def _all_reduce(g: ProcessGroup, tensor: Tensor, op: ReduceOp) -> Work:
         if op is ReduceOp.AVG:
             _average(buf.stage, g.size())
         buf.finish()
-    return Work("all_reduce", [req], finish, [tensor])
+    return Work("all_reduce", [req], finish, [tensor], keep=[buf])
 
 
 def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
@@ -133,7 +133,7 @@ def broadcast(tensor: Tensor, src: int | None = None, group: Any = None,
 def _broadcast(g: ProcessGroup, tensor: Tensor, src: int) -> Work:
     buf = Buf(tensor, write=True)
     req = g.comm.Ibcast(buf.spec, root=g.group_rank(src))
-    return Work("broadcast", [req], buf.finish, [tensor])
+    return Work("broadcast", [req], buf.finish, [tensor], keep=[buf])
 
 
 def _global(g: ProcessGroup, rank: int | None, group_rank: int | None) -> Any:
@@ -169,10 +169,10 @@ def reduce(tensor: Tensor, dst: int | None = None, op: ReduceOp = ReduceOp.SUM,
             if op is ReduceOp.AVG:
                 _average(buf.stage, g.size())
             buf.finish()
-        return run(Work(name, [req], finish, [tensor]), async_op)
+        return run(Work(name, [req], finish, [tensor], keep=[buf]), async_op)
     buf = Buf(tensor)
     req = g.comm.Ireduce(buf.spec, None, mpi_op(op, tensor.dtype), root=root)
-    return run(Work(name, [req], None, [tensor]), async_op)
+    return run(Work(name, [req], None, [tensor], keep=[buf]), async_op)
 
 
 def all_gather(tensor_list: list, tensor: Tensor, group: Any = None,
@@ -188,7 +188,7 @@ def all_gather(tensor_list: list, tensor: Tensor, group: Any = None,
     agree(g, name, _facts(tensor), err)
     src, out = Buf(tensor), ListBuf(tensor_list, write=True)
     req = g.comm.Iallgather(src.spec, out.spec)
-    return run(Work(name, [req], out.finish, tensor_list), async_op)
+    return run(Work(name, [req], out.finish, tensor_list, keep=[src, out]), async_op)
 
 
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
@@ -205,7 +205,7 @@ def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: A
     agree(g, name, _facts(input_tensor), err)
     src, out = Buf(input_tensor), Buf(output_tensor, write=True)
     req = g.comm.Iallgather(src.spec, out.spec)
-    return run(Work(name, [req], out.finish, [output_tensor]), async_op)
+    return run(Work(name, [req], out.finish, [output_tensor], keep=[src, out]), async_op)
 
 
 def _cat_error(name: str, big: Tensor, part: Tensor, n: int, what: str) -> tuple | None:
@@ -242,7 +242,8 @@ def gather(tensor: Tensor, gather_list: list | None = None, dst: int | None = No
     src = Buf(tensor)
     out = ListBuf(gather_list, write=True) if me_root else None
     req = g.comm.Igather(src.spec, out.spec if out else None, root=g.group_rank(dst))
-    return run(Work(name, [req], out.finish if out else None, gather_list or []), async_op)
+    return run(Work(name, [req], out.finish if out else None, gather_list or [],
+                    keep=[src, out]), async_op)
 
 
 def scatter(tensor: Tensor, scatter_list: list | None = None, src: int | None = None,
@@ -265,7 +266,7 @@ def scatter(tensor: Tensor, scatter_list: list | None = None, src: int | None = 
     inp = ListBuf(scatter_list, write=False) if me_root else None
     out = Buf(tensor, write=True)
     req = g.comm.Iscatter(inp.spec if inp else None, out.spec, root=g.group_rank(src))
-    return run(Work(name, [req], out.finish, [tensor]), async_op)
+    return run(Work(name, [req], out.finish, [tensor], keep=[inp, out]), async_op)
 
 
 def reduce_scatter(output: Tensor, input_list: list, op: ReduceOp = ReduceOp.SUM,
@@ -306,7 +307,7 @@ def _reduce_scatter(g: ProcessGroup, name: str, output: Tensor, inp: Any, op: Re
         if op is ReduceOp.AVG:
             _average(out.stage, g.size())
         out.finish()
-    return Work(name, [req], finish, [output])
+    return Work(name, [req], finish, [output], keep=[inp, out])
 
 
 def all_to_all_single(output: Tensor, input: Tensor,
@@ -346,7 +347,7 @@ def all_to_all_single(output: Tensor, input: Tensor,
     src, dst = Buf(input), Buf(output, write=True)
     t = mpi_type(input.dtype)
     req = g.comm.Ialltoallv([src.array, _counts(ins, row), t], [dst.array, _counts(outs, row), t])
-    return run(Work(name, [req], dst.finish, [output]), async_op)
+    return run(Work(name, [req], dst.finish, [output], keep=[src, dst]), async_op)
 
 
 def _splits(name: str, what: str, t: Tensor, sizes: Any, n: int) -> tuple:
@@ -399,7 +400,8 @@ def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 
     dst = _global(g, dst, group_dst)
     _p2p_peer("send", g, dst, "dst", tensor)
     buf = Buf(tensor)
-    return Work("send", [g.comm.Isend(buf.spec, dest=g.group_rank(dst), tag=tag)], None, [tensor])
+    req = g.comm.Isend(buf.spec, dest=g.group_rank(dst), tag=tag)
+    return Work("send", [req], None, [tensor], keep=[buf])
 
 
 def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 0,
@@ -428,7 +430,7 @@ def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 
                                f"{buf.array.size} (shape {tuple(tensor.shape)})")
         buf.finish()
         return sender
-    return Work("recv", [req], finish, [tensor], statuses=[status])
+    return Work("recv", [req], finish, [tensor], statuses=[status], keep=[buf])
 
 
 def send(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 0,

@@ -13,8 +13,10 @@ class Work:
     divide an AVG, check a receive's size). wait() blocks until then and returns True."""
 
     def __init__(self, name: str, requests: Sequence[Any], finish: Callable[[], Any] | None = None,
-                 result: Sequence[Any] = (), statuses: Sequence[Any] | None = None) -> None:
+                 result: Sequence[Any] = (), statuses: Sequence[Any] | None = None,
+                 keep: Sequence[Any] = ()) -> None:
         self._name = name
+        self._keep = list(keep)   # the buffers MPI reads or writes, alive until completion
         self._requests = list(requests)
         self._statuses = statuses
         self._finish = finish
@@ -58,6 +60,7 @@ class Work:
         self._done = True
         finish, self._finish = self._finish, None
         self._requests = []
+        self._keep = []
         if finish is not None:
             self._value = finish()
 

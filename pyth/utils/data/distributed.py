@@ -52,8 +52,8 @@ class DistributedSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.dataset)
         if self.shuffle:
-            from ...random import Generator
             from ... import randperm
+            from ...random import Generator
             g = Generator()
             g.manual_seed(self.seed + self.epoch)
             indices: list[Any] = randperm(n, generator=g).tolist()
