@@ -7,6 +7,7 @@ type, and those declarations are what cffi binds. The headers are the single sou
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -112,7 +113,7 @@ def make_builder() -> FFI:
         library_dirs=blas["library_dirs"],
         libraries=blas["libraries"],
         define_macros=blas["define_macros"],
-        extra_compile_args=cflags,
+        extra_compile_args=cflags + [f"-DTH_BUILD_FLAGS={json.dumps(' '.join(cflags))}"],
         extra_link_args=ldflags,
     )
     return builder

@@ -180,3 +180,29 @@ const char *THSize_str(char *buf, size_t len, int ndim, const int64_t *size) {
   if (used < len) snprintf(buf + used, len - used, "]");
   return buf;
 }
+
+#ifndef TH_BUILD_FLAGS
+#define TH_BUILD_FLAGS "unknown"
+#endif
+
+const char *THGeneral_buildInfo(void) {
+  return "gcc " __VERSION__ ", flags: " TH_BUILD_FLAGS;
+}
+
+const char *THGeneral_simdLevel(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return "avx512f";
+  if (__builtin_cpu_supports("avx2")) return "avx2";
+  if (__builtin_cpu_supports("sse4.2")) return "sse4.2";
+#endif
+  return "baseline";
+}
+
+int THGeneral_isSanitized(void) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return 1;
+#else
+  return 0;
+#endif
+}

@@ -87,6 +87,13 @@ int64_t THGetGrainSize(void);
  * the grain, more than one thread available, and not already inside a parallel region. */
 int THParallel_worth(int64_t elements, int64_t bytes);
 
+/* What a bug report needs about this build: the compiler and flags it was built with (one line)
+ * and the widest x86 vector extension this CPU offers, which glibc's libmvec picks its variant of
+ * the vectorised math by at load time ("avx512f", "avx2", "sse4.2", "baseline"). */
+const char *THGeneral_buildInfo(void);
+const char *THGeneral_simdLevel(void);
+int THGeneral_isSanitized(void);
+
 /* Calls from Python, and structural mutation.
  * cffi releases the GIL around every call into the core, so two Python threads can be inside
  * it at once. Reading a tensor while another thread re-points it (set_), regrows it (resize_)
