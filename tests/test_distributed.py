@@ -200,3 +200,35 @@ def test_post_accumulate_grad_hook_matches_pytorch():
     assert len(seen["pyth"]) == len(seen["torch"]) == 2
     for a, b in zip(seen["pyth"], seen["torch"]):
         np.testing.assert_array_equal(a, b)
+
+
+# ---- the main job, data-parallel ---------------------------------------------------------------
+
+def _train_ready() -> bool:
+    from pyth.utils import data
+    return (importlib.util.find_spec("pyth.optim") is not None and hasattr(data, "DataLoader")
+            and hasattr(pyth, "save") and importlib.util.find_spec("sklearn") is not None)
+
+
+@needs_mpi
+def test_train_distributed_reaches_single_process_accuracy(tmp_path):
+    """`mpiexec -n 2 python -m pyth train --distributed` (global batch unchanged) ends within a
+    few points of one process's test accuracy; only rank 0 prints and writes."""
+    if not _train_ready():
+        pytest.skip("train needs pyth.optim, DataLoader, pyth.save and scikit-learn")
+    args = ["-m", "pyth", "train", "--model", "mlp", "--epochs", "8", "--optimizer", "sgd"]
+    accuracies = {}
+    for world in (1, 2):
+        out = tmp_path / f"run{world}"
+        cmd = [sys.executable, *args, "--out", str(out)]
+        if world > 1:
+            cmd = ["mpiexec", "-n", "2", *cmd, "--distributed"]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=_env(world),
+                           cwd=HERE, check=False)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith("test accuracy:")]
+        assert len(lines) == 1, r.stdout   # rank 1 stays quiet
+        accuracies[world] = float(lines[0].split(":")[1])
+        assert (out / "model.pth").exists()
+    assert accuracies[1] > 0.85
+    assert abs(accuracies[2] - accuracies[1]) < 0.04, accuracies

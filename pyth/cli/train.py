@@ -16,9 +16,9 @@ import pyth
 from pyth import nn
 
 from . import UsageError
+from .data_parallel import DataParallel
 from .metrics import accuracy
 from .models import MODELS, build
-from .data_parallel import DataParallel
 from .progress import EpochProgress
 
 DEFAULT_LR = {"sgd": 0.05, "adam": 2e-3}
