@@ -59,11 +59,14 @@ def array_view(owner: Any, ptr: int, shape: tuple, strides: tuple, np_dtype: np.
     return np.asarray(_ArrayOwner(owner, array_interface(ptr, shape, strides, np_dtype.str)))
 
 
-def export(t: Any) -> np.ndarray:
+def export(t: Any, raw: np.dtype | None = None) -> np.ndarray:
     """t's elements as an ndarray that holds an export of t's storage (THTensor_(export)): the
-    geometry is one snapshot, and the memory cannot move or be freed while the array lives."""
+    geometry is one snapshot, and the memory cannot move or be freed while the array lives.
+    raw, a numpy dtype of t's item size, reads the same bits as that type (bfloat16 as uint16)."""
     dt = t.dtype
-    npdt = dt.to_numpy()
+    npdt = dt.to_numpy() if raw is None else np.dtype(raw)
+    if npdt.itemsize != dt.itemsize:
+        raise ValueError(f"export(): {npdt} has {npdt.itemsize} bytes, {dt.name} {dt.itemsize}")
     view = ffi.new("THView *")
     ptr = dt.tensor.export(t._h, view)
     if ptr == ffi.NULL:

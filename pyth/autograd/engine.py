@@ -123,6 +123,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
                 if accumulate and (inputs is None or (node, 0) in targets) and grads and \
                         grads[0] is not None:
                     _accumulate(node.variable, grads[0], create_graph)
+                    _post_accumulate_hooks(node.variable)
                 outs = []
             elif not any(g is not None for g in grads):
                 outs = [None] * len(node.next_functions)
@@ -203,6 +204,15 @@ def _pre_hooks(node: Node, grads: list) -> list:
             if r is not None:
                 grads = list(r)
     return grads
+
+
+def _post_accumulate_hooks(t: Any) -> None:
+    """A leaf's register_post_accumulate_grad_hook hooks, called with the leaf once its .grad
+    holds this backward's gradient (DistributedDataParallel reduces from here)."""
+    hooks = t._ag.post_hooks
+    if hooks:
+        for h in list(hooks):
+            h(t)
 
 
 def _store_grad(t: Any, g: Any, create_graph: bool) -> None:

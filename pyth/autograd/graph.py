@@ -69,6 +69,7 @@ class Meta:
         "grad_fn",
         "hooks",
         "output_nr",
+        "post_hooks",
         "requires_grad",
         "retains_grad",
         "tracked",
@@ -82,6 +83,7 @@ class Meta:
         self.output_nr = output_nr
         self.accumulator = None   # weakref to the AccumulateGrad node of a leaf
         self.hooks = None         # a leaf's hooks (a list), run before accumulation
+        self.post_hooks = None    # a leaf's hooks (a list), run after accumulation
         self.retains_grad = False
         self.base = None          # for a view of a tensor in the graph: the viewed tensor
         self.view_version = 0

@@ -193,6 +193,21 @@ def register_hook(self: Any, hook: Any) -> Any:
     return node._add_tensor_hook(nr, hook)
 
 
+def register_post_accumulate_grad_hook(self: Any, hook: Any) -> Any:
+    """hook(tensor) runs after a backward accumulated into this leaf's .grad (its return value
+    is ignored). Returns a handle with .remove()."""
+    if not requires_grad_of(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    m = self._ag
+    if m.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    from .graph import _Handle
+    if m.post_hooks is None:
+        m.post_hooks = []
+    m.post_hooks.append(hook)
+    return _Handle(m.post_hooks, hook)
+
+
 def backward(self: Any, gradient: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:
     """Gradients of self with respect to the graph's leaves, accumulated into their .grad."""
@@ -256,6 +271,7 @@ def install(Tensor: type) -> None:
     Tensor.retain_grad = retain_grad
     Tensor.retains_grad = property(_retains_grad)
     Tensor.register_hook = register_hook
+    Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
     Tensor.backward = backward
     Tensor._version = property(_version)
     Tensor.output_nr = property(_output_nr)

@@ -16,6 +16,7 @@ import pyth
 from pyth import nn
 
 from . import UsageError
+from .data_parallel import DataParallel
 from .metrics import accuracy
 from .models import MODELS, build
 from .progress import EpochProgress
@@ -50,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seeds the split, the weights, the shuffling and dropout (default: 0)")
     p.add_argument("--out", default="runs/digits",
                    help="directory for curves.png and model.pth (default: runs/digits)")
+    p.add_argument("--distributed", action="store_true",
+                   help="data-parallel over the ranks of `mpiexec -n N` (the mpi extra); "
+                        "rank 0 prints and writes")
 
 
 def config_from(args: argparse.Namespace) -> dict:
@@ -104,16 +108,30 @@ def _plot(history: dict, path: str, title: str) -> bool:
     return True
 
 
-def train(config: dict, out_dir: str, log=print) -> dict[str, Any]:
-    """Runs the training the configuration describes; returns the checkpoint it wrote."""
+def _quiet(*args: Any, **kwargs: Any) -> None:
+    """The log of ranks other than 0."""
+
+
+def train(config: dict, out_dir: str, log=print,
+          distributed: bool = False) -> dict[str, Any] | None:
+    """Runs the training the configuration describes; returns the checkpoint it wrote.
+    distributed: one rank of `mpiexec -n N` (see data_parallel.py); only rank 0 writes and
+    returns the checkpoint, the others return None."""
     from pyth.utils.data import DataLoader
 
+    par = DataParallel() if distributed else None
+    if par is not None and not par.is_main:
+        log = _quiet
     pyth.manual_seed(config["seed"])
     train_set, test_set = _datasets(config["seed"])
-    loader = DataLoader(train_set, batch_size=config["batch_size"], shuffle=True,
-                        num_workers=config["workers"],
-                        generator=pyth.Generator().manual_seed(config["seed"]))
+    if par is not None:
+        loader = par.loader(train_set, config["batch_size"], config["workers"], config["seed"])
+    else:
+        loader = DataLoader(train_set, batch_size=config["batch_size"], shuffle=True,
+                            num_workers=config["workers"],
+                            generator=pyth.Generator().manual_seed(config["seed"]))
     model = build(config["model"])
+    net = par.wrap(model) if par is not None else model
     optimizer = make_optimizer(config["optimizer"], model.parameters(), config["lr"])
     schedule = pyth.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=config["epochs"])
     loss_fn = nn.CrossEntropyLoss()
@@ -124,10 +142,12 @@ def train(config: dict, out_dir: str, log=print) -> dict[str, Any]:
         f"{config['batch_size']}")
     for epoch in range(1, config["epochs"] + 1):
         start, total, seen = time.perf_counter(), 0.0, 0
+        if par is not None:
+            par.start_epoch(epoch)
         bar = EpochProgress(loader, len(loader), f"epoch {epoch}/{config['epochs']}")
         model.train()
         for images, labels in bar:
-            loss = loss_fn(model(images), labels)
+            loss = loss_fn(net(images), labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -135,6 +155,8 @@ def train(config: dict, out_dir: str, log=print) -> dict[str, Any]:
             seen += labels.size(0)
             bar.show_loss(total / seen)
         bar.close()
+        if par is not None:
+            total, seen = par.totals(total, seen)
         history["lr"].append(schedule.get_last_lr()[0])
         schedule.step()
         history["loss"].append(total / seen)
@@ -152,6 +174,10 @@ def train(config: dict, out_dir: str, log=print) -> dict[str, Any]:
         "metrics": {"test_accuracy": history["test_accuracy"][-1],
                     "train_accuracy": history["train_accuracy"][-1], "history": history},
     }
+    if par is not None:
+        par.close()
+        if not par.is_main:
+            return None
     os.makedirs(out_dir, exist_ok=True)
     pyth.save(checkpoint, os.path.join(out_dir, "model.pth"))
     title = f"pyth: {config['model']} on digits, {config['optimizer']}"
@@ -166,7 +192,9 @@ def train(config: dict, out_dir: str, log=print) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     config = config_from(args)
     start = time.perf_counter()
-    checkpoint = train(config, args.out)
+    checkpoint = train(config, args.out, distributed=args.distributed)
+    if checkpoint is None:   # a rank other than 0 of a distributed run
+        return 0
     print(f"trained in {time.perf_counter() - start:.1f} s")
     print(f"test accuracy: {checkpoint['metrics']['test_accuracy']:.4f}")
     return 0
