@@ -5,7 +5,7 @@ pyth.nn.functional): argument checks with PyTorch's messages, then the THNN kern
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
 
 from .. import dtypes as _dt
 from ..tensor import Tensor

@@ -21,7 +21,6 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-
 # ---- one time step per mode: (x W_ih^T + b_ih, state, W_hh, b_hh) -> new state ----------------
 
 def _rnn_step(act: Callable[[Tensor], Tensor]) -> Callable:
@@ -131,7 +130,7 @@ class RNNBase(Module):
 
     def _weights(self, layer: int, direction: int) -> list:
         sfx = f"_l{layer}" + ("_reverse" if direction else "")
-        get = lambda n: getattr(self, n + sfx) if self.bias or n.startswith("w") else None  # noqa
+        get = lambda n: getattr(self, n + sfx) if self.bias or n.startswith("w") else None
         return [get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")]
 
     def _check_hidden(self, h: Tensor, expected: tuple, which: str = "") -> None:

@@ -76,7 +76,7 @@ class Embedding(Module):
     def from_pretrained(cls, embeddings: Tensor, freeze: bool = True,
                         padding_idx: int | None = None, max_norm: float | None = None,
                         norm_type: float = 2.0, scale_grad_by_freq: bool = False,
-                        sparse: bool = False) -> "Embedding":
+                        sparse: bool = False) -> Embedding:
         """An Embedding whose weight is embeddings (frozen unless freeze=False)."""
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
