@@ -107,7 +107,7 @@ int THNN_(BatchNormalization_updateOutput)(THTensor *output, THTensor *saveMean,
           }
         const accreal var = count ? sq / count : (accreal)NAN;
         invstd = 1 / sqrt(var + (accreal)eps);
-        if (rm) {
+        if (rm && count > 0) { /* an empty batch leaves the running statistics alone */
           rm[ch] = (real)((1 - momentum) * rm[ch] + momentum * mean);
           rv[ch] = (real)((1 - momentum) * rv[ch] + momentum * sq / (count - 1));
         }
@@ -175,7 +175,7 @@ int THNN_(BatchNormalization_backward)(THTensor *gradInput, THTensor *gradWeight
           sumg += g[j];
           dot += g[j] * (x[j] - mean);
         }
-      if (gw) gw[ch] = (real)(dot * invstd);
+      if (gw) gw[ch] = (real)(count ? dot * invstd : 0);
       if (gb) gb[ch] = (real)sumg;
       if (!gi) continue;
       /* train: gi = (g - mean(g) - (x - mean) invstd^2 mean(g (x - mean))) invstd w */

@@ -104,6 +104,15 @@ def test_batchnorm_non_contiguous_and_float32():
     np.testing.assert_allclose(pm.running_var.numpy(), tm.running_var.numpy(), rtol=1e-5)
 
 
+def test_batchnorm_empty_batch_keeps_running_stats():
+    tm, pm = torch.nn.BatchNorm1d(3).double(), nn.BatchNorm1d(3).double()
+    step_both(pm, tm, np.zeros((0, 3)))
+    np.testing.assert_array_equal(pm.running_mean.numpy(), 0)
+    np.testing.assert_array_equal(pm.running_var.numpy(), 1)
+    assert int(pm.num_batches_tracked) == 1
+    assert tuple(F.group_norm(pyth.zeros(0, 4, 2), 2).shape) == (0, 4, 2)
+
+
 def test_batch_norm_functional_and_gradcheck():
     x = P(RNG.standard_normal((3, 2, 2)))
     w, b = P(RNG.standard_normal(2)), P(RNG.standard_normal(2))

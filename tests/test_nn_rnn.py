@@ -81,6 +81,8 @@ CASES = [
     ("GRU", {}),
     ("GRU", {"num_layers": 2, "bidirectional": True, "batch_first": True}),
     ("RNN", {"bidirectional": True, "bias": False}),
+    ("LSTM", {"proj_size": 2, "num_layers": 2, "bidirectional": True}),
+    ("LSTM", {"proj_size": 3, "bias": False}),
 ]
 
 

@@ -29,11 +29,13 @@ def _rnn_step(act: Callable[[Tensor], Tensor]) -> Callable:
     return step
 
 
-def _lstm_step(gx: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None) -> tuple:
+def _lstm_step(gx: Tensor, state: tuple, w_hh: Tensor, b_hh: Tensor | None,
+               w_hr: Tensor | None = None) -> tuple:
     h, c = state
     i, f, g, o = (gx + F.linear(h, w_hh, b_hh)).chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    h = o.sigmoid() * c.tanh()
+    return (h if w_hr is None else F.linear(h, w_hr)), c  # proj_size: h projected by W_hr
 
 
 def _gru_step(gx: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -60,13 +62,14 @@ def _stack(ts: list) -> Tensor:
 
 def _run_direction(mode: str, x: Tensor, state: Any, weights: list, reverse: bool) -> tuple:
     """One layer, one direction over x (L, N, H_in): (outputs (L, N, H), final state)."""
-    w_ih, w_hh, b_ih, b_hh = weights
+    w_ih, w_hh, b_ih, b_hh, *proj = weights
     gx = F.linear(x, w_ih, b_ih)
     step = _STEPS[mode]
+    extra = tuple(p for p in proj if p is not None)
     steps = range(x.size(0) - 1, -1, -1) if reverse else range(x.size(0))
     outs: list = [None] * x.size(0)
     for t in steps:
-        state = step(gx[t], state, w_hh, b_hh)
+        state = step(gx[t], state, w_hh, b_hh, *extra)
         outs[t] = state[0] if mode == "LSTM" else state
     return _stack(outs), state
 
@@ -94,23 +97,29 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size:
-            raise NotImplementedError(f"{type(self).__name__}: proj_size is not supported by "
-                                      f"pyth")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
-        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, 0
+        self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, \
+            proj_size
+        out = proj_size or hidden_size  # the width of h
         dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
         gate = _GATES[mode] * hidden_size
         dirs = 2 if bidirectional else 1
         self._flat_weights_names: list = []
         for layer in range(num_layers):
-            width = input_size if layer == 0 else hidden_size * dirs
+            width = input_size if layer == 0 else out * dirs
             for d in range(dirs):
                 sfx = f"_l{layer}" + ("_reverse" if d else "")
-                shapes = [("weight_ih", (gate, width)), ("weight_hh", (gate, hidden_size))]
+                shapes = [("weight_ih", (gate, width)), ("weight_hh", (gate, out))]
                 if bias:
                     shapes += [("bias_ih", (gate,)), ("bias_hh", (gate,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for name, shape in shapes:
                     setattr(self, name + sfx, Parameter(empty(*shape, dtype=dt)))
                     self._flat_weights_names.append(name + sfx)
@@ -124,14 +133,14 @@ class RNNBase(Module):
     @property
     def all_weights(self) -> list:
         """The parameters per layer and direction: [[w_ih, w_hh, b_ih, b_hh], ...]."""
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         ws = [getattr(self, n) for n in self._flat_weights_names]
         return [ws[i:i + per] for i in range(0, len(ws), per)]
 
     def _weights(self, layer: int, direction: int) -> list:
         sfx = f"_l{layer}" + ("_reverse" if direction else "")
-        get = lambda n: getattr(self, n + sfx) if self.bias or n.startswith("w") else None
-        return [get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")]
+        names = ["weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"]
+        return [getattr(self, n + sfx) if n + sfx in self._parameters else None for n in names]
 
     def _check_hidden(self, h: Tensor, expected: tuple, which: str = "") -> None:
         if tuple(h.shape) != expected:
@@ -165,13 +174,14 @@ class RNNBase(Module):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {input.size(-1)}")
         dirs = 2 if self.bidirectional else 1
-        expected = (self.num_layers * dirs, input.size(1), self.hidden_size)
+        expected = (self.num_layers * dirs, input.size(1), self.proj_size or self.hidden_size)
+        cell = (self.num_layers * dirs, input.size(1), self.hidden_size)
         if hx is None:
             h0 = zeros(*expected, dtype=input.dtype)
-            hx = (h0, h0) if lstm else h0
+            hx = (h0, zeros(*cell, dtype=input.dtype)) if lstm else h0
         elif lstm:
             self._check_hidden(hx[0], expected, "[0]")
-            self._check_hidden(hx[1], expected, "[1]")
+            self._check_hidden(hx[1], cell, "[1]")
         else:
             self._check_hidden(hx, expected)
         output, finals = self._layers(input, hx)
@@ -211,6 +221,8 @@ class RNNBase(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if not self.bias:
