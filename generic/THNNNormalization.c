@@ -39,6 +39,64 @@ static int THNN_(checkFeature)(THTensor *t, int64_t n, const char *what, const c
   return 0;
 }
 
+/* What a backward reads and writes, contiguous: the data of the inputs (x, g, weight or NULL,
+ * the saved mean and invstd) and of the outputs that are wanted (else NULL). */
+typedef struct {
+  THTensor *in, *go, *w, *mean, *invstd;
+  const real *x, *g, *wd, *sm, *si;
+  real *gi, *gw, *gb;
+} THNN_(NormGrad);
+
+static void THNN_(normGradEnd)(THNN_(NormGrad) *b) {
+  THTensor_(free)(b->in);
+  THTensor_(free)(b->go);
+  THTensor_(free)(b->w);
+  THTensor_(free)(b->mean);
+  THTensor_(free)(b->invstd);
+}
+
+/* Checks the shapes (weight: nAffine elements, the saved statistics: nStats), sizes the
+ * wanted gradients (gradInput as input, gradWeight and gradBias (nAffine)) and fills b. */
+static int THNN_(normGradBegin)(THNN_(NormGrad) *b, THTensor *gradInput, THTensor *gradWeight,
+                                THTensor *gradBias, THTensor *gradOutput, THTensor *input,
+                                THTensor *weight, THTensor *saveMean, THTensor *saveInvstd,
+                                int64_t nAffine, int64_t nStats, const char *op) {
+  memset(b, 0, sizeof *b);
+  THArgCheck(THTensor_(isSameSizeAs)(gradOutput, input), TH_ERR_RUNTIME, -1,
+             "%s: gradOutput and input must have the same shape", op);
+  THTry(THTensor_(checkBounds)(gradOutput, op), -1);
+  THTry(THNN_(checkFeature)(weight, nAffine, "weight", op), -1);
+  THTry(THNN_(checkFeature)(saveMean, nStats, "save_mean", op), -1);
+  THTry(THNN_(checkFeature)(saveInvstd, nStats, "save_invstd", op), -1);
+  const int64_t asize[1] = {nAffine};
+  if (gradInput) {
+    THTry(THTensor_(resizeAs)(gradInput, input), -1);
+    THArgCheck(THTensor_(isContiguous)(gradInput), TH_ERR_RUNTIME, -1,
+               "%s: the gradient must be contiguous", op);
+  }
+  if (gradWeight) THTry(THNN_(freshOutput)(gradWeight, 1, asize, op), -1);
+  if (gradBias) THTry(THNN_(freshOutput)(gradBias, 1, asize, op), -1);
+  int ok = 1;
+  b->in = THNN_(optContiguous)(input, &ok);
+  b->go = THNN_(optContiguous)(gradOutput, &ok);
+  b->w = THNN_(optContiguous)(weight, &ok);
+  b->mean = THNN_(optContiguous)(saveMean, &ok);
+  b->invstd = THNN_(optContiguous)(saveInvstd, &ok);
+  if (!ok) {
+    THNN_(normGradEnd)(b);
+    return -1;
+  }
+  b->x = THTensor_(data)(b->in);
+  b->g = THTensor_(data)(b->go);
+  b->wd = b->w ? THTensor_(data)(b->w) : NULL;
+  b->sm = THTensor_(data)(b->mean);
+  b->si = THTensor_(data)(b->invstd);
+  b->gi = gradInput ? THTensor_(data)(gradInput) : NULL;
+  b->gw = gradWeight ? THTensor_(data)(gradWeight) : NULL;
+  b->gb = gradBias ? THTensor_(data)(gradBias) : NULL;
+  return 0;
+}
+
 /* ---- BatchNormalization ------------------------------------------------------------------ */
 
 static int THNN_(bnShape)(THTensor *input, int64_t *n, int64_t *c, int64_t *s, const char *op) {
@@ -137,32 +195,13 @@ int THNN_(BatchNormalization_backward)(THTensor *gradInput, THTensor *gradWeight
                                        THTensor *saveInvstd, int train) {
   const char *op = "batch_norm() backward";
   int64_t n, c, s;
+  THNN_(NormGrad) b;
   THTry(THNN_(bnShape)(input, &n, &c, &s, op), -1);
-  THArgCheck(THTensor_(isSameSizeAs)(gradOutput, input), TH_ERR_RUNTIME, -1,
-             "%s: gradOutput and input must have the same shape", op);
-  THTry(THTensor_(checkBounds)(gradOutput, op), -1);
-  THTry(THNN_(checkFeature)(weight, c, "weight", op), -1);
-  THTry(THNN_(checkFeature)(saveMean, c, "save_mean", op), -1);
-  THTry(THNN_(checkFeature)(saveInvstd, c, "save_invstd", op), -1);
-  const int64_t csize[1] = {c};
-  if (gradInput) {
-    THTry(THTensor_(resizeAs)(gradInput, input), -1);
-    THArgCheck(THTensor_(isContiguous)(gradInput), TH_ERR_RUNTIME, -1,
-               "%s: the gradient must be contiguous", op);
-  }
-  if (gradWeight) THTry(THNN_(freshOutput)(gradWeight, 1, csize, op), -1);
-  if (gradBias) THTry(THNN_(freshOutput)(gradBias, 1, csize, op), -1);
-  int ok = 1;
-  THTensor *in = THNN_(optContiguous)(input, &ok), *go = THNN_(optContiguous)(gradOutput, &ok),
-           *w = THNN_(optContiguous)(weight, &ok), *mt = THNN_(optContiguous)(saveMean, &ok),
-           *it = THNN_(optContiguous)(saveInvstd, &ok);
-  if (ok) {
-    const real *x = THTensor_(data)(in), *g = THTensor_(data)(go),
-               *wd = w ? THTensor_(data)(w) : NULL, *sm = THTensor_(data)(mt),
-               *si = THTensor_(data)(it);
-    real *gi = gradInput ? THTensor_(data)(gradInput) : NULL,
-         *gw = gradWeight ? THTensor_(data)(gradWeight) : NULL,
-         *gb = gradBias ? THTensor_(data)(gradBias) : NULL;
+  THTry(THNN_(normGradBegin)(&b, gradInput, gradWeight, gradBias, gradOutput, input, weight,
+                             saveMean, saveInvstd, c, c, op), -1);
+  {
+    const real *x = b.x, *g = b.g, *wd = b.wd, *sm = b.sm, *si = b.si;
+    real *gi = b.gi, *gw = b.gw, *gb = b.gb;
     const int64_t count = n * s;
     const int par = THParallel_worth(count * c, (int64_t)sizeof(real) * 4);
 #pragma omp parallel for if (par)
@@ -188,12 +227,8 @@ int THNN_(BatchNormalization_backward)(THTensor *gradInput, THTensor *gradWeight
         }
     }
   }
-  THTensor_(free)(in);
-  THTensor_(free)(go);
-  THTensor_(free)(w);
-  THTensor_(free)(mt);
-  THTensor_(free)(it);
-  return ok ? 0 : -1;
+  THNN_(normGradEnd)(&b);
+  return 0;
 }
 
 /* ---- rows: LayerNormalization and GroupNormalization ------------------------------------- */
@@ -250,31 +285,13 @@ static int THNN_(rowNormBackward)(THTensor *gradInput, THTensor *gradWeight,
                                   THTensor *weight, THTensor *saveMean, THTensor *saveInvstd,
                                   int64_t r, int64_t k, int64_t g, int64_t s, int64_t nAffine,
                                   const char *op) {
-  THArgCheck(THTensor_(isSameSizeAs)(gradOutput, input), TH_ERR_RUNTIME, -1,
-             "%s: gradOutput and input must have the same shape", op);
-  THTry(THTensor_(checkBounds)(gradOutput, op), -1);
-  THTry(THNN_(checkFeature)(weight, nAffine, "weight", op), -1);
-  THTry(THNN_(checkFeature)(saveMean, r, "save_mean", op), -1);
-  THTry(THNN_(checkFeature)(saveInvstd, r, "save_invstd", op), -1);
-  const int64_t asize[1] = {nAffine};
-  if (gradInput) {
-    THTry(THTensor_(resizeAs)(gradInput, input), -1);
-    THArgCheck(THTensor_(isContiguous)(gradInput), TH_ERR_RUNTIME, -1,
-               "%s: the gradient must be contiguous", op);
-  }
-  if (gradWeight) THTry(THNN_(freshOutput)(gradWeight, 1, asize, op), -1);
-  if (gradBias) THTry(THNN_(freshOutput)(gradBias, 1, asize, op), -1);
+  THNN_(NormGrad) nb;
+  THTry(THNN_(normGradBegin)(&nb, gradInput, gradWeight, gradBias, gradOutput, input, weight,
+                             saveMean, saveInvstd, nAffine, r, op), -1);
   int ok = 1;
-  THTensor *in = THNN_(optContiguous)(input, &ok), *go = THNN_(optContiguous)(gradOutput, &ok),
-           *w = THNN_(optContiguous)(weight, &ok), *mt = THNN_(optContiguous)(saveMean, &ok),
-           *it = THNN_(optContiguous)(saveInvstd, &ok);
-  if (ok) {
-    const real *x = THTensor_(data)(in), *gd = THTensor_(data)(go),
-               *wd = w ? THTensor_(data)(w) : NULL, *sm = THTensor_(data)(mt),
-               *si = THTensor_(data)(it);
-    real *gi = gradInput ? THTensor_(data)(gradInput) : NULL,
-         *gw = gradWeight ? THTensor_(data)(gradWeight) : NULL,
-         *gb = gradBias ? THTensor_(data)(gradBias) : NULL;
+  {
+    const real *x = nb.x, *gd = nb.g, *wd = nb.wd, *sm = nb.sm, *si = nb.si;
+    real *gi = nb.gi, *gw = nb.gw, *gb = nb.gb;
     if (gi) {
       const int par = THParallel_worth(r * k, (int64_t)sizeof(real) * 4);
 #pragma omp parallel for if (par)
@@ -323,11 +340,7 @@ static int THNN_(rowNormBackward)(THTensor *gradInput, THTensor *gradWeight,
       free(ab);
     }
   }
-  THTensor_(free)(in);
-  THTensor_(free)(go);
-  THTensor_(free)(w);
-  THTensor_(free)(mt);
-  THTensor_(free)(it);
+  THNN_(normGradEnd)(&nb);
   return ok ? 0 : -1;
 }
 

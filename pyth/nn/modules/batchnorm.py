@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import dtypes as _dt
-from ...factories import empty, ones, tensor, zeros
+from ...factories import ones, tensor, zeros
 from ...tensor import Tensor
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import affine_parameters, reset_affine
 
 
 class _BatchNorm(Module):
@@ -28,15 +27,7 @@ class _BatchNorm(Module):
         dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = Parameter(empty(num_features, dtype=dt))
-            if bias:
-                self.bias = Parameter(empty(num_features, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, (num_features,), affine, bias, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dt))
             self.register_buffer("running_var", ones(num_features, dtype=dt))
@@ -55,10 +46,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in self._ranks:

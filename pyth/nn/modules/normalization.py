@@ -18,6 +18,22 @@ def _dtype(dtype: Any) -> _dt.dtype:
     return _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
 
 
+def affine_parameters(m: Module, shape: tuple, affine: bool, bias: bool, dtype: Any) -> None:
+    """Registers weight and bias (shape; bias None when not bias, both None when not affine)."""
+    dt = _dtype(dtype)
+    m.register_parameter("weight", Parameter(empty(*shape, dtype=dt)) if affine else None)
+    m.register_parameter("bias", Parameter(empty(*shape, dtype=dt)) if affine and bias
+                         else None)
+
+
+def reset_affine(m: Module) -> None:
+    """weight to ones, bias to zeros (those that exist)."""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if m.bias is not None:
+        init.zeros_(m.bias)
+
+
 class LayerNorm(Module):
     """Normalises over the last dims (normalized_shape); weight ones and bias zeros of that
     shape when elementwise_affine (bias=False: no bias)."""
@@ -30,23 +46,11 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(int(s) for s in normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        dt = _dtype(dtype)
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, dtype=dt))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -69,23 +73,11 @@ class GroupNorm(Module):
                              f"({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = \
             num_groups, num_channels, eps, affine
-        dt = _dtype(dtype)
-        if affine:
-            self.weight = Parameter(empty(num_channels, dtype=dt))
-            if bias:
-                self.bias = Parameter(empty(num_channels, dtype=dt))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, (num_channels,), affine, bias, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.weight is not None:
-            init.ones_(self.weight)
-        if self.bias is not None:
-            init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
