@@ -1,6 +1,8 @@
 #include "THNN.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <tgmath.h>
 
 #include "THTensorApply.h"
@@ -8,4 +10,8 @@
 #include "generic/THNNActivation.c"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNSoftMax.c"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNNormalization.c"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNLookupTable.c"
 #include "THGenerateBlasTypes.h"

@@ -16,5 +16,9 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNSoftMax.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNNormalization.h"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNLookupTable.h"
+#include "THGenerateBlasTypes.h"
 
 #endif

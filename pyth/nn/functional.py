@@ -316,3 +316,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     else:
         smooth = _reduce(smooth, reduction)
     return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+
+
+from ._functional_norm import (batch_norm, dropout1d, dropout2d, embedding,  # noqa: E402
+                               group_norm, layer_norm)

@@ -1,0 +1,195 @@
+"""batch_norm, layer_norm and group_norm on the THNN kernels (generic/THNNNormalization.c) as
+autograd Functions.
+
+The forward is one C call (it also saves the mean and 1/std it used); the first-order backward
+is one C call giving the input, weight and bias gradients together. Under create_graph the
+backward differentiates the composed formula (`_COMPOSED` below, the same arithmetic written
+with tensor ops) instead, so higher-order gradients stay exact.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import new_result
+from .._th import ffi, lib
+from ..autograd import Function, enable_grad, is_grad_enabled, no_grad
+from ..tensor import Tensor
+
+_COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+
+
+def _compute_dtype(x: Tensor, op: str) -> _dt.dtype:
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{op}(): expected a floating point input, got {x.dtype.real}")
+    return x.dtype if x.dtype in _COMPUTE else _dt.float32
+
+
+def _fn(name: str, dt: _dt.dtype) -> Callable:
+    return getattr(lib, f"THNN_{_COMPUTE[dt]}{name}")
+
+
+def _as(t: Tensor | None, dt: _dt.dtype) -> Tensor | None:
+    return None if t is None else t.detach().to(dt)
+
+
+def _h(t: Tensor | None) -> Any:
+    return ffi.NULL if t is None else t._h
+
+
+# ---- kernel calls ------------------------------------------------------------------------------
+# kind -> (C name, extra forward arguments, extra backward arguments) from the Function's args
+
+def _bn_extra(args: tuple, dt: _dt.dtype) -> tuple:
+    running_mean, running_var, training, momentum, eps = args
+    return (_h(running_mean), _h(running_var), int(training), float(momentum), float(eps))
+
+
+_KERNELS: dict[str, tuple[str, Callable, Callable]] = {
+    "batch_norm": ("BatchNormalization", _bn_extra, lambda a: (int(a[2]),)),
+    "layer_norm": ("LayerNormalization",
+                   lambda a, dt: (_numel(a[0]), float(a[1])), lambda a: (_numel(a[0]),)),
+    "group_norm": ("GroupNormalization",
+                   lambda a, dt: (int(a[0]), float(a[1])), lambda a: (int(a[0]),)),
+}
+
+
+def _numel(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _running(t: Tensor | None, dt: _dt.dtype) -> Tensor | None:
+    """A running statistic the kernel can update in place (t itself when it can)."""
+    if t is None:
+        return None
+    return t if t.dtype is dt and t.is_contiguous() else t.detach().to(dt).contiguous()
+
+
+def run_forward(kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                args: tuple) -> tuple:
+    """(y, mean, invstd) from the forward kernel; batch norm's running statistics (args[0:2])
+    are updated in place."""
+    name, extra, _ = _KERNELS[kind]
+    dt = _compute_dtype(x, kind)
+    if kind == "batch_norm":
+        rm, rv = _running(args[0], dt), _running(args[1], dt)
+        run_args = (rm, rv, *args[2:])
+    else:
+        run_args = args
+    y, mean, invstd = new_result(dt), new_result(dt), new_result(dt)
+    with no_grad():
+        check(_fn(f"{name}_updateOutput", dt)(
+            y._h, mean._h, invstd._h, x.detach().to(dt)._h, _h(_as(weight, dt)),
+            _h(_as(bias, dt)), *extra(run_args, dt)))
+        if kind == "batch_norm":
+            for src, dst in ((rm, args[0]), (rv, args[1])):
+                if dst is not None and src is not dst:
+                    dst.copy_(src)
+    return (y if y.dtype is x.dtype else y.to(x.dtype)), mean, invstd
+
+
+def run_backward(kind: str, g: Tensor, x: Tensor, weight: Tensor | None, stats: tuple,
+                 args: tuple, need: tuple) -> tuple:
+    """(grad_input, grad_weight, grad_bias), None where need says not wanted."""
+    name, _, extra = _KERNELS[kind]
+    dt = _compute_dtype(x, kind)
+    gi, gw, gb = (new_result(dt) if n else None for n in need)
+    if weight is None:
+        gw = gb = None
+    check(_fn(f"{name}_backward", dt)(
+        _h(gi), _h(gw), _h(gb), g.to(dt)._h, x.detach().to(dt)._h, _h(_as(weight, dt)),
+        stats[0]._h, stats[1]._h, *extra(args)))
+    out = []
+    for r, like in ((gi, x), (gw, weight), (gb, weight)):
+        out.append(None if r is None else r.reshape(like.shape).to(like.dtype))
+    return tuple(out)
+
+
+# ---- the composed formulas (for create_graph) ----------------------------------------------------
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: list) -> Tensor:
+    if weight is not None:
+        y = y * weight.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    return y
+
+
+def _normalize(x: Tensor, dims: list, eps: float) -> Tensor:
+    mean = x.mean(dims, keepdim=True)
+    d = x - mean
+    return d / ((d * d).mean(dims, keepdim=True) + eps).sqrt()
+
+
+def _bn_composed(x: Tensor, w: Tensor | None, b: Tensor | None, stats: tuple,
+                 args: tuple) -> Tensor:
+    shape = [1, x.size(1)] + [1] * (x.dim() - 2)
+    if args[2]:  # batch statistics
+        y = _normalize(x, [0] + list(range(2, x.dim())), args[4])
+    else:
+        y = (x - stats[0].to(x.dtype).reshape(shape)) * stats[1].to(x.dtype).reshape(shape)
+    return _affine(y, w, b, shape)
+
+
+def _ln_composed(x: Tensor, w: Tensor | None, b: Tensor | None, stats: tuple,
+                 args: tuple) -> Tensor:
+    nshape, eps = args
+    dims = list(range(x.dim() - len(nshape), x.dim()))
+    return _affine(_normalize(x, dims, eps), w, b, list(nshape))
+
+
+def _gn_composed(x: Tensor, w: Tensor | None, b: Tensor | None, stats: tuple,
+                 args: tuple) -> Tensor:
+    groups, eps = args
+    n = x.size(0)
+    y = _normalize(x.reshape(n, groups, -1), [2], eps).reshape(x.shape)
+    return _affine(y, w, b, [1, x.size(1)] + [1] * (x.dim() - 2))
+
+
+_COMPOSED = {"batch_norm": _bn_composed, "layer_norm": _ln_composed,
+             "group_norm": _gn_composed}
+
+
+class Normalization(Function):
+    """y = (x - mean) / sqrt(var + eps) * weight + bias for one kind of _KERNELS."""
+
+    @staticmethod
+    def forward(ctx: Any, kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                *args: Any) -> Tensor:
+        y, mean, invstd = run_forward(kind, x, weight, bias, args)
+        ctx.kind, ctx.args, ctx.stats = kind, args, (mean, invstd)
+        ctx.save_for_backward(x, weight, bias)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple:
+        x, w, b = ctx.saved_tensors
+        need = tuple(ctx.needs_input_grad[1:4])
+        if is_grad_enabled():  # create_graph: differentiate the composed formula
+            grads = _composed_grads(ctx, g, (x, w, b), need)
+        else:
+            grads = run_backward(ctx.kind, g, x, w, ctx.stats, ctx.args, need)
+        return (None, *(gr if n else None for gr, n in zip(grads, need)),
+                *([None] * len(ctx.args)))
+
+
+def _composed_grads(ctx: Any, g: Tensor, inputs: tuple, need: tuple) -> tuple:
+    from ..autograd import grad
+    wanted = [t for t, n in zip(inputs, need) if n and t is not None]
+    with enable_grad():
+        y = _COMPOSED[ctx.kind](*inputs, ctx.stats, ctx.args)
+        got = iter(grad(y, wanted, g, create_graph=True, allow_unused=True))
+    return tuple(next(got) if n and t is not None else None for t, n in zip(inputs, need))
+
+
+def normalization(kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                  *args: Any) -> Tensor:
+    """The normalisation through the kernels, recorded for autograd when needed."""
+    if is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, bias)):
+        return Normalization.apply(kind, x, weight, bias, *args)
+    return run_forward(kind, x, weight, bias, args)[0]

@@ -1,0 +1,161 @@
+"""Embedding (THNN LookupTable kernels) against PyTorch in float64: lookup, the weight's
+gradient with repeated indices and padding_idx, max_norm renormalisation, scale_grad_by_freq,
+from_pretrained, gradcheck, errors; channel dropout (Dropout1d/Dropout2d)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyth
+from pyth import nn
+from pyth.autograd import gradcheck, gradgradcheck
+from pyth.nn import functional as F
+
+torch = pytest.importorskip("torch")
+RNG = np.random.default_rng(11)
+
+
+def close(p, t, tol=1e-10):
+    np.testing.assert_allclose(p.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
+
+
+def pair(num, dim, **kw):
+    tm = torch.nn.Embedding(num, dim, **kw).double()
+    pm = nn.Embedding(num, dim, **kw).double()
+    pm.load_state_dict({"weight": pyth.tensor(tm.weight.detach().numpy())})
+    return pm, tm
+
+
+@pytest.mark.parametrize("kw", [{}, {"padding_idx": 2}, {"padding_idx": -1},
+                                {"scale_grad_by_freq": True},
+                                {"padding_idx": 0, "scale_grad_by_freq": True}])
+def test_embedding_matches_torch(kw):
+    pm, tm = pair(6, 3, **kw)
+    assert repr(pm) == repr(tm)
+    assert pm.padding_idx == tm.padding_idx
+    idx = np.array([[0, 2, 2, 5], [1, 2, 0, 5]])
+    y, ty = pm(pyth.tensor(idx)), tm(torch.tensor(idx))
+    close(y, ty)
+    g = RNG.standard_normal(tuple(ty.shape))
+    y.backward(pyth.tensor(g))
+    ty.backward(torch.tensor(g))
+    close(pm.weight.grad, tm.weight.grad)
+
+
+def test_embedding_padding_row_init_and_gradient():
+    m = nn.Embedding(5, 4, padding_idx=3)
+    assert np.all(m.weight.detach().numpy()[3] == 0)
+    y = m(pyth.tensor([3, 3, 1]))
+    y.sum().backward()
+    g = m.weight.grad.numpy()
+    assert np.all(g[3] == 0) and np.all(g[1] == 1) and np.all(g[0] == 0)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, float("inf")])
+def test_embedding_max_norm_renormalises_like_torch(norm_type):
+    pm, tm = pair(6, 4, max_norm=1.0, norm_type=norm_type)
+    idx = [[1, 1, 4], [0, 4, 5]]
+    y, ty = pm(pyth.tensor(idx)), tm(torch.tensor(idx))
+    close(y, ty, 1e-9)
+    close(pm.weight, tm.weight, 1e-9)          # rows 0, 1, 4, 5 renormalised in place
+    y.sum().backward()
+    ty.sum().backward()
+    close(pm.weight.grad, tm.weight.grad)
+
+
+def test_embedding_functional_gradcheck_and_non_contiguous():
+    w = pyth.tensor(RNG.standard_normal((5, 3))).requires_grad_()
+    idx = pyth.tensor([[0, 4, 1], [4, 4, 2]]).t()              # non-contiguous indices
+    assert not idx.is_contiguous()
+    # (padding_idx's zero gradient is a convention finite differences do not see: no padding)
+    assert gradcheck(lambda w: F.embedding(idx, w), (w,))
+    assert gradgradcheck(lambda w: F.embedding(idx, w) ** 2, (w,))
+    # create_graph with padding and frequency scaling, against torch
+    wt = torch.tensor(w.detach().numpy(), requires_grad=True)
+    it = torch.tensor(idx.numpy())
+    gp, = pyth.autograd.grad((F.embedding(idx, w, 4, scale_grad_by_freq=True) ** 3).sum(), w,
+                             create_graph=True)
+    gt, = torch.autograd.grad((torch.nn.functional.embedding(
+        it, wt, 4, scale_grad_by_freq=True) ** 3).sum(), wt, create_graph=True)
+    close(gp, gt)
+    (gp * gp).sum().backward()
+    (gt * gt).sum().backward()
+    close(w.grad, wt.grad)
+    close(F.embedding(idx, w), torch.nn.functional.embedding(it, wt))
+    wn = pyth.tensor(RNG.standard_normal((3, 5))).t()          # non-contiguous weight
+    close(F.embedding(idx, wn), torch.nn.functional.embedding(
+        torch.tensor(idx.numpy()), torch.tensor(wn.numpy())))
+
+
+def test_embedding_int32_float32_zero_size_and_scalar_index():
+    m = nn.Embedding(4, 2)
+    assert m.weight.dtype is pyth.float32
+    i32 = pyth.tensor([1, 3], dtype=pyth.int32)
+    np.testing.assert_array_equal(m(i32).detach().numpy(), m.weight.detach().numpy()[[1, 3]])
+    assert tuple(m(pyth.zeros(0, 3, dtype=pyth.int64)).shape) == (0, 3, 2)
+    assert tuple(m(pyth.tensor(2)).shape) == (2,)
+
+
+def test_embedding_from_pretrained():
+    w = pyth.tensor(RNG.standard_normal((3, 2)))
+    m = nn.Embedding.from_pretrained(w)
+    assert not m.weight.requires_grad
+    close(m(pyth.tensor([2, 0])), torch.tensor(w.numpy()[[2, 0]]))
+    m2 = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=1)
+    assert m2.weight.requires_grad and m2.padding_idx == 1
+    assert np.all(m2.weight.detach().numpy()[1] != 0)       # pretrained rows are kept
+    with pytest.raises(AssertionError, match="2-dimensional"):
+        nn.Embedding.from_pretrained(pyth.zeros(3))
+
+
+def test_embedding_errors():
+    m = nn.Embedding(4, 2)
+    with pytest.raises(IndexError, match="index 4 is out of range for 4 embeddings"):
+        m(pyth.tensor([0, 4]))
+    with pytest.raises(IndexError, match="index -1 is out of range"):
+        m(pyth.tensor([-1]))
+    with pytest.raises(RuntimeError, match="int64 or int32"):
+        m(pyth.tensor([0.0, 1.0]))
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        nn.Embedding(4, 2, padding_idx=4)
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        nn.Embedding(4, 2, padding_idx=-5)
+    w = m.weight.detach().clone()
+    with pytest.raises(IndexError):
+        F.embedding(pyth.tensor([9]), w, max_norm=1.0)
+    np.testing.assert_array_equal(w.numpy(), m.weight.detach().numpy())  # untouched
+
+
+# ---- channel dropout ---------------------------------------------------------------------------
+
+def test_dropout2d_zeroes_whole_channels_and_scales():
+    pyth.manual_seed(0)
+    x = pyth.ones(8, 16, 3, 3, dtype=pyth.float64).requires_grad_()
+    m = nn.Dropout2d(0.25)
+    y = m(x)
+    a = y.detach().numpy()
+    per = a.reshape(8, 16, -1)
+    assert np.all((per == 0).all(-1) | (per == 1 / 0.75).all(-1))   # whole channels
+    dropped = (per == 0).all(-1).mean()
+    assert 0.1 < dropped < 0.4
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), a)               # gradient: the mask
+    m.eval()
+    assert m(x) is x
+    assert repr(m) == repr(torch.nn.Dropout2d(0.25))
+
+
+def test_dropout1d_and_unbatched():
+    pyth.manual_seed(1)
+    y = F.dropout1d(pyth.ones(10, 7), 0.5).numpy()                 # unbatched (C, L)
+    assert np.all((y == 0).all(-1) | (y == 2).all(-1))
+    y = nn.Dropout1d(0.5)(pyth.ones(3, 10, 7)).numpy()
+    assert np.all((y == 0).all(-1) | (y == 2).all(-1))
+    with pytest.raises(RuntimeError, match="Expected 2D or 3D input"):
+        F.dropout1d(pyth.ones(2, 3, 4, 5))
+    with pytest.warns(UserWarning, match="3D input to dropout2d"):
+        F.dropout2d(pyth.ones(2, 3, 4))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        F.dropout2d(pyth.ones(2, 3, 4, 4), 1.5)
+    np.testing.assert_array_equal(F.dropout2d(pyth.ones(2, 3, 2, 2), 1.0).numpy(), 0)
