@@ -16,5 +16,9 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNSoftMax.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNConvolution.h"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNPooling.h"
+#include "THGenerateBlasTypes.h"
 
 #endif
