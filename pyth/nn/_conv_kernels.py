@@ -276,15 +276,13 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddin
     """conv1d (nd = 1) and conv2d (nd = 2)."""
     op = f"conv{nd}d"
     x, w, b, batched = _prepare(input, weight, bias, nd, op, False, groups)
-    s = _pair(stride, nd, "stride")
-    d = _pair(dilation, nd, "dilation")
-    k = tuple(weight.shape[2:])
-    if isinstance(padding, str):
-        pads = _pads(padding, k, d, s, op)
-    else:
-        pads = _pads(_pair(padding, nd, "padding"), k, d, s, op)
+    s, d = _pair(stride, nd, "stride"), _pair(dilation, nd, "dilation")
+    if not isinstance(padding, str):
+        padding = _pair(padding, nd, "padding")
     if nd == 1:
-        s, d, pads = (1, s[0]), (1, d[0]), (0, pads[1], 0, pads[3])
+        s, d = (1, *s), (1, *d)
+        padding = padding if isinstance(padding, str) else (0, *padding)
+    pads = _pads(padding, tuple(w.shape[2:]), d, s, op)
     p = (s[0], s[1], *pads, d[0], d[1], int(groups))
     return _finish(grid_of(x, w, b, p), input, nd, batched)
 
