@@ -40,12 +40,12 @@ static void THNN_(im2col)(const real *im, int64_t C, const THNNConvGeom *g, real
             for (int64_t x = 0; x < oW; x++) dst[x] = 0;
             continue;
           }
-          const real *src = plane + iy * W + x0;
+          const real *src = plane + iy * W;
           for (int64_t x = 0; x < xa; x++) dst[x] = 0;
           if (sW == 1) {
-            for (int64_t x = xa; x < xb; x++) dst[x] = src[x];
+            for (int64_t x = xa; x < xb; x++) dst[x] = src[x + x0];
           } else {
-            for (int64_t x = xa; x < xb; x++) dst[x] = src[x * sW];
+            for (int64_t x = xa; x < xb; x++) dst[x] = src[x * sW + x0];
           }
           for (int64_t x = xb; x < oW; x++) dst[x] = 0;
         }
@@ -72,8 +72,8 @@ static void THNN_(col2im)(const real *col, int64_t ld, int64_t C, const THNNConv
           const int64_t iy = y * g->sH - g->padT + i * g->dilH;
           if (iy < 0 || iy >= H) continue;
           const real *src = row + y * oW;
-          real *dst = plane + iy * W + x0;
-          for (int64_t x = xa; x < xb; x++) dst[x * sW] += src[x];
+          real *dst = plane + iy * W;
+          for (int64_t x = xa; x < xb; x++) dst[x * sW + x0] += src[x];
         }
       }
     }
