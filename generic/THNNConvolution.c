@@ -98,10 +98,23 @@ static int THNN_(convThreads)(const THNNConvGeom *g) {
   return par ? TH_MIN(omp_get_max_threads(), (int)TH_MIN(g->batch, 1 << 20)) : 1;
 }
 
-/* nt slices of `per` elements each from the workspace. */
-static real *THNN_(convWorkspace)(int nt, int64_t per, int *owned) {
+/* The plan of a product over g: its sizes, threads and chunks, and its workspace (`extra` more
+ * elements per thread when threaded); NULL with an error recorded on failure. */
+static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t extra,
+                             int *owned) {
+  pl->Cg = g->imC / g->groups;
+  pl->Og = g->gridC / g->groups;
+  pl->K = pl->Cg * g->kH * g->kW;
+  pl->L = g->gridH * g->gridW;
+  pl->plane = g->imH * g->imW;
+  pl->nt = THNN_(convThreads)(g);
+  pl->B = THNN_(convChunk)(g, pl->nt);
+  pl->chunks = (g->batch + pl->B - 1) / pl->B;
+  pl->cols = pl->K * pl->B * pl->L;
+  pl->per = pl->cols + (pl->B > 1 ? pl->Og * pl->B * pl->L : 0) + (pl->nt > 1 ? extra : 0);
   int64_t n, bytes;
-  if (THSize_mul(&n, per, nt) != 0 || THSize_bytes(&bytes, "conv2d()", n, sizeof(real)) != 0) {
+  if (THSize_mul(&n, pl->per, pl->nt) != 0 ||
+      THSize_bytes(&bytes, "conv2d()", n, sizeof(real)) != 0) {
     THError_set(TH_ERR_MEMORY, "conv2d(): the workspace's size overflows");
     return NULL;
   }
@@ -121,43 +134,43 @@ static const real *THNN_(gridRows)(const THNNConvGeom *g, const real *grid, int6
   return tmp;
 }
 
+/* The columns of group grp for samples n0 .. n0+nb-1, side by side: (K x nb*L). */
+static void THNN_(chunkCols)(const THNNConvGeom *g, const THNNConvPlan *pl, const real *im,
+                             int64_t n0, int64_t nb, int64_t grp, real *cols) {
+  for (int64_t b = 0; b < nb; b++)
+    THNN_(im2col)(im + ((n0 + b) * g->imC + grp * pl->Cg) * pl->plane, pl->Cg, g,
+                  cols + b * pl->L, nb * pl->L);
+}
+
 /* A. grid = W . im2col(image) (+ bias per grid channel) */
 static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const real *w,
                                     const real *bias, real *grid) {
-  const int64_t G = g->groups, Cg = g->imC / G, Og = g->gridC / G;
-  const int64_t K = Cg * g->kH * g->kW, L = g->gridH * g->gridW, plane = g->imH * g->imW;
-  if (g->batch == 0 || L == 0 || g->gridC == 0) return 0;
-  const int nt = THNN_(convThreads)(g);
-  const int64_t B = THNN_(convChunk)(g, nt), chunks = (g->batch + B - 1) / B;
-  const int64_t per = K * B * L + (B > 1 ? Og * B * L : 0);
+  if (g->batch == 0 || g->gridH * g->gridW == 0 || g->gridC == 0) return 0;
+  THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convWorkspace)(nt, per, &owned);
+  real *ws = THNN_(convPlan)(&pl, g, 0, &owned);
   if (!ws) return -1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
+  const int64_t L = pl.L, Og = pl.Og, K = pl.K;
+#pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
     const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-    real *cols = ws + tid * per, *tmp = cols + K * B * L;
-    for (int64_t ch = tid; ch < chunks; ch += nth) {
-      const int64_t n0 = ch * B, nb = TH_MIN(B, g->batch - n0), ld = nb * L;
-      for (int64_t grp = 0; grp < G; grp++) {
-        const real *wg = w + grp * Og * K;
-        for (int64_t b = 0; b < nb; b++)
-          THNN_(im2col)(im + ((n0 + b) * g->imC + grp * Cg) * plane, Cg, g, cols + b * L, ld);
+    real *cols = ws + tid * pl.per, *tmp = cols + pl.cols;
+    for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
+      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0), ld = nb * L;
+      for (int64_t grp = 0; grp < g->groups; grp++) {
+        THNN_(chunkCols)(g, &pl, im, n0, nb, grp, cols);
         real *out = nb == 1 ? grid + (n0 * g->gridC + grp * Og) * L : tmp;
         if (K > 0)
-          THBlas_(gemm)('n', 'n', ld, Og, K, 1, cols, ld, wg, K, 0, out, ld);
+          THBlas_(gemm)('n', 'n', ld, Og, K, 1, cols, ld, w + grp * Og * K, K, 0, out, ld);
         else
           for (int64_t e = 0; e < Og * ld; e++) out[e] = 0;
+        /* scatter the chunk's rows to their samples (in place for one), adding the bias */
         for (int64_t b = 0; b < nb; b++) {
           for (int64_t o = 0; o < Og; o++) {
             real *dst = grid + ((n0 + b) * g->gridC + grp * Og + o) * L;
             const real *src = out + o * ld + b * L;
             const real add = bias ? bias[grp * Og + o] : 0;
-            if (nb == 1) {
-              if (bias) for (int64_t l = 0; l < L; l++) dst[l] += add;
-            } else {
-              for (int64_t l = 0; l < L; l++) dst[l] = src[l] + add;
-            }
+            for (int64_t l = 0; l < L; l++) dst[l] = src[l] + add;
           }
         }
       }
@@ -170,32 +183,30 @@ static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const
 /* B. image = col2im(W^T . grid) (+ bias per image channel) */
 static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, const real *w,
                                     const real *bias, real *im) {
-  const int64_t G = g->groups, Cg = g->imC / G, Og = g->gridC / G;
-  const int64_t K = Cg * g->kH * g->kW, L = g->gridH * g->gridW, plane = g->imH * g->imW;
-  if (g->batch == 0 || g->imC == 0 || plane == 0) return 0;
-  const int nt = THNN_(convThreads)(g);
-  const int64_t B = THNN_(convChunk)(g, nt), chunks = (g->batch + B - 1) / B;
-  const int64_t per = K * B * L + (B > 1 ? Og * B * L : 0);
+  if (g->batch == 0 || g->imC == 0 || g->imH * g->imW == 0) return 0;
+  THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convWorkspace)(nt, per, &owned);
+  real *ws = THNN_(convPlan)(&pl, g, 0, &owned);
   if (!ws) return -1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
+#pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
     const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-    real *cols = ws + tid * per, *tmp = cols + K * B * L;
-    for (int64_t ch = tid; ch < chunks; ch += nth) {
-      const int64_t n0 = ch * B, nb = TH_MIN(B, g->batch - n0), ld = nb * L;
+    real *cols = ws + tid * pl.per, *tmp = cols + pl.cols;
+    for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
+      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0), ld = nb * pl.L;
       for (int64_t c = 0; c < nb * g->imC; c++) {
-        real *p = im + (n0 * g->imC + c) * plane;
+        real *p = im + (n0 * g->imC + c) * pl.plane;
         const real v = bias ? bias[c % g->imC] : 0;
-        for (int64_t e = 0; e < plane; e++) p[e] = v;
+        for (int64_t e = 0; e < pl.plane; e++) p[e] = v;
       }
-      if (L == 0 || Og == 0) continue;
-      for (int64_t grp = 0; grp < G; grp++) {
+      if (pl.L == 0 || pl.Og == 0) continue;
+      for (int64_t grp = 0; grp < g->groups; grp++) {
         const real *rows = THNN_(gridRows)(g, grid, n0, nb, grp, tmp);
-        THBlas_(gemm)('n', 't', ld, K, Og, 1, rows, ld, w + grp * Og * K, K, 0, cols, ld);
+        THBlas_(gemm)('n', 't', ld, pl.K, pl.Og, 1, rows, ld, w + grp * pl.Og * pl.K, pl.K, 0,
+                      cols, ld);
         for (int64_t b = 0; b < nb; b++)
-          THNN_(col2im)(cols + b * L, ld, Cg, g, im + ((n0 + b) * g->imC + grp * Cg) * plane);
+          THNN_(col2im)(cols + b * pl.L, ld, pl.Cg, g,
+                        im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
       }
     }
   }
@@ -203,44 +214,41 @@ static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, con
   return 0;
 }
 
-/* C. dW += scale * grid . im2col(image)^T */
+/* C. dW += scale * grid . im2col(image)^T; threads sum into buffers of their own, added at the
+ * end. */
 static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const real *im,
                                  real *gw, real scale) {
-  const int64_t G = g->groups, Cg = g->imC / G, Og = g->gridC / G;
-  const int64_t K = Cg * g->kH * g->kW, L = g->gridH * g->gridW, plane = g->imH * g->imW;
-  const int64_t wn = g->gridC * K;
-  if (g->batch == 0 || L == 0 || wn == 0) return 0;
-  const int nt = THNN_(convThreads)(g);
-  const int64_t B = THNN_(convChunk)(g, nt), chunks = (g->batch + B - 1) / B;
-  const int64_t per = K * B * L + (B > 1 ? Og * B * L : 0) + (nt > 1 ? wn : 0);
+  const int64_t wn = g->gridC * (g->imC / g->groups) * g->kH * g->kW;
+  if (g->batch == 0 || g->gridH * g->gridW == 0 || wn == 0) return 0;
+  THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convWorkspace)(nt, per, &owned);
+  real *ws = THNN_(convPlan)(&pl, g, wn, &owned);
   if (!ws) return -1;
+  const int64_t accAt = pl.per - wn; /* a thread's buffer, within its slice */
   int used = 1;
-#pragma omp parallel num_threads(nt) if (nt > 1)
+#pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
     const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-    real *cols = ws + tid * per, *tmp = cols + K * B * L;
+    real *cols = ws + tid * pl.per, *tmp = cols + pl.cols;
     real *acc = gw;
-    if (nt > 1) {
-      acc = tmp + (B > 1 ? Og * B * L : 0);
+    if (pl.nt > 1) {
+      acc = ws + tid * pl.per + accAt;
       for (int64_t e = 0; e < wn; e++) acc[e] = 0;
     }
     if (tid == 0) used = nth;
-    for (int64_t ch = tid; ch < chunks; ch += nth) {
-      const int64_t n0 = ch * B, nb = TH_MIN(B, g->batch - n0), ld = nb * L;
-      for (int64_t grp = 0; grp < G; grp++) {
-        for (int64_t b = 0; b < nb; b++)
-          THNN_(im2col)(im + ((n0 + b) * g->imC + grp * Cg) * plane, Cg, g, cols + b * L, ld);
+    for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
+      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0), ld = nb * pl.L;
+      for (int64_t grp = 0; grp < g->groups; grp++) {
+        THNN_(chunkCols)(g, &pl, im, n0, nb, grp, cols);
         const real *rows = THNN_(gridRows)(g, grid, n0, nb, grp, tmp);
-        THBlas_(gemm)('t', 'n', K, Og, ld, scale, cols, ld, rows, ld, 1, acc + grp * Og * K,
-                      K);
+        THBlas_(gemm)('t', 'n', pl.K, pl.Og, ld, scale, cols, ld, rows, ld, 1,
+                      acc + grp * pl.Og * pl.K, pl.K);
       }
     }
   }
-  if (nt > 1) {
+  if (pl.nt > 1) {
     for (int t = 0; t < used; t++) {
-      const real *acc = ws + t * per + K * B * L + (B > 1 ? Og * B * L : 0);
+      const real *acc = ws + t * pl.per + accAt;
       for (int64_t e = 0; e < wn; e++) gw[e] += acc[e];
     }
   }

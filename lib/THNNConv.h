@@ -25,6 +25,16 @@ typedef struct THNNConvGeom {
   int64_t kH, kW, sH, sW, padT, padL, dilH, dilW;
 } THNNConvGeom;
 
+/* How a product over a geometry runs (generic/THNNConvolution.c's strategy): per group Cg image
+ * and Og grid channels, K taps per column, L grid cells and `plane` image pixels per sample;
+ * nt threads, chunks of B samples, `cols` column elements of a chunk and `per` workspace
+ * elements per thread. */
+typedef struct THNNConvPlan {
+  int64_t Cg, Og, K, L, plane;
+  int64_t B, chunks, cols, per;
+  int nt;
+} THNNConvPlan;
+
 #define TH_NN_WORKSPACE_CAP ((size_t)64 << 20)
 
 /* A buffer of at least `bytes` (NULL with a MemoryError recorded on failure); *owned says
