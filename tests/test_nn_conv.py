@@ -8,36 +8,18 @@ import math
 
 import numpy as np
 import pytest
+from nn_support import P, T, close, needs_torch, torch
 
 import pyth
 from pyth import nn
 from pyth.autograd import gradcheck, gradgradcheck
 from pyth.nn import functional as F
 
-try:
-    import torch
-except ImportError:  # the oracle tests skip; gradcheck and the rest still run
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 RNG = np.random.default_rng(7)
 
 
 def arr(*shape):
     return RNG.standard_normal(shape)
-
-
-def P(a, grad=True, dtype=None):
-    return pyth.tensor(a, dtype=dtype or pyth.float64).requires_grad_(grad)
-
-
-def T(a, grad=True, dtype=None):
-    return torch.tensor(a, dtype=dtype or torch.float64, requires_grad=grad)
-
-
-def close(p, t, tol):
-    t = t.detach().numpy() if hasattr(t, "detach") else t
-    np.testing.assert_allclose(p.detach().numpy(), t, rtol=tol, atol=tol)
 
 
 def run_both(pf, tf, arrays, tol_f=1e-9, tol_g=1e-8):
@@ -177,8 +159,8 @@ def test_conv1d_unbatched_shape():
 
 
 # gradcheck always (no PyTorch needed): small shapes
-@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, dilation=(1, 2), groups=2),
-                                dict(padding="same")])
+@pytest.mark.parametrize("kw", [{}, {"stride": 2, "padding": 1, "dilation": (1, 2), "groups": 2},
+                                {"padding": "same"}])
 def test_conv2d_gradcheck(kw):
     x, w, b = P(arr(2, 2, 5, 4)), P(arr(4, 2 // kw.get("groups", 1), 2, 3)), P(arr(4))
     assert gradcheck(lambda x, w, b: F.conv2d(x, w, b, **kw), (x, w, b))
@@ -213,15 +195,15 @@ def copy_params(pm, tm):
 
 MODULES = [
     ("Conv2d", (3, 4, 3), {}),
-    ("Conv2d", (4, 6, (3, 2)), dict(stride=2, padding=(1, 0), dilation=(2, 1), groups=2,
-                                    bias=False)),
-    ("Conv2d", (2, 3, 4), dict(padding="same", padding_mode="reflect")),
-    ("Conv2d", (2, 3, 3), dict(padding=2, padding_mode="replicate")),
-    ("Conv2d", (2, 3, 3), dict(padding=(1, 2), padding_mode="circular")),
-    ("Conv1d", (2, 4, 3), dict(padding="same", dilation=2)),
-    ("Conv1d", (2, 4, 3), dict(padding=1, padding_mode="reflect")),
-    ("ConvTranspose2d", (4, 2, 3), dict(stride=2, padding=1, output_padding=1, groups=2)),
-    ("ConvTranspose1d", (2, 3, 3), dict(stride=2, dilation=2)),
+    ("Conv2d", (4, 6, (3, 2)), {"stride": 2, "padding": (1, 0), "dilation": (2, 1), "groups": 2,
+                                    "bias": False}),
+    ("Conv2d", (2, 3, 4), {"padding": "same", "padding_mode": "reflect"}),
+    ("Conv2d", (2, 3, 3), {"padding": 2, "padding_mode": "replicate"}),
+    ("Conv2d", (2, 3, 3), {"padding": (1, 2), "padding_mode": "circular"}),
+    ("Conv1d", (2, 4, 3), {"padding": "same", "dilation": 2}),
+    ("Conv1d", (2, 4, 3), {"padding": 1, "padding_mode": "reflect"}),
+    ("ConvTranspose2d", (4, 2, 3), {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}),
+    ("ConvTranspose1d", (2, 3, 3), {"stride": 2, "dilation": 2}),
 ]
 
 

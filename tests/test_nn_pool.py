@@ -6,36 +6,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from nn_support import P, T, close, needs_torch, torch
 
 import pyth
 from pyth import nn
 from pyth.autograd import gradcheck, gradgradcheck
 from pyth.nn import functional as F
 
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 RNG = np.random.default_rng(11)
 
 
 def arr(*shape):
     return RNG.standard_normal(shape)
-
-
-def P(a, grad=True, dtype=None):
-    return pyth.tensor(a, dtype=dtype or pyth.float64).requires_grad_(grad)
-
-
-def T(a, grad=True, dtype=None):
-    return torch.tensor(a, dtype=dtype or torch.float64, requires_grad=grad)
-
-
-def close(p, t, tol=1e-9):
-    t = t.detach().numpy() if hasattr(t, "detach") else t
-    np.testing.assert_allclose(p.detach().numpy(), t, rtol=tol, atol=tol)
 
 
 def run_both(pf, tf, x, tol=1e-9):
@@ -177,12 +159,12 @@ def test_max_pool_gradient_goes_to_argmax():
 # ---- modules --------------------------------------------------------------------------------
 
 MODULES = [
-    ("MaxPool2d", (3,), dict(stride=2, padding=1, ceil_mode=True)),
-    ("MaxPool2d", ((2, 3),), dict(dilation=(2, 1))),
-    ("MaxPool1d", (3,), dict(stride=1, padding=1)),
-    ("AvgPool2d", (3,), dict(stride=2, padding=1, count_include_pad=False)),
-    ("AvgPool2d", (2,), dict(divisor_override=3)),
-    ("AvgPool1d", (3,), dict(stride=2, padding=1)),
+    ("MaxPool2d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True}),
+    ("MaxPool2d", ((2, 3),), {"dilation": (2, 1)}),
+    ("MaxPool1d", (3,), {"stride": 1, "padding": 1}),
+    ("AvgPool2d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False}),
+    ("AvgPool2d", (2,), {"divisor_override": 3}),
+    ("AvgPool1d", (3,), {"stride": 2, "padding": 1}),
     ("AdaptiveAvgPool2d", ((3, None),), {}),
     ("AdaptiveAvgPool1d", (3,), {}),
 ]

@@ -293,7 +293,7 @@ def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: A
     """conv_transpose1d (nd = 1) and conv_transpose2d (nd = 2)."""
     op = f"conv_transpose{nd}d"
     if isinstance(padding, str):
-        raise RuntimeError(f"{op}: padding must be an int or a tuple of ints, got {padding!r}")
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
     x, w, b, batched = _prepare(input, weight, bias, nd, op, True, groups)
     s, d = _pair(stride, nd, "stride"), _pair(dilation, nd, "dilation")
     pad, op_ = _pair(padding, nd, "padding"), _pair(output_padding, nd, "output_padding")

@@ -187,9 +187,6 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f'{type(self).__name__}')
-        if isinstance(padding, str):
-            raise ValueError(f"{type(self).__name__}: padding must be an int or a tuple of "
-                             f"ints, got {padding!r}")
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding, device, dtype)
 
