@@ -331,3 +331,25 @@ def test_c_api_checks_arguments():
     assert lib.THNN_DoubleSpatialConvolutionMM_accGradParameters(
         gw._h, ffi.NULL, y._h, x._h, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1.0) != 0
     lib.THError_clear()
+
+
+def test_python_threads_have_their_own_workspace():
+    """Each calling thread's columns live in its own cached buffer: concurrent calls agree."""
+    import threading
+    x, w = P(arr(8, 3, 9, 9), False), P(arr(4, 3, 3, 3), False)
+    want = F.conv2d(x, w, padding=1).numpy().copy()
+    got, errors = [], []
+
+    def work():
+        try:
+            for _ in range(20):
+                got.append(np.array_equal(F.conv2d(x, w, padding=1).numpy(), want))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(got) == 80 and all(got)

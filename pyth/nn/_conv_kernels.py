@@ -192,6 +192,8 @@ class ConvWeightGradFunction(Function):
 # ---- the functional front: arguments as PyTorch takes them --------------------------------------
 
 def _pair(v: Any, n: int, name: str) -> tuple:
+    if type(v) is int:
+        return (v,) * n
     t = tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
     if len(t) == 1 and n > 1:
         t = t * n
