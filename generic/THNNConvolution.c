@@ -256,6 +256,24 @@ static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const 
   return 0;
 }
 
+/* Runs product (A or B) of src by weight (+ bias) into dst, on contiguous copies. */
+static int THNN_(convRun)(int (*product)(const THNNConvGeom *, const real *, const real *,
+                                         const real *, real *),
+                          const THNNConvGeom *g, THTensor *src, THTensor *weight,
+                          THTensor *bias, THTensor *dst) {
+  THTensor *in = THTensor_(newContiguous)(src);
+  THTensor *w = in ? THTensor_(newContiguous)(weight) : NULL;
+  THTensor *b = w && bias ? THTensor_(newContiguous)(bias) : NULL;
+  int rc = -1;
+  if (w && (!bias || b))
+    rc = product(g, THTensor_(data)(in), THTensor_(data)(w), b ? THTensor_(data)(b) : NULL,
+                 THTensor_(data)(dst));
+  THTensor_(free)(in);
+  THTensor_(free)(w);
+  THTensor_(free)(b);
+  return rc;
+}
+
 /* ---- checks and the public verbs ------------------------------------------------------------ */
 
 static int THNN_(convParams)(const char *op, int64_t sH, int64_t sW, int64_t padT, int64_t padL,
@@ -403,17 +421,7 @@ int THNN_(SpatialConvolutionMM_updateOutput)(THTensor *output, THTensor *input, 
   THTry(THNN_(convGeom)(&g, input->size[0], input->size[1], input->size[2], input->size[3],
                         weight, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
   THTry(THNN_(convResult)(output, g.batch, g.gridC, g.gridH, g.gridW, op), -1);
-  THTensor *in = THTensor_(newContiguous)(input);
-  THTensor *w = in ? THTensor_(newContiguous)(weight) : NULL;
-  THTensor *b = w && bias ? THTensor_(newContiguous)(bias) : NULL;
-  int rc = -1;
-  if (w && (!bias || b))
-    rc = THNN_(convGridFromImage)(&g, THTensor_(data)(in), THTensor_(data)(w),
-                                  b ? THTensor_(data)(b) : NULL, THTensor_(data)(output));
-  THTensor_(free)(in);
-  THTensor_(free)(w);
-  THTensor_(free)(b);
-  return rc;
+  return THNN_(convRun)(THNN_(convGridFromImage), &g, input, weight, bias, output);
 }
 
 int THNN_(SpatialConvolutionMM_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
@@ -435,15 +443,7 @@ int THNN_(SpatialConvolutionMM_updateGradInput)(THTensor *gradInput, THTensor *g
              (long long)g.batch, (long long)g.gridC, (long long)g.gridH, (long long)g.gridW,
              THSize_str(a, sizeof a, gradOutput->nDimension, gradOutput->size));
   THTry(THNN_(convResult)(gradInput, g.batch, g.imC, iH, iW, op), -1);
-  THTensor *go = THTensor_(newContiguous)(gradOutput);
-  THTensor *w = go ? THTensor_(newContiguous)(weight) : NULL;
-  int rc = -1;
-  if (w)
-    rc = THNN_(convImageFromGrid)(&g, THTensor_(data)(go), THTensor_(data)(w), NULL,
-                                  THTensor_(data)(gradInput));
-  THTensor_(free)(go);
-  THTensor_(free)(w);
-  return rc;
+  return THNN_(convRun)(THNN_(convImageFromGrid), &g, gradOutput, weight, NULL, gradInput);
 }
 
 /* The shared half of both accGradParameters: grid (N, gridC, ...) and image tensors given. */
@@ -539,17 +539,7 @@ int THNN_(SpatialFullDilatedConvolution_updateOutput)(THTensor *output, THTensor
   g = (THNNConvGeom){input->size[0], groups, weight->size[1] * groups, oH, oW, weight->size[0],
                      H, W, weight->size[2], weight->size[3], sH, sW, padT, padL, dilH, dilW};
   THTry(THNN_(convResult)(output, g.batch, g.imC, oH, oW, op), -1);
-  THTensor *in = THTensor_(newContiguous)(input);
-  THTensor *w = in ? THTensor_(newContiguous)(weight) : NULL;
-  THTensor *b = w && bias ? THTensor_(newContiguous)(bias) : NULL;
-  int rc = -1;
-  if (w && (!bias || b))
-    rc = THNN_(convImageFromGrid)(&g, THTensor_(data)(in), THTensor_(data)(w),
-                                  b ? THTensor_(data)(b) : NULL, THTensor_(data)(output));
-  THTensor_(free)(in);
-  THTensor_(free)(w);
-  THTensor_(free)(b);
-  return rc;
+  return THNN_(convRun)(THNN_(convImageFromGrid), &g, input, weight, bias, output);
 }
 
 int THNN_(SpatialFullDilatedConvolution_updateGradInput)(THTensor *gradInput,
@@ -574,15 +564,7 @@ int THNN_(SpatialFullDilatedConvolution_updateGradInput)(THTensor *gradInput,
   g.gridH = iH;
   g.gridW = iW;
   THTry(THNN_(convResult)(gradInput, g.batch, g.gridC, iH, iW, op), -1);
-  THTensor *go = THTensor_(newContiguous)(gradOutput);
-  THTensor *w = go ? THTensor_(newContiguous)(weight) : NULL;
-  int rc = -1;
-  if (w)
-    rc = THNN_(convGridFromImage)(&g, THTensor_(data)(go), THTensor_(data)(w), NULL,
-                                  THTensor_(data)(gradInput));
-  THTensor_(free)(go);
-  THTensor_(free)(w);
-  return rc;
+  return THNN_(convRun)(THNN_(convGridFromImage), &g, gradOutput, weight, NULL, gradInput);
 }
 
 int THNN_(SpatialFullDilatedConvolution_accGradParameters)(THTensor *gradWeight,
