@@ -1,10 +1,13 @@
 #include "THNN.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tgmath.h>
 
+#include "THBlas.h"
+#include "THNNConv.h"
 #include "THTensorApply.h"
 
 #include "generic/THNNActivation.c"
@@ -14,4 +17,8 @@
 #include "generic/THNNNormalization.c"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLookupTable.c"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNConvolution.c"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNPooling.c"
 #include "THGenerateBlasTypes.h"

@@ -20,5 +20,9 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLookupTable.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNConvolution.h"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNPooling.h"
+#include "THGenerateBlasTypes.h"
 
 #endif

@@ -1,0 +1,352 @@
+"""Convolutions on the THNN kernels (generic/THNNConvolution.c) as autograd Functions.
+
+Three linear maps make every convolution (lib/THNNConv.h names them): A, grid = conv(image, W);
+B, image = conv_transpose(grid, W), A's adjoint in the image; C, the weight gradient
+grid x im2col(image). Conv2d's forward is A, its backward B and C; ConvTranspose2d's forward is
+B, its backward A and C. Forward and first-order backward are one C call each; under
+create_graph the backward applies the same three maps as Functions, so every order of
+derivative exists. 1-D convolutions are 2-D ones over a unit height.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import new_result
+from .._th import ffi, lib
+from ..autograd import Function, is_grad_enabled
+from ..tensor import Tensor
+
+_COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+_FN: dict = {}
+
+# p, the geometry every call shares: (sH, sW, padTop, padLeft, padBottom, padRight, dilH, dilW,
+# groups)
+
+
+def _fn(name: str, dt: _dt.dtype) -> Any:
+    f = _FN.get((name, dt))
+    if f is None:
+        f = _FN[(name, dt)] = getattr(lib, f"THNN_{_COMPUTE[dt]}{name}")
+    return f
+
+
+def _h(t: Tensor | None) -> Any:
+    return ffi.NULL if t is None else t._h
+
+
+def _zeros(shape: Any, dt: _dt.dtype) -> Tensor:
+    from ..factories import zeros
+    return zeros(shape, dtype=dt)
+
+
+def _out_pad(image_hw: tuple, grid_hw: tuple, k: tuple, p: tuple) -> tuple:
+    """The transposed convolution's output_padding that gives an image of image_hw."""
+    return tuple(image_hw[d] - ((grid_hw[d] - 1) * p[d] - p[2 + d] - p[4 + d] +
+                                p[6 + d] * (k[d] - 1) + 1) for d in (0, 1))
+
+
+# ---- the three maps, raw (one C call each) ------------------------------------------------------
+
+def _grid(image: Tensor, w: Tensor, b: Tensor | None, p: tuple, grid_hw: tuple | None) -> Tensor:
+    """A: the convolution of image by w (+ b); grid_hw crops to a given size."""
+    y = new_result(image.dtype)
+    if grid_hw is None:
+        check(_fn("SpatialConvolutionMM_updateOutput", image.dtype)(y._h, image._h, w._h, _h(b),
+                                                                     *p))
+    else:  # no bias here: only the transposed convolution's input gradient crops
+        check(_fn("SpatialFullDilatedConvolution_updateGradInput", image.dtype)(
+            y._h, image._h, w._h, grid_hw[0], grid_hw[1], *p))
+    return y
+
+
+def _image(grid: Tensor, w: Tensor, b: Tensor | None, p: tuple, image_hw: tuple) -> Tensor:
+    """B: the transposed convolution of grid by w (+ b), to an image of image_hw."""
+    x = new_result(grid.dtype)
+    op = _out_pad(image_hw, tuple(grid.shape[2:]), tuple(w.shape[2:]), p)
+    check(_fn("SpatialFullDilatedConvolution_updateOutput", grid.dtype)(
+        x._h, grid._h, w._h, _h(b), *p[:8], op[0], op[1], p[8]))
+    return x
+
+
+def _wgrad(grid: Tensor, image: Tensor, p: tuple, wshape: tuple, bias: bool) -> tuple:
+    """C (and the bias gradient, the sum of grid): the gradients of the weight shaped wshape."""
+    gw = _zeros(wshape, grid.dtype)
+    gb = _zeros((grid.size(1),), grid.dtype) if bias else None
+    check(_fn("SpatialConvolutionMM_accGradParameters", grid.dtype)(
+        gw._h, _h(gb), grid._h, image._h, *p, 1.0))
+    return gw, gb
+
+
+# ---- the three maps as Functions ----------------------------------------------------------------
+
+def _needs(*ts: Any) -> bool:
+    return is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in ts)
+
+
+def grid_of(image: Tensor, w: Tensor, b: Tensor | None, p: tuple,
+            grid_hw: tuple | None = None) -> Tensor:
+    """A, recorded when an operand requires grad."""
+    if _needs(image, w, b):
+        return ConvFunction.apply(image, w, b, p, grid_hw)
+    return _grid(image, w, b, p, grid_hw)
+
+
+def image_of(grid: Tensor, w: Tensor, b: Tensor | None, p: tuple, image_hw: tuple) -> Tensor:
+    """B, recorded when an operand requires grad."""
+    if _needs(grid, w, b):
+        return ConvTransposeFunction.apply(grid, w, b, p, image_hw)
+    return _image(grid, w, b, p, image_hw)
+
+
+def weight_grad_of(grid: Tensor, image: Tensor, p: tuple, wshape: tuple) -> Tensor:
+    """C, recorded when an operand requires grad (double backward)."""
+    if _needs(grid, image):
+        return ConvWeightGradFunction.apply(grid, image, p, wshape)
+    return _wgrad(grid, image, p, wshape, False)[0]
+
+
+class ConvFunction(Function):
+    """A: the 2-D convolution (grid = image * w + b)."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, w: Tensor, b: Tensor | None, p: tuple,
+                grid_hw: tuple | None) -> Tensor:
+        ctx.p = p
+        ctx.save_for_backward(x, w)
+        ctx.bias = b is not None
+        return _grid(x, w, b, p, grid_hw)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple:
+        x, w = ctx.saved_tensors
+        p, need = ctx.p, ctx.needs_input_grad
+        hw = tuple(x.shape[2:])
+        if is_grad_enabled():  # create_graph: the adjoint maps, recorded
+            gx = image_of(g, w, None, p, hw) if need[0] else None
+            gw = weight_grad_of(g, x, p, tuple(w.shape)) if need[1] else None
+            gb = g.sum((0, 2, 3)) if ctx.bias and need[2] else None
+            return gx, gw, gb, None, None
+        gx = None
+        if need[0]:
+            gx = new_result(g.dtype)
+            check(_fn("SpatialConvolutionMM_updateGradInput", g.dtype)(gx._h, g._h, w._h,
+                                                                        hw[0], hw[1], *p))
+        gw = gb = None
+        if need[1] or (ctx.bias and need[2]):
+            gw, gb = _wgrad(g, x, p, tuple(w.shape), ctx.bias and need[2])
+        return gx, gw if need[1] else None, gb, None, None
+
+
+class ConvTransposeFunction(Function):
+    """B: the 2-D transposed convolution (image = grid *^T w + b), A's adjoint."""
+
+    @staticmethod
+    def forward(ctx: Any, y: Tensor, w: Tensor, b: Tensor | None, p: tuple,
+                image_hw: tuple) -> Tensor:
+        ctx.p = p
+        ctx.save_for_backward(y, w)
+        ctx.bias = b is not None
+        return _image(y, w, b, p, image_hw)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple:
+        y, w = ctx.saved_tensors
+        p, need = ctx.p, ctx.needs_input_grad
+        hw = tuple(y.shape[2:])
+        if is_grad_enabled():
+            gy = grid_of(g, w, None, p, hw) if need[0] else None
+            gw = weight_grad_of(y, g, p, tuple(w.shape)) if need[1] else None
+            gb = g.sum((0, 2, 3)) if ctx.bias and need[2] else None
+            return gy, gw, gb, None, None
+        gy = _grid(g, w, None, p, hw) if need[0] else None
+        gw = gb = None
+        if need[1] or (ctx.bias and need[2]):
+            gw = _zeros(tuple(w.shape), g.dtype) if need[1] else None
+            gb = _zeros((g.size(1),), g.dtype) if ctx.bias and need[2] else None
+            check(_fn("SpatialFullDilatedConvolution_accGradParameters", g.dtype)(
+                _h(gw), _h(gb), g._h, y._h, *p, 1.0))
+        return gy, gw, gb, None, None
+
+
+class ConvWeightGradFunction(Function):
+    """C: the weight gradient as a function of grid and image (for double backward)."""
+
+    @staticmethod
+    def forward(ctx: Any, grid: Tensor, image: Tensor, p: tuple, wshape: tuple) -> Tensor:
+        ctx.p = p
+        ctx.save_for_backward(grid, image)
+        return _wgrad(grid, image, p, wshape, False)[0]
+
+    @staticmethod
+    def backward(ctx: Any, gw: Tensor) -> tuple:
+        grid, image = ctx.saved_tensors
+        p, need = ctx.p, ctx.needs_input_grad
+        gg = grid_of(image, gw, None, p, tuple(grid.shape[2:])) if need[0] else None
+        gi = image_of(grid, gw, None, p, tuple(image.shape[2:])) if need[1] else None
+        return gg, gi, None, None
+
+
+# ---- the functional front: arguments as PyTorch takes them --------------------------------------
+
+def _pair(v: Any, n: int, name: str) -> tuple:
+    if type(v) is int:
+        return (v,) * n
+    t = tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+    if len(t) == 1 and n > 1:
+        t = t * n
+    if len(t) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} "
+                           f"values to match the convolution dimensions, but got {name}="
+                           f"{list(t)}")
+    return t
+
+
+def _pads(padding: Any, k: tuple, dil: tuple, stride: tuple, op: str) -> tuple:
+    """(top, left, bottom, right) from ints, a tuple, 'valid' or 'same' (the odd unit of an
+    even kernel's padding goes to the bottom / right, as PyTorch does)."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0, 0, 0, 0)
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: {padding!r}")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        total = [d * (kk - 1) for d, kk in zip(dil, k)]
+        return (total[0] // 2, total[1] // 2, total[0] - total[0] // 2, total[1] - total[1] // 2)
+    ph, pw = _pair(padding, 2, "padding")
+    return (ph, pw, ph, pw)
+
+
+def _compute(x: Tensor, op: str) -> _dt.dtype:
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: expected a floating point input, got {x.dtype}")
+    return x.dtype if x.dtype in _COMPUTE else _dt.float32
+
+
+def _batched(x: Tensor, nd: int, op: str) -> bool:
+    if x.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                           f"{op}, but got input of size: {list(x.shape)}")
+    return x.dim() == nd + 2
+
+
+def _prepare(x: Tensor, w: Tensor, b: Tensor | None, nd: int, op: str, transposed: bool,
+             groups: int) -> tuple:
+    """Checks ranks, dtypes and channels against PyTorch's words; returns the 4-D operands,
+    whether the input was batched, and the dtype the result takes."""
+    batched = _batched(x, nd, op)
+    xb = x if batched else x.unsqueeze(0)
+    if w.dim() != nd + 2:
+        raise RuntimeError(f"{op}: expected a {nd + 2}-D weight, got weight of size "
+                           f"{list(w.shape)}")
+    if w.dtype is not x.dtype or (b is not None and b.dtype is not x.dtype):
+        raise RuntimeError(f"{op}: expected input, weight and bias of one dtype, got input "
+                           f"{x.dtype}, weight {w.dtype}"
+                           + (f", bias {b.dtype}" if b is not None else ""))
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if w.size(0) % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
+                           f"at dimension 0, but got weight of size {list(w.shape)} instead")
+    want = w.size(0) if transposed else w.size(1) * groups
+    if xb.size(1) != want:
+        head = "Given transposed=1" if transposed else f"Given groups={groups}"
+        raise RuntimeError(f"{head}, weight of size {list(w.shape)}, expected input"
+                           f"{list(xb.shape)} to have {want} channels, but got {xb.size(1)} "
+                           f"channels instead")
+    dt = _compute(x, op)
+    if dt is not x.dtype:
+        xb, w, b = xb.to(dt), w.to(dt), b.to(dt) if b is not None else None
+    if nd == 1:
+        xb, w = xb.unsqueeze(2), w.unsqueeze(2)
+    return xb, w, b, batched
+
+
+def _finish(y: Tensor, x: Tensor, nd: int, batched: bool) -> Tensor:
+    if nd == 1:
+        y = y.squeeze(2)
+    if not batched:
+        y = y.squeeze(0)
+    return y if y.dtype is x.dtype else y.to(x.dtype)
+
+
+def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+         dilation: Any, groups: int, nd: int) -> Tensor:
+    """conv1d (nd = 1) and conv2d (nd = 2)."""
+    op = f"conv{nd}d"
+    x, w, b, batched = _prepare(input, weight, bias, nd, op, False, groups)
+    s, d = _pair(stride, nd, "stride"), _pair(dilation, nd, "dilation")
+    if not isinstance(padding, str):
+        padding = _pair(padding, nd, "padding")
+    if nd == 1:
+        s, d = (1, *s), (1, *d)
+        padding = padding if isinstance(padding, str) else (0, *padding)
+    pads = _pads(padding, tuple(w.shape[2:]), d, s, op)
+    p = (s[0], s[1], *pads, d[0], d[1], int(groups))
+    return _finish(grid_of(x, w, b, p), input, nd, batched)
+
+
+def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                   padding: Any, output_padding: Any, groups: int, dilation: Any,
+                   nd: int) -> Tensor:
+    """conv_transpose1d (nd = 1) and conv_transpose2d (nd = 2)."""
+    op = f"conv_transpose{nd}d"
+    if isinstance(padding, str):
+        raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
+    x, w, b, batched = _prepare(input, weight, bias, nd, op, True, groups)
+    s, d = _pair(stride, nd, "stride"), _pair(dilation, nd, "dilation")
+    pad, op_ = _pair(padding, nd, "padding"), _pair(output_padding, nd, "output_padding")
+    if nd == 1:
+        s, d, pad, op_ = (1, s[0]), (1, d[0]), (0, pad[0]), (0, op_[0])
+    if any(v <= 0 for v in s):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(v < 0 for v in pad):
+        raise RuntimeError("negative padding is not supported")
+    if any(v <= 0 for v in d):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
+    if any(not (0 <= o < s[i] or 0 <= o < d[i]) for i, o in enumerate(op_)):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
+                           f"got output_padding_height: {op_[0]} output_padding_width: "
+                           f"{op_[1]} stride_height: {s[0]} stride_width: {s[1]} "
+                           f"dilation_height: {d[0]} dilation_width: {d[1]}")
+    hw = tuple((x.size(2 + i) - 1) * s[i] - 2 * pad[i] + d[i] * (w.size(2 + i) - 1) + op_[i] + 1
+               for i in (0, 1))
+    if hw[0] <= 0 or hw[1] <= 0:
+        raise RuntimeError(f"Given input size per channel: ({x.size(2)} x {x.size(3)}). "
+                           f"Calculated output size per channel: ({hw[0]} x {hw[1]}). Output "
+                           f"size is too small")
+    p = (s[0], s[1], pad[0], pad[1], pad[0], pad[1], d[0], d[1], int(groups))
+    return _finish(image_of(x, w, b, p, hw), input, nd, batched)
+
+
+# ---- pyth.nn.functional's names -----------------------------------------------------------------
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """1-D convolution over (N, C, L) or (C, L); padding an int, a 1-tuple, 'valid' or 'same'."""
+    return conv(input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """2-D convolution over (N, C, H, W) or (C, H, W) by weight (Cout, C / groups, kH, kW)."""
+    return conv(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The adjoint of conv1d in its input (the gradient of conv1d), plus bias."""
+    return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                          dilation, 1)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The adjoint of conv2d in its input, plus bias; weight (Cin, Cout / groups, kH, kW)."""
+    return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                          dilation, 2)

@@ -1,0 +1,242 @@
+"""Pooling on the THNN kernels (generic/THNNPooling.c) as autograd Functions.
+
+Every pooling here is a linear map of its input once the max pooling's argmax is fixed, so its
+backward is that map's adjoint: one C call, or under create_graph a recorded Function whose own
+backward is the forward map again. 1-D pooling is 2-D pooling over a unit height.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import new_result
+from .._th import lib
+from ..autograd import Function, is_grad_enabled
+from ..tensor import Tensor
+
+_COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+
+
+def _fn(name: str, dt: _dt.dtype) -> Any:
+    return getattr(lib, f"THNN_{_COMPUTE[dt]}{name}")
+
+
+# kind: "max" (args: kH, kW, sH, sW, padH, padW, dilH, dilW, ceil), "avg" (kH, kW, sH, sW,
+# padH, padW, ceil, count_include_pad, divisor), "adaptive" (oH, oW)
+
+def _forward(kind: str, x: Tensor, args: tuple) -> tuple:
+    y = new_result(x.dtype)
+    if kind == "max":
+        idx = new_result(_dt.int64)
+        check(_fn("SpatialDilatedMaxPooling_updateOutput", x.dtype)(y._h, idx._h, x._h, *args))
+        return y, idx
+    name = "SpatialAveragePooling" if kind == "avg" else "SpatialAdaptiveAveragePooling"
+    check(_fn(name + "_updateOutput", x.dtype)(y._h, x._h, *args))
+    return y, None
+
+
+def _adjoint(kind: str, g: Tensor, x: Tensor, idx: Tensor | None, args: tuple) -> Tensor:
+    """The gradient for x (x gives only the shape) of the pooling's output gradient g."""
+    gi = new_result(g.dtype)
+    if kind == "max":
+        check(_fn("SpatialDilatedMaxPooling_updateGradInput", g.dtype)(gi._h, g._h, x._h,
+                                                                        idx._h))
+    elif kind == "avg":
+        check(_fn("SpatialAveragePooling_updateGradInput", g.dtype)(gi._h, g._h, x._h, *args))
+    else:
+        check(_fn("SpatialAdaptiveAveragePooling_updateGradInput", g.dtype)(gi._h, g._h, x._h))
+    return gi
+
+
+def _apply_map(kind: str, v: Tensor, idx: Tensor | None, args: tuple) -> Tensor:
+    """The forward map on v with the argmax fixed (the adjoint's adjoint)."""
+    if kind == "max":
+        n, c, h, w = v.shape
+        flat = idx.reshape(n, c, -1)
+        return v.reshape(n, c, h * w).gather(2, flat).reshape(idx.shape)
+    return pool(kind, v, args)[0]
+
+
+class PoolFunction(Function):
+    """A pooling of a 4-D (N, C, H, W) input; max pooling also returns its argmax."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, kind: str, args: tuple) -> Any:
+        y, idx = _forward(kind, x, args)
+        ctx.kind, ctx.args, ctx.idx = kind, args, idx
+        ctx.save_for_backward(x)
+        if idx is not None:
+            ctx.mark_non_differentiable(idx)
+            return y, idx
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor, *_: Any) -> tuple:
+        x, = ctx.saved_tensors
+        if is_grad_enabled():
+            return PoolAdjointFunction.apply(g, x, ctx.kind, ctx.idx, ctx.args), None, None
+        return _adjoint(ctx.kind, g, x, ctx.idx, ctx.args), None, None
+
+
+class PoolAdjointFunction(Function):
+    """The pooling's backward as a function of the output gradient (for double backward)."""
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, x: Tensor, kind: str, idx: Tensor | None,
+                args: tuple) -> Tensor:
+        ctx.kind, ctx.args, ctx.idx = kind, args, idx
+        return _adjoint(kind, g, x, idx, args)
+
+    @staticmethod
+    def backward(ctx: Any, v: Tensor) -> tuple:
+        return _apply_map(ctx.kind, v, ctx.idx, ctx.args), None, None, None, None
+
+
+def pool(kind: str, x: Tensor, args: tuple) -> tuple:
+    """(output, indices or None) of a pooling of a 4-D input of float32 or float64."""
+    if is_grad_enabled() and x.requires_grad:
+        out = PoolFunction.apply(x, kind, args)
+        return out if isinstance(out, tuple) else (out, None)
+    return _forward(kind, x, args)
+
+
+# ---- the functional front -----------------------------------------------------------------------
+
+def _tuple(v: Any, n: int, name: str, op: str) -> tuple:
+    t = tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+    if len(t) == 1:
+        t = t * n
+    if len(t) != n:
+        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of {n} ints")
+    return t
+
+
+def _as4d(x: Tensor, nd: int, op: str, empty_ok: bool = False) -> tuple:
+    """The input as (N, C, H, W): unbatched inputs gain N = 1, 1-D ones H = 1."""
+    if x.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got: {list(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: expected a floating point input, got {x.dtype}")
+    batched = x.dim() == nd + 2
+    if empty_ok is False and any(x.size(i) == 0 for i in range(x.dim() - nd - 1, x.dim())):
+        raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got: {list(x.shape)}")
+    v = x if batched else x.unsqueeze(0)
+    if nd == 1:
+        v = v.unsqueeze(2)
+    if v.dtype not in _COMPUTE:
+        v = v.float()
+    return v, batched
+
+
+def _back(y: Tensor, x: Tensor, nd: int, batched: bool, cast: bool = True) -> Tensor:
+    if nd == 1:
+        y = y.squeeze(2)
+    if not batched:
+        y = y.squeeze(0)
+    return y.to(x.dtype) if cast and y.dtype is not x.dtype else y
+
+
+def max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
+             ceil_mode: bool, return_indices: bool, nd: int) -> Any:
+    """max_pool1d / max_pool2d (stride None or empty: the kernel size)."""
+    op = f"max_pool{nd}d"
+    x, batched = _as4d(input, nd, op)
+    k = _tuple(kernel_size, nd, "kernel_size", op)
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _tuple(stride, nd, "stride", op)
+    p, d = _tuple(padding, nd, "padding", op), _tuple(dilation, nd, "dilation", op)
+    if nd == 1:
+        k, s, p, d = (1, *k), (1, *s), (0, *p), (1, *d)
+    y, idx = pool("max", x, (k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], int(ceil_mode)))
+    y = _back(y, input, nd, batched)
+    return (y, _back(idx, input, nd, batched, cast=False)) if return_indices else y
+
+
+def avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+             count_include_pad: bool, divisor_override: int | None, nd: int) -> Tensor:
+    """avg_pool1d / avg_pool2d."""
+    op = f"avg_pool{nd}d"
+    x, batched = _as4d(input, nd, op)
+    k = _tuple(kernel_size, nd, "kernel_size", op)
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
+        _tuple(stride, nd, "stride", op)
+    p = _tuple(padding, nd, "padding", op)
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise RuntimeError("divisor must be not zero")
+    if nd == 1:
+        k, s, p = (1, *k), (1, *s), (0, *p)
+    args = (k[0], k[1], s[0], s[1], p[0], p[1], int(ceil_mode), int(count_include_pad),
+            int(divisor_override or 0))
+    return _back(pool("avg", x, args)[0], input, nd, batched)
+
+
+def adaptive_avg_pool(input: Tensor, output_size: Any, nd: int) -> Tensor:
+    """adaptive_avg_pool1d / adaptive_avg_pool2d (None in output_size keeps that size)."""
+    op = f"adaptive_avg_pool{nd}d"
+    x, batched = _as4d(input, nd, op, empty_ok=True)
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
+        (output_size,) * nd
+    if len(sizes) != nd:
+        raise ValueError(f"{op}: output_size must be {nd} integers, got {output_size!r}")
+    sizes = tuple(int(x.size(4 - nd + i)) if v is None else int(v) for i, v in enumerate(sizes))
+    empty = [i for i in range(input.dim()) if input.size(i) == 0 and (i > 0 or not batched)]
+    if empty:
+        raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch "
+                           f"dimensions, but input has sizes {list(input.shape)} with "
+                           f"dimension {empty[0]} being empty")
+    o = (1, *sizes) if nd == 1 else sizes
+    return _back(pool("adaptive", x, o)[0], input, nd, batched)
+
+
+# ---- pyth.nn.functional's names -----------------------------------------------------------------
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each window along the last dim; with return_indices also its position."""
+    return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each window over the last two dims; indices are flat within (H, W)."""
+    return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple:
+    return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple:
+    return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """The mean of each window along the last dim."""
+    return avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
+
+
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window over the last two dims (divisor_override replaces its size)."""
+    return avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override, 2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to output_size cells along the last dim, whatever the input's length."""
+    return adaptive_avg_pool(input, output_size, 1)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to an (oH, oW) grid, whatever the input's size."""
+    return adaptive_avg_pool(input, output_size, 2)

@@ -1,0 +1,112 @@
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d: PyTorch's arguments and repr over
+pyth.nn.functional's pooling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+
+class _MaxPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 dilation: Any = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input: Tensor) -> Any:
+        pool = F.max_pool1d if self._nd == 1 else F.max_pool2d
+        return pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                    ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool1d(_MaxPoolNd):
+    """The maximum of each window along the last dim of (N, C, L) or (C, L)."""
+
+    _nd = 1
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The maximum of each window over (H, W) of (N, C, H, W) or (C, H, W)."""
+
+    _nd = 2
+
+
+class AvgPool1d(Module):
+    """The mean of each window along the last dim of (N, C, L) or (C, L)."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__()
+        one = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,))
+        self.kernel_size = one(kernel_size)
+        self.stride = one(stride if stride is not None else kernel_size)
+        self.padding = one(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AvgPool2d(Module):
+    """The mean of each window over (H, W); divisor_override replaces the window's size."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        pool = F.adaptive_avg_pool1d if self._nd == 1 else F.adaptive_avg_pool2d
+        return pool(input, self.output_size)
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of the last dim to output_size cells."""
+
+    _nd = 1
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling of (H, W) to an output_size grid (None keeps that size)."""
+
+    _nd = 2
