@@ -12,12 +12,12 @@ def mlp() -> nn.Module:
 
 
 def cnn() -> nn.Module:
-    """Two 3x3 convolutions (16 and 32 channels), a 2x2 max pool, a 128-unit hidden layer."""
+    """Two 3x3 convolutions (32 and 64 channels), a 2x2 max pool, a 128-unit hidden layer."""
     return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(),
-        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),
+        nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(),
+        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(),
         nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(32 * 4 * 4, 128), nn.ReLU(), nn.Dropout(0.25),
+        nn.Linear(64 * 4 * 4, 128), nn.ReLU(), nn.Dropout(0.25),
         nn.Linear(128, 10))
 
 

@@ -22,7 +22,7 @@ from .models import MODELS, build
 from .progress import EpochProgress
 
 DEFAULT_LR = {"sgd": 0.05, "adam": 2e-3}
-DEFAULT_EPOCHS = {"mlp": 60, "cnn": 15}
+DEFAULT_EPOCHS = {"mlp": 60, "cnn": 20}
 CHECKPOINT_FORMAT = "pyth-train-digits/1"
 
 
@@ -39,7 +39,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", choices=sorted(MODELS), default="cnn",
                    help="the classifier (default: cnn)")
     p.add_argument("--epochs", type=_positive(int), default=None,
-                   help="passes over the training set (default: cnn 15, mlp 60)")
+                   help="passes over the training set (default: cnn 20, mlp 60)")
     p.add_argument("--batch-size", type=_positive(int), default=64, help="default: 64")
     p.add_argument("--lr", type=_positive(float), default=None,
                    help="learning rate (default: sgd 0.05, adam 0.002)")

@@ -1,10 +1,9 @@
 """pyth.nn: PyTorch's module system over pyth's tensors and autograd.
 
-So far: Parameter, Buffer, Module and the containers, nn.init, and the layers whose arithmetic
-is a short composition of differentiable ops (Linear, Bilinear, Identity, Flatten, Unflatten,
-Dropout, the regression and binary losses). The THNN-style C kernels (convolution, pooling,
-normalisation, softmax and cross entropy, fused activations), recurrent layers and optim are
-the rest of issue 11.
+Parameter, Buffer, Module and the containers, nn.init, nn.utils and the layers. The layers'
+heavy arithmetic (convolution, pooling, normalisation, embedding, softmax and NLL, fused
+activations) is THNN-style C stamped for float and double (lib/THNN.h); the rest (linear,
+recurrent cells, most losses) are compositions of differentiable tensor ops.
 """
 
 from . import functional, init

@@ -1,9 +1,9 @@
 """pyth.nn.functional: the layers as functions.
 
-So far the layers whose arithmetic is a short composition of differentiable tensor ops
-(linear, bilinear, dropout, the regression and binary losses); the THNN-style C kernels
-(convolution, pooling, normalisation, softmax and cross entropy, fused activations) are still
-to come (issue 11).
+Compositions of differentiable tensor ops (linear, bilinear, dropout, the regression and binary
+losses) live here; the functions over THNN kernels (softmax and NLL, activations, convolution,
+pooling, normalisation, embedding) are autograd Functions in the _*_kernels modules, imported
+at the end.
 """
 
 from __future__ import annotations
