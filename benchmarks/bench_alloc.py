@@ -43,6 +43,7 @@ def cases() -> list[tuple[str, object, object]]:
     a, w1, b1 = pyth.tensor(f32(64, 128)), pyth.tensor(f32(128, 128)), pyth.tensor(f32(128))
     w2, b2 = pyth.tensor(f32(128, 128)), pyth.tensor(f32(128))
     m256, m1k = pyth.tensor(f32(256, 256)), pyth.tensor(f32(1024, 1024))
+    m2k = pyth.tensor(f32(2048, 2048))
     out = [
         ("storage new+free 10 floats (C API)", _storage(10), None),
         ("storage new+free 64K floats (256 KiB)", _storage(1 << 16), None),
@@ -54,14 +55,15 @@ def cases() -> list[tuple[str, object, object]]:
         ("64x128 @ 128x128 + b, twice (chain)", lambda: (a @ w1 + b1) @ w2 + b2, None),
         ("256x256 + 256x256 (256 KiB result)", lambda: m256 + m256, None),
         ("1024x1024 + 1024x1024 (4 MiB result)", lambda: m1k + m1k, None),
+        ("2048x2048 + 2048x2048 (16 MiB result)", lambda: m2k + m2k, None),
     ]
     if torch is not None:
         tx, ty = torch.from_numpy(x10.numpy().copy()), torch.from_numpy(y10.numpy().copy())
         ta, tw1, tb1, tw2, tb2 = (torch.from_numpy(t.numpy().copy()) for t in (a, w1, b1, w2,
                                                                                  b2))
-        tm256, tm1k = torch.from_numpy(m256.numpy().copy()), torch.from_numpy(m1k.numpy().copy())
+        tm256, tm1k, tm2k = (torch.from_numpy(t.numpy().copy()) for t in (m256, m1k, m2k))
         torch_fns = [lambda: tx + ty, lambda: (ta @ tw1 + tb1) @ tw2 + tb2,
-                     lambda: tm256 + tm256, lambda: tm1k + tm1k]
+                     lambda: tm256 + tm256, lambda: tm1k + tm1k, lambda: tm2k + tm2k]
         out[5:] = [(n, p, t) for (n, p, _), t in zip(out[5:], torch_fns)]
     return out
 
@@ -111,8 +113,14 @@ def _fmt(s: float) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--threads", type=int, default=0, help="pyth and torch threads (0: default)")
     args = ap.parse_args()
-    rounds, target = (5, 0.02) if args.quick else (15, 0.05)
+    if args.threads:
+        pyth.set_num_threads(args.threads)
+        if torch is not None:
+            torch.set_num_threads(args.threads)
+    # short batches, many rounds: on a shared machine a long batch is preempted part-way
+    rounds, target = (11, 0.004) if args.quick else (41, 0.004)
     print(f"{'case':<40}{'default':>13}{'caching':>13}{'torch':>13}{'default/caching':>17}")
     for name, fn, torch_fn in cases():
         r = measure(fn, torch_fn, rounds, target)

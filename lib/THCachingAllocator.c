@@ -17,11 +17,13 @@
 #endif
 
 /* Free blocks up to TH_BIN_MAX bytes sit in exact-size bins (one per multiple of 512), found
- * through a bitmap; larger ones in a list sorted by (size, address). Every small-pool block and
- * the 1-2 MiB pieces of the large pool are binned, so the common cases cost a few bit scans. */
+ * through a two-level bitmap (a bit per bin, and a bit per word of those); larger ones in a list
+ * sorted by (size, address). Every small-pool block and the 1-2 MiB pieces of the large pool
+ * are binned, so the common cases cost two bit scans. */
 #define TH_BIN_MAX ((int64_t)TH_CACHING_SMALL_SEGMENT)
 #define TH_NBINS (TH_BIN_MAX / TH_CACHING_MIN_BLOCK)
-#define TH_BITWORDS ((TH_NBINS + 63) / 64)
+#define TH_BITWORDS (TH_NBINS / 64)
+_Static_assert(TH_BITWORDS == 64, "the summary word has a bit per bitmap word");
 
 typedef struct Segment Segment;
 typedef struct Block Block;
@@ -48,6 +50,7 @@ typedef struct Pool {
   int kind;
   Block *bins[TH_NBINS]; /* bins[i]: free blocks of (i + 1) * 512 bytes */
   uint64_t bitmap[TH_BITWORDS];
+  uint64_t summary; /* bit w: bitmap[w] has a bit set */
   Block *sorted; /* free blocks above TH_BIN_MAX, ascending (size, address) */
 } Pool;
 
@@ -97,6 +100,7 @@ static void free_insert(THCachingAllocator *self, Block *b) {
     if (b->fnext) b->fnext->fprev = b;
     p->bins[i] = b;
     p->bitmap[i / 64] |= (uint64_t)1 << (i % 64);
+    p->summary |= (uint64_t)1 << (i / 64);
     return;
   }
   Block **at = &p->sorted;
@@ -121,14 +125,18 @@ static void free_remove(THCachingAllocator *self, Block *b) {
   } else if (b->size <= TH_BIN_MAX) {
     int64_t i = bin_of(b->size);
     p->bins[i] = b->fnext;
-    if (!b->fnext) p->bitmap[i / 64] &= ~((uint64_t)1 << (i % 64));
+    if (!b->fnext) {
+      p->bitmap[i / 64] &= ~((uint64_t)1 << (i % 64));
+      if (!p->bitmap[i / 64]) p->summary &= ~((uint64_t)1 << (i / 64));
+    }
   } else {
     p->sorted = b->fnext;
   }
   b->fprev = b->fnext = NULL;
 }
 
-static uintptr_t align_up(uintptr_t x, uintptr_t a) { return (x + a - 1) / a * a; }
+/* a: a power of two. */
+static uintptr_t align_up(uintptr_t x, uintptr_t a) { return (x + a - 1) & ~(a - 1); }
 
 /* Whether block b can hold size bytes starting at an address aligned to align. */
 static int fits(const Block *b, int64_t size, int64_t align) {
@@ -140,11 +148,13 @@ static int fits(const Block *b, int64_t size, int64_t align) {
  * sorted list, most recently freed within a bin). */
 static Block *best_fit(Pool *p, int64_t size, int64_t align) {
   if (size <= TH_BIN_MAX && align <= TH_CACHING_MIN_BLOCK) {
-    int64_t i = bin_of(size);
-    for (int64_t w = i / 64; w < TH_BITWORDS; w++) {
-      uint64_t bits = p->bitmap[w];
-      if (w == i / 64) bits &= ~(uint64_t)0 << (i % 64);
-      if (bits) return p->bins[w * 64 + __builtin_ctzll(bits)];
+    const int64_t i = bin_of(size), w = i / 64;
+    const uint64_t bits = p->bitmap[w] & (~(uint64_t)0 << (i % 64));
+    if (bits) return p->bins[w * 64 + __builtin_ctzll(bits)];
+    const uint64_t words = w + 1 < TH_BITWORDS ? p->summary & (~(uint64_t)0 << (w + 1)) : 0;
+    if (words) {
+      const int64_t v = __builtin_ctzll(words);
+      return p->bins[v * 64 + __builtin_ctzll(p->bitmap[v])];
     }
   }
   for (Block *b = p->sorted; b; b = b->fnext)
