@@ -13,7 +13,7 @@ import os
 from ._th import ffi, lib
 
 ALLOCATORS = ("caching", "default")
-DEFAULT_ALLOCATOR = "default"
+DEFAULT_ALLOCATOR = "caching"  # benchmarks/bench_alloc.py; README "The caching allocator"
 _POOLS = (("all", lib.TH_CACHING_ALL), ("small_pool", lib.TH_CACHING_SMALL),
           ("large_pool", lib.TH_CACHING_LARGE))
 _STATS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes",
