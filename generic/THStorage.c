@@ -5,7 +5,7 @@
 THStorage *THStorage_(new)(void) { return THStorage_(newWithSize)(0); }
 
 THStorage *THStorage_(newWithSize)(int64_t size) {
-  return THStorage_(newWithAllocator)(size, &THDefaultAllocator, NULL);
+  return THStorage_(newWithAllocator)(size, &THDefaultAllocator, THAllocator_defaultContext());
 }
 
 /* Bytes for n elements, or -1 with an error recorded (negative size: ValueError; overflow:
@@ -132,7 +132,7 @@ int THStorage_(resizeUnchecked)(THStorage *self, int64_t size) {
     data = self->allocator->realloc(self->allocatorContext, self->data, old_bytes, bytes);
     if (!data) return -1;
   } else {
-    self->allocator->free(NULL, self->data, old_bytes);
+    self->allocator->free(self->allocatorContext, self->data, old_bytes);
   }
   self->data = data;
   self->size = size;

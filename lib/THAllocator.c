@@ -59,34 +59,45 @@ static void stats_resize(THAllocStats *st, int64_t old_bytes, int64_t new_bytes)
 #define TH_HUGE_THRESHOLD ((int64_t)4 << 20)
 #define TH_HUGE_ALIGN ((size_t)2 << 20)
 
-static void *default_block(int64_t bytes) {
+void *THAllocator_alignedBlock(int64_t bytes) {
   void *p = NULL;
   const int huge = bytes >= TH_HUGE_THRESHOLD;
   if (bytes < 0 || (uint64_t)bytes > (uint64_t)PTRDIFF_MAX ||
-      posix_memalign(&p, huge ? TH_HUGE_ALIGN : TH_ALIGNMENT, (size_t)bytes) != 0) {
-    THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes", (long long)bytes);
+      posix_memalign(&p, huge ? TH_HUGE_ALIGN : TH_ALIGNMENT, (size_t)bytes) != 0)
     return NULL;
-  }
 #ifdef MADV_HUGEPAGE
   if (huge) (void)madvise(p, (size_t)bytes, MADV_HUGEPAGE);
 #endif
   return p;
 }
 
+/* A block for a default storage: from the caching allocator when the storage's context is one
+ * (THAllocator_defaultContext), else from the system. */
+static void *default_block(void *ctx, int64_t bytes) {
+  if (ctx) return THCachingAllocator_alloc(ctx, bytes);
+  void *p = THAllocator_alignedBlock(bytes);
+  if (!p)
+    THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes", (long long)bytes);
+  return p;
+}
+
+static void default_release(void *ctx, void *ptr) {
+  if (ctx) (void)THCachingAllocator_release(ctx, ptr);
+  else free(ptr);
+}
+
 static void *default_malloc(void *ctx, int64_t bytes) {
-  (void)ctx;
-  void *p = default_block(bytes);
+  void *p = default_block(ctx, bytes);
   if (p) stats_add(THDefaultAllocator.stats, bytes);
   return p;
 }
 
 static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t new_bytes) {
-  (void)ctx;
-  void *p = default_block(new_bytes);
+  void *p = default_block(ctx, new_bytes);
   if (!p) return NULL;
   if (ptr) {
     memcpy(p, ptr, (size_t)TH_MIN(old_bytes, new_bytes));
-    free(ptr);
+    default_release(ctx, ptr);
     stats_resize(THDefaultAllocator.stats, old_bytes, new_bytes);
   } else {
     stats_add(THDefaultAllocator.stats, new_bytes);
@@ -95,9 +106,8 @@ static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t ne
 }
 
 static void default_free(void *ctx, void *ptr, int64_t bytes) {
-  (void)ctx;
   if (!ptr) return;
-  free(ptr);
+  default_release(ctx, ptr);
   stats_remove(THDefaultAllocator.stats, bytes);
 }
 

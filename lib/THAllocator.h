@@ -17,6 +17,7 @@
 
 #include "THAtomic.h"
 #include "THGeneral.h"
+#include "THCachingAllocator.h"
 
 typedef struct THAllocStats {
   TH_ATOMIC int64_t live_bytes;
@@ -44,7 +45,7 @@ enum {
   TH_ALLOCATOR_MAPPED_UNLINK = 64    /* remove the name once mapped */
 };
 
-extern THAllocator THDefaultAllocator;   /* "default": 64-byte aligned malloc */
+extern THAllocator THDefaultAllocator;   /* "default": 64-byte aligned malloc, or the cache */
 extern THAllocator THMapAllocator;       /* "mapped": a file mapped with mmap */
 extern THAllocator THSharedMemAllocator; /* "shared": POSIX shared memory */
 extern THAllocator THBorrowedAllocator;  /* "borrowed": external memory, handed back on free */

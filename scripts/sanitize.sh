@@ -56,6 +56,10 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/logs/ubsa
 # pytest's tests import `pyth` from the first path entry: the sanitized copy. The conftest
 # checks this (PYTH_EXPECT_CORE) so a run can never silently test the normal build.
 export PYTH_EXPECT_CORE="$san_so"
+# Storage memory from aligned malloc, so ASan bounds every block with its own redzones (the
+# caching allocator packs blocks into segments and poisons only the cached ones); its own
+# tests select it explicitly. PYTH_ALLOCATOR=caching runs the suite sanitized through it.
+export PYTH_ALLOCATOR="${PYTH_ALLOCATOR:-default}"
 # the sanitized package first; then the repo and tests/, for the helpers that tests and their
 # child processes import (`tests.x`, `test_random`)
 export PYTHONPATH="$dir/lib:$repo:$repo/tests${PYTHONPATH:+:$PYTHONPATH}"
