@@ -33,8 +33,8 @@ def _mlp(lib, sizes):
 def _cnn(lib):
     nn = lib.nn
     return nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(),
-                         nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(32 * 4 * 4, 128), nn.ReLU(),
+                         nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(64 * 4 * 4, 128), nn.ReLU(),
                          nn.Linear(128, 10))
 
 
