@@ -10,13 +10,8 @@ from .sampler import Sampler
 
 
 def _from_process_group(what: str) -> int:
-    try:
-        from ... import distributed as dist
-    except ImportError:
-        dist = None
-    if dist is None or not dist.is_available() or not dist.is_initialized():
-        raise RuntimeError(f"DistributedSampler: pass {what}= explicitly, or initialise "
-                           f"pyth.distributed first")
+    """The default process group's world size or rank (its error when there is none)."""
+    from ... import distributed as dist
     return dist.get_world_size() if what == "num_replicas" else dist.get_rank()
 
 
