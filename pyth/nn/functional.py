@@ -125,6 +125,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
                          f"the input size ({list(input.shape)}) is deprecated. Please ensure "
                          f"they have the same size.")
+    if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):
+        raise RuntimeError("binary_cross_entropy(): all elements of input should be between 0 "
+                           f"and 1, got values in [{input.min().item()}, {input.max().item()}]")
     loss = -(target * input.log().clamp(min=-100) +
              (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
