@@ -1,5 +1,5 @@
 """Gradient fuzzing: hypothesis draws random programs (pointwise ops, broadcasting, views,
-in-place ops on non-leaves, indexing, reductions, matmul) over random shapes and float64
+in-place ops on non-leaves, indexing, reductions, matmul, layers) over random shapes and float64
 values; the program runs on pyth and on PyTorch (when installed) and the gradients of every
 leaf must agree, and pyth's must pass gradcheck (finite differences) always.
 
@@ -8,7 +8,8 @@ current tensor's shape, and a function (lib, c, draw) -> new c that uses only ca
 PyTorch spell alike. Binary steps draw a new leaf whose shape broadcasts against c, so leaves
 with size-1 dims check that gradients are reduced back to each input's shape.
 
-Profiles (tests/conftest.py): ci runs 4 x 5 x 100 = 2,000 programs; long 10x; san a quarter.
+Profiles (tests/conftest.py): ci runs 5 families x 5 x 100 = 2,500 programs; long 10x; san a
+quarter.
 """
 
 from __future__ import annotations
@@ -302,11 +303,61 @@ MATMUL = {
               lambda lib, c, prm, L: lib.outer(c, L[prm["leaf"]])),
 }
 
+def _plan_linear(p, shape):
+    return {"w": p.leaf((p.int(1, 3), shape[-1])), "b": p.leaf((1,)) if p.int(0, 1) else None}
+
+
+def _apply_linear(lib, c, prm, L):
+    w = L[prm["w"]]
+    b = L[prm["b"]].expand(w.shape[0]) if prm["b"] is not None else None
+    return lib.nn.functional.linear(c, w, b)
+
+
+def _plan_layer_norm(p, shape):
+    if shape[-1] < 2:
+        return None
+    return {"w": p.leaf((shape[-1],)), "b": p.leaf((shape[-1],))}
+
+
+def _plan_conv1d(p, shape):
+    if len(shape) != 3 or shape[2] < 2:
+        return None
+    k = p.int(1, min(3, shape[2]))
+    return {"w": p.leaf((p.int(1, 2), shape[1], k)), "pad": p.int(0, k // 2),
+            "stride": p.int(1, 2)}
+
+
+def _apply_conv1d(lib, c, prm, L):
+    return lib.nn.functional.conv1d(c, L[prm["w"]], padding=prm["pad"], stride=prm["stride"])
+
+
+def _activation(name: str, **kw):
+    return ((lambda p, shape: {}),
+            lambda lib, c, prm, L: getattr(lib.nn.functional, name)(c, **kw))
+
+
+LAYERS = {
+    "linear": (_plan_linear, _apply_linear),
+    "layer_norm": (_plan_layer_norm, lambda lib, c, prm, L: lib.nn.functional.layer_norm(
+        c, (c.shape[-1],), L[prm["w"]], L[prm["b"]])),
+    "conv1d": (_plan_conv1d, _apply_conv1d),
+    "log_softmax": (lambda p, shape: {"d": _dim(p, shape)},
+                    lambda lib, c, prm, L: lib.nn.functional.log_softmax(c, prm["d"])),
+    "gelu": _activation("gelu"),
+    "gelu_tanh": _activation("gelu", approximate="tanh"),
+    "silu": _activation("silu"),
+    "elu": _activation("elu", alpha=0.7),
+    "softplus": _activation("softplus", beta=2.0),
+    "leaky_relu": _activation("leaky_relu", negative_slope=0.1),
+    "relu": _activation("relu"),
+}
+
 FAMILIES = {
     "pointwise_broadcast": {**POINTWISE, **BINARY},
     "views_inplace": {**VIEWS, **INPLACE, **POINTWISE},
     "indexing_reductions": {**INDEXING, **REDUCTIONS, **VIEWS},
     "matmul_mixed": {**MATMUL, **BINARY, **REDUCTIONS, **VIEWS},
+    "layers": {**LAYERS, **VIEWS, **BINARY},
 }
 ALL_STEPS = {k: v for fam in FAMILIES.values() for k, v in fam.items()}
 ALL_STEPS["inplace_saved"] = (_plan_inplace_saved, _apply_inplace_saved)
