@@ -16,12 +16,14 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
 import pyth  # noqa: E402
 import pyth.memory as memory  # noqa: E402
 from pyth._th import lib  # noqa: E402
+from harness import _batch_size  # noqa: E402
 
 try:
     import torch
@@ -77,22 +79,10 @@ def _time(fn, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def _batch(fn, target: float) -> int:
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= target or n >= 1 << 20:
-            return max(1, int(n * target / max(dt, 1e-9)))
-        n *= 4
-
-
 def measure(fn, torch_fn, rounds: int, target: float) -> dict[str, float]:
     """Median seconds per call under each allocator (and PyTorch), rounds interleaved."""
     before = memory.get_allocator()
-    n = _batch(fn, target)
+    n = _batch_size(fn, target)
     samples: dict[str, list[float]] = {"default": [], "caching": [], "torch": []}
     try:
         for _ in range(rounds):
