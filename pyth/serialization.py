@@ -432,8 +432,19 @@ def _mapped_storage(dt: _dt.dtype, n: int, view: memoryview) -> Storage:
     return wrap_storage(dt, check_ptr(ptr), True)
 
 
+def _check_disjoint(entries: list) -> None:
+    """save writes each storage once, in its own bytes: ranges that overlap are forged."""
+    spans = sorted((offset, offset + nbytes, i) for i, (_, _, offset, nbytes, _) in
+                   enumerate(entries) if nbytes)
+    for (a0, a1, i), (b0, _, j) in zip(spans, spans[1:]):
+        if b0 < a1:
+            raise _bad(f"is corrupt: storages {i} and {j} overlap (bytes {a0}-{a1} and from "
+                       f"{b0})")
+
+
 def _storage_loader(src: _Source, table: list, data_end: int):
     entries = [_check_entry(i, e, data_end) for i, e in enumerate(table)]
+    _check_disjoint(entries)
 
     def load(i: int) -> Storage:
         dt, numel, offset, nbytes, crc = entries[i]

@@ -260,6 +260,9 @@ def test_forged_storages():
     for entry, msg in cases:
         with pytest.raises(RuntimeError, match=msg):
             _load_bytes(_forge(tens, [entry], payload))
+    both = ["list", [tens, ["tensor", 1, 0, [4], [1], False]]]
+    with pytest.raises(RuntimeError, match="storages 0 and 1 overlap"):
+        _load_bytes(_forge(both, [ok, ok], payload))
     big_view = ["tensor", 0, 0, [10 ** 6], [10 ** 6], False]
     with pytest.raises(RuntimeError, match="bad 'tensor' node"):
         _load_bytes(_forge(big_view, [ok], payload))
