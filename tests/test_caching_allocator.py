@@ -621,7 +621,7 @@ def test_env_variable_selects_the_allocator():
             "print(m.get_allocator(), int(s._h.allocatorContext != pyth._th.ffi.NULL))")
     cases = {"caching": "caching", "default": "default", "": memory.DEFAULT_ALLOCATOR,
              "bogus": None}
-    procs = {value: subprocess.Popen([sys.executable, "-c", code],  # all at once: imports are slow
+    procs = {value: subprocess.Popen([sys.executable, "-P", "-c", code],  # all at once: imports are slow
                                      env=dict(os.environ, PYTH_ALLOCATOR=value), text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
              for value in cases}

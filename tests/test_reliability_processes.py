@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
 
 def _child(code: str, *args: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
+    return subprocess.Popen([sys.executable, "-P", "-c", textwrap.dedent(code), *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
