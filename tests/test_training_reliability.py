@@ -77,7 +77,8 @@ def test_long_run_memory_is_flat(name, make, steps, batch, shape):
     assert np.isfinite(loss)
     # after the warm-up fifth (optimizer state made, caches filled) nothing more is kept
     assert len(set(live[1:])) == 1, f"{name}: live bytes moved: {live}"
-    assert max(rss[1:]) <= rss[1] * 1.01, f"{name}: RSS grew: {rss}"
+    if not SAN:  # ASan's quarantine keeps freed blocks resident (up to 256 MiB) by design
+        assert max(rss[1:]) <= rss[1] * 1.01, f"{name}: RSS grew: {rss}"
 
 
 def test_backward_releases_saved_tensors():
@@ -85,6 +86,7 @@ def test_backward_releases_saved_tensors():
     model = _cnn()
     x = pyth.randn(8, 1, 8, 8)
     y = pyth.randint(0, 10, (8,))
+    gc.collect()  # what earlier tests left in cycles goes now, not during the measurement
     base = pyth.memory_stats()["live_bytes"]
     out = model(x)
     loss = nn.functional.cross_entropy(out, y)
@@ -102,6 +104,7 @@ def test_backward_releases_saved_tensors():
 
 def test_retain_graph_keeps_then_frees():
     w = pyth.randn(50, 50, requires_grad=True)
+    gc.collect()
     base = pyth.memory_stats()["live_bytes"]
     loss = (w.tanh() * w).sum()
     loss.backward(retain_graph=True)
@@ -120,6 +123,7 @@ def test_hook_cycles_are_collected():
     y.retain_grad()
     gone = weakref.ref(y)
     y.sum().backward()
+    gc.collect()
     base = pyth.memory_stats()["live_bytes"]
     del y
     gc.collect()
