@@ -461,11 +461,11 @@ def test_random_graph_gradients(family, data):
 @settings(max_examples=max(1, settings.default.max_examples // 4))
 @given(data=st.data())
 def test_modified_saved_tensor_is_refused_like_pytorch(data):
-    prog, shape = _draw_program(data, "pointwise_broadcast")
+    prog, _ = _draw_program(data, "pointwise_broadcast")
     prog.steps.append(("inplace_saved", {}))
-    leaves, c = _replay(pyth, prog)
+    _, c = _replay(pyth, prog)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         c.sum().backward()
-    tl, tc = _replay(torch, prog)
+    _, tc = _replay(torch, prog)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         tc.sum().backward()

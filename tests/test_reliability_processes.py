@@ -88,7 +88,7 @@ def test_full_disk_raises_and_keeps_the_previous_file(tmp_path):
     p = _child(_SAVE_FULL_DISK, str(path))
     out, err = p.communicate(timeout=60)
     assert p.returncode == 0, err
-    assert out.startswith("refused OSError") or out.startswith("refused RuntimeError"), out
+    assert out.startswith(("refused OSError", "refused RuntimeError")), out
     assert pyth.load(str(path)) == {"step": 1}
     assert os.listdir(tmp_path) == ["model.pth"]  # the temporary file was removed
 

@@ -4,7 +4,8 @@ otherwise (logs and CI keep readable output)."""
 from __future__ import annotations
 
 import sys
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 
 class EpochProgress:
