@@ -22,3 +22,5 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNPooling.c"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNLinear.c"
+#include "THGenerateBlasTypes.h"

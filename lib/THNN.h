@@ -24,5 +24,7 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNPooling.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNLinear.h"
+#include "THGenerateBlasTypes.h"
 
 #endif

@@ -54,6 +54,10 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
                                "have a grad_fn")
         roots.append((e, _seed(t, g, i)))
 
+    if inputs is None and not record._anomaly[0]:
+        _run_all(roots, retain_graph, create_graph)
+        return None
+
     # what is wanted: (node, nr) -> index into the inputs (captured or accumulated)
     targets: dict[tuple, int] = {}
     if inputs is not None:
@@ -164,6 +168,82 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
                                    "used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return captured
+
+
+def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
+    """backward() without inputs= or anomaly mode, the training step's case: every node
+    reachable from the roots runs (each leads to a leaf that accumulates), so the dependency
+    count is one walk over the edges and the loop does no bookkeeping for captured inputs."""
+    deps: dict[Node, int] = {}
+    stack = []
+    for (node, _), _g in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        for nf, _ in stack.pop().next_functions:
+            if nf is None:
+                continue
+            d = deps.get(nf)
+            if d is None:
+                deps[nf] = 1
+                stack.append(nf)
+            else:
+                deps[nf] = d + 1
+    buffers: dict[Node, list] = {}
+    for (node, nr), g in roots:
+        _add(buffers, node, nr, g)
+    ready: list = []
+    for node in {node: None for (node, _), _g in roots}:
+        if deps[node] == 0:
+            heapq.heappush(ready, (-node._seq, id(node), node))
+    state = grad_mode.state
+    prev = state.enabled
+    state.enabled = create_graph
+    pop, push = heapq.heappop, heapq.heappush
+    try:
+        while ready:
+            node = pop(ready)[2]
+            grads = buffers.pop(node, None) or []
+            if node._tensor_hooks or node._retained or node._pre_hooks or \
+                    type(node) is AccumulateGrad:
+                grads = _pre_hooks(node, grads)
+            if type(node) is AccumulateGrad:
+                if grads and grads[0] is not None:
+                    _accumulate(node.variable, grads[0], create_graph)
+                    if node.variable._ag.post_hooks:
+                        _post_accumulate_hooks(node.variable)
+                continue
+            for g in grads:
+                if g is not None:
+                    outs = node.apply(grads)
+                    if node._hooks:
+                        for h in node._hooks:
+                            r = h(tuple(outs), tuple(grads))
+                            if r is not None:
+                                outs = list(r)
+                    break
+            else:
+                outs = ()
+            if not retain_graph:
+                node.release()
+            for (nf, nr), g in zip(node.next_functions, outs):
+                if nf is None:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nf)
+                    if buf is None and nr == 0 and getattr(nf, "n_outputs", 1) == 1:
+                        buffers[nf] = [g]
+                    else:
+                        _add(buffers, nf, nr, g)
+            for nf, _ in node.next_functions:
+                if nf is not None:
+                    d = deps[nf] - 1
+                    deps[nf] = d
+                    if d == 0:
+                        push(ready, (-nf._seq, id(nf), nf))
+    finally:
+        state.enabled = prev
 
 
 def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:

@@ -11,6 +11,7 @@ from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
 from ..autograd import Function, is_grad_enabled
+from ..autograd.kernel_node import KernelNode, attach, next_edges
 from ..tensor import Tensor
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -132,3 +133,54 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
         return NLLFunction.apply(x, target, weight, r, int(ignore_index))
     out, _ = _nll_raw(x, target, weight, r, int(ignore_index))
     return out if out.dtype is x.dtype else out.to(x.dtype)
+
+
+# ---- cross_entropy of class indices: log_softmax and nll_loss fused into one node -------------
+
+class CrossEntropyBackward(KernelNode):
+    """Gradient of nll_loss(log_softmax(x, 1), target) for a 2-D float x: the NLL kernel's
+    gradient taken back through the log_softmax kernel (two C calls, one node)."""
+
+    __slots__ = ("ignore_index", "logp", "reduction", "total")
+
+    def apply(self, grads: list) -> list:
+        g = grads[0]
+        x, target = self.unpack()
+        if is_grad_enabled():   # create_graph: the composed formulas, differentiable again
+            logp = softmax(x, 1, True)
+            gl = _nll_grad_composed(g, logp, target, None, self)
+            return [gl - logp.exp() * gl.sum(1, keepdim=True), None]
+        logp = self.logp
+        dt = logp.dtype
+        if g.dtype is not dt:
+            g = g.to(dt)
+        gl, gi = new_result(dt), new_result(dt)
+        check(_fn("ClassNLLCriterion_updateGradInput", dt)(
+            gl._h, g._h, logp._h, target._h, ffi.NULL, self.total._h, self.reduction,
+            self.ignore_index))
+        check(_fn("LogSoftMax_updateGradInput", dt)(gi._h, gl._h, logp._h, 1))
+        return [gi, None]
+
+    def release(self) -> None:
+        super().release()
+        self.logp = self.total = None
+
+
+def cross_entropy_indices(x: Tensor, target: Tensor, reduction: str, ignore_index: int) -> Tensor:
+    """cross_entropy for a 2-D float32/float64 x, int64 class indices, no class weights and no
+    label smoothing: two kernels forward, one node."""
+    if reduction not in _REDUCTION:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    dt = x.dtype
+    r = _REDUCTION[reduction]
+    logp, out, total = new_result(dt), new_result(dt), new_result(dt)
+    check(_fn("LogSoftMax_updateOutput", dt)(logp._h, x._h, 1))
+    check(_fn("ClassNLLCriterion_updateOutput", dt)(out._h, total._h, logp._h, target._h,
+                                                    ffi.NULL, r, ignore_index))
+    edges = next_edges(x)
+    if edges is not None:
+        node = CrossEntropyBackward(edges + ((None, 0),))
+        node.save(x, target)
+        node.logp, node.total, node.reduction, node.ignore_index = logp, total, r, ignore_index
+        attach(node, out)
+    return out

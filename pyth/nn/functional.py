@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
+from .. import dtypes as _dt
+from . import _linear_kernels
 
 _REDUCTIONS = ("none", "mean", "sum")
+_CE_FUSED = (_dt.float32, _dt.float64)
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -35,6 +38,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"linear(): input's last dim ({input.size(-1)}) does not match "
                            f"in_features of the weight ({weight.size(-1)}); shapes "
                            f"{list(input.shape)} and {list(weight.shape)}")
+    kernels = _linear_kernels.KERNELS.get(input.dtype)
+    if kernels is not None and weight.dtype is input.dtype and weight.dim() == 2 and \
+            (bias is None or (bias.dtype is input.dtype and bias.dim() == 1)):
+        if input.dim() == 2:
+            return _linear_kernels.linear2d(input, weight, bias, kernels)
+        lead = input.shape[:-1]
+        y = _linear_kernels.linear2d(input.reshape(-1, input.size(-1)), weight, bias, kernels)
+        return y.reshape(*lead, weight.size(0))
     out = input.matmul(weight.t() if weight.dim() == 2 else weight)
     return out + bias if bias is not None else out
 
@@ -284,6 +295,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
             if reduce in (None, True) else "none"
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if weight is None and label_smoothing == 0 and input.dim() == 2 and \
+            input.dtype in _CE_FUSED and target.dtype is _dt.int64:
+        from ._softmax_kernels import cross_entropy_indices
+        return cross_entropy_indices(input, target, reduction, int(ignore_index))
     cdim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, cdim)
     c = input.size(cdim)

@@ -1,0 +1,63 @@
+"""linear on the THNN kernels (generic/THNNLinear.c): the forward is one GEMM over the bias
+rows, the backward one GEMM per gradient and a column sum for the bias, recorded as one
+LinearBackward node (PyTorch records AddmmBackward0 and TBackward0)."""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import new_result
+from .._th import ffi, lib
+from ..autograd import grad_mode
+from ..autograd.kernel_node import KernelNode, attach, next_edges
+from ..tensor import Tensor
+
+# dtype -> (updateOutput, updateGradInput, accGradParameters)
+KERNELS: dict[_dt.dtype, tuple] = {
+    dt: tuple(getattr(lib, f"THNN_{name}Linear_{verb}") for verb in (
+        "updateOutput", "updateGradInput", "accGradParameters"))
+    for dt, name in ((_dt.float32, "Float"), (_dt.float64, "Double"))}
+_NULL = ffi.NULL
+_state = grad_mode.state
+
+
+class LinearBackward(KernelNode):
+    """Gradients of y = x W^T + b for a 2-D x: g W, g^T x, and g's column sums."""
+
+    __slots__ = ("dtype", "kernels")
+
+    def apply(self, grads: list) -> list:
+        g = grads[0]
+        x, w = self.unpack()     # x saved when the weight needs a gradient, w when x does
+        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        if _state.enabled:   # create_graph: differentiable compositions
+            return [g.matmul(w) if need_x else None, g.t().matmul(x) if need_w else None,
+                    g.sum(0) if need_b else None]
+        _, grad_input, acc = self.kernels
+        dt = self.dtype
+        if g.dtype is not dt:
+            g = g.to(dt)
+        gi = gw = gb = None
+        if need_x:
+            gi = new_result(dt)
+            check(grad_input(gi._h, g._h, w._h))
+        if need_w or need_b:
+            gw = new_result(dt) if need_w else None
+            gb = new_result(dt) if need_b else None
+            check(acc(gw._h if need_w else _NULL, gb._h if need_b else _NULL,
+                      x._h if need_w else g._h, g._h, 1.0, 0))
+        return [gi, gw, gb]
+
+
+def linear2d(x: Tensor, weight: Tensor, bias: Tensor | None, kernels: tuple) -> Tensor:
+    """x (N, in) @ weight^T + bias through the kernel, recorded when something requires grad."""
+    y = new_result(x.dtype)
+    check(kernels[0](y._h, x._h, weight._h, bias._h if bias is not None else _NULL))
+    edges = next_edges(x, weight, bias)
+    if edges is not None:
+        node = LinearBackward(edges)
+        node.kernels, node.dtype = kernels, x.dtype
+        node.save(x if edges[1][0] is not None else None,
+                  weight if edges[0][0] is not None else None)
+        attach(node, y)
+    return y
