@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import heapq
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -209,8 +210,11 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                     type(node) is AccumulateGrad:
                 grads = _pre_hooks(node, grads)
             if type(node) is AccumulateGrad:
-                if grads and grads[0] is not None:
-                    _accumulate(node.variable, grads[0], create_graph)
+                g = grads[0] if grads else None
+                grads = None
+                if g is not None:
+                    owned = _OWNED and _owned(g)   # before the call: its argument counts
+                    _accumulate(node.variable, g, create_graph, owned)
                     if node.variable._ag.post_hooks:
                         _post_accumulate_hooks(node.variable)
                 continue
@@ -231,11 +235,11 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 if nf is None:
                     continue
                 if g is not None:
-                    buf = buffers.get(nf)
-                    if buf is None and nr == 0 and getattr(nf, "n_outputs", 1) == 1:
+                    if nr == 0 and nf not in buffers and getattr(nf, "n_outputs", 1) == 1:
                         buffers[nf] = [g]
                     else:
                         _add(buffers, nf, nr, g)
+            outs = g = grads = None   # the buffers alone hold the gradients (see _owned)
             for nf, _ in node.next_functions:
                 if nf is not None:
                     d = deps[nf] - 1
@@ -314,11 +318,29 @@ def _detached(g: Any, clone: bool) -> Any:
     return r
 
 
-def _accumulate(t: Any, g: Any, create_graph: bool) -> None:
-    """leaf.grad += g: the first gradient is stored (as a contiguous copy the leaf owns)."""
+# Whether a gradient can be proven private by its reference count (CPython's semantics).
+_OWNED = sys.implementation.name == "cpython"
+
+
+def _owned(g: Any) -> bool:
+    """Whether g is a fresh gradient nobody else can see: referenced only by _run_all's local
+    (and getrefcount's argument), not in the graph, not a view, the only tensor on a storage it
+    fills exactly, and not exported to numpy or DLPack. Such a gradient can become leaf.grad as
+    it is (PyTorch steals it the same way) instead of being copied."""
+    if sys.getrefcount(g) > 3 or g._ag is not None or g._vb is not None:
+        return False
+    h = g._h
+    st = h.storage
+    return (st.refcount == 1 and st.exports == 0 and h.storageOffset == 0 and
+            h.refcount == 1 and g.is_contiguous() and st.size == g.numel())
+
+
+def _accumulate(t: Any, g: Any, create_graph: bool, owned: bool = False) -> None:
+    """leaf.grad += g: the first gradient is stored (as a contiguous copy the leaf owns, or g
+    itself when it is owned: see _owned)."""
     m = t._ag
     if m.grad is None:
-        m.grad = g if create_graph else _detached(g, clone=True)
+        m.grad = g if create_graph or owned else _detached(g, clone=True)
     elif create_graph or m.grad._ag is not None:
         m.grad = m.grad + g
     else:

@@ -15,7 +15,8 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
-from ..autograd import Function, is_grad_enabled
+from ..autograd import Function, grad_mode, is_grad_enabled
+from ..autograd.kernel_node import KernelNode, attach, next_edges
 from ..tensor import Tensor
 
 
@@ -103,6 +104,47 @@ def activation(x: Tensor, name: str, p0: float = 0.0, p1: float = 0.0,
                                    "in-place operation.")
             return x.copy_(Activation.apply(x.clone(), name, p0, p1))
         return run_forward(x, name, p0, p1, out=x)
+    kernels = _KERNELS.get((name, x.dtype))
+    if kernels is not None:   # float32 / float64: the kernel, and a lean node when recorded
+        y = new_result(x.dtype)
+        p0, p1 = float(p0), float(p1)
+        check(kernels[0](y._h, x._h, p0, p1))
+        edges = next_edges(x)
+        if edges is not None:
+            node = _NODES[name](edges)
+            node.save(x)
+            node.name, node.p0, node.p1, node.kernel = name, p0, p1, kernels[1]
+            attach(node, y)
+        return y
     if x.requires_grad and is_grad_enabled():
         return Activation.apply(x, name, float(p0), float(p1))
     return run_forward(x, name, p0, p1)
+
+
+class ActivationBackward(KernelNode):
+    """dy/dx of one activation kernel times the incoming gradient: one C call."""
+
+    __slots__ = ("kernel", "name", "p0", "p1")
+
+    def apply(self, grads: list) -> list:
+        g = grads[0]
+        x, = self.unpack()
+        if _state.enabled:   # create_graph: the composed derivative
+            return [g * DERIVATIVES[self.name](x, self.p0, self.p1)]
+        if g.dtype is not x.dtype:
+            g = g.to(x.dtype)
+        gi = new_result(x.dtype)
+        check(self.kernel(gi._h, g._h, x._h, _NULL, self.p0, self.p1))
+        return [gi]
+
+
+# kernel name -> the node PyTorch records for the same function (F.relu: ReluBackward0 ...)
+_NODES = {name: type(f"{node}Backward0", (ActivationBackward,), {"__slots__": ()})
+          for name, node in (("ReLU", "Relu"), ("LeakyReLU", "LeakyRelu"), ("ELU", "Elu"),
+                             ("GELU", "Gelu"), ("GELUTanh", "Gelu"), ("SiLU", "Silu"),
+                             ("Softplus", "Softplus"), ("Hardtanh", "Hardtanh"))}
+# (kernel name, dtype) -> (updateOutput, updateGradInput)
+_KERNELS = {(name, dt): (_kernel(name, "updateOutput", dt), _kernel(name, "updateGradInput", dt))
+            for name in DERIVATIVES for dt in _COMPUTE}
+_NULL = ffi.NULL
+_state = grad_mode.state
