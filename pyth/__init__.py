@@ -5,7 +5,13 @@ preprocessor; cffi exposes it as pyth._th; this package wraps the handles in PyT
 classes.
 """
 
+from . import _openmp
 from . import _openblas  # noqa: F401  (loads OpenBLAS before pyth._th, which links to it)
+_openmp.loading()
+try:
+    from . import _th  # noqa: F401  (loads libgomp, which reads GOMP_SPINCOUNT now)
+finally:
+    _openmp.restore()
 from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)
 from ._size import Size
 from .dtypes import (ALL_DTYPES, bfloat16, dtype, float16, float32, float64, get_default_dtype,

@@ -258,6 +258,7 @@ def _direct_op(name: str, slow: Any) -> Any:
     def op(a: Any, b: Any) -> Tensor:
         entry = table.get((type(a), type(b)))
         return slow(a, b) if entry is None else _run_direct(entry, a, b)
+    op.table, op.slow = table, slow   # for autograd's operators, which inline the lookup
     return op
 
 
