@@ -16,6 +16,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .._errors import check
+from .._th import ffi
+from ..dtypes import float32, float64
+from ..tensor import wrap
 from . import anomaly, grad_mode, record
 from .graph import AccumulateGrad, Node
 from .variable import edge_of
@@ -25,8 +29,16 @@ def _edge(t: Any):
     return edge_of(t)
 
 
+_ONE_FILL = (float32, float64)   # dtypes whose fill takes a Python number
+
+
 def _seed(t: Any, g: Any, i: int) -> Any:
     from .. import factories
+    if g is None and t._h.nDimension == 0 and t.dtype in _ONE_FILL:  # loss.backward()
+        dt = t.dtype
+        one = wrap(dt, dt.tensor.newWithSize(0, ffi.NULL))
+        check(dt.tensor.fill(one._h, 1))
+        return one
     if g is None:
         if t.numel() != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -206,18 +218,20 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
         while ready:
             node = pop(ready)[2]
             grads = buffers.pop(node, None) or []
-            if node._tensor_hooks or node._retained or node._pre_hooks or \
-                    type(node) is AccumulateGrad:
-                grads = _pre_hooks(node, grads)
             if type(node) is AccumulateGrad:
+                t = node.variable
+                if t._ag.hooks or node._tensor_hooks or node._retained or node._pre_hooks:
+                    grads = _pre_hooks(node, grads)
                 g = grads[0] if grads else None
                 grads = None
                 if g is not None:
                     owned = _OWNED and _owned(g)   # before the call: its argument counts
-                    _accumulate(node.variable, g, create_graph, owned)
-                    if node.variable._ag.post_hooks:
-                        _post_accumulate_hooks(node.variable)
+                    _accumulate(t, g, create_graph, owned)
+                    if t._ag.post_hooks:
+                        _post_accumulate_hooks(t)
                 continue
+            if node._tensor_hooks or node._retained or node._pre_hooks:
+                grads = _pre_hooks(node, grads)
             for g in grads:
                 if g is not None:
                     outs = node.apply(grads)
@@ -231,7 +245,10 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 outs = ()
             if not retain_graph:
                 node.release()
-            for (nf, nr), g in zip(node.next_functions, outs):
+            nexts = node.next_functions
+            if len(outs) < len(nexts):
+                outs = list(outs) + [None] * (len(nexts) - len(outs))
+            for (nf, nr), g in zip(nexts, outs):
                 if nf is None:
                     continue
                 if g is not None:
@@ -239,13 +256,11 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                         buffers[nf] = [g]
                     else:
                         _add(buffers, nf, nr, g)
+                d = deps[nf] - 1
+                deps[nf] = d
+                if d == 0:
+                    push(ready, (-nf._seq, id(nf), nf))
             outs = g = grads = None   # the buffers alone hold the gradients (see _owned)
-            for nf, _ in node.next_functions:
-                if nf is not None:
-                    d = deps[nf] - 1
-                    deps[nf] = d
-                    if d == 0:
-                        push(ready, (-nf._seq, id(nf), nf))
     finally:
         state.enabled = prev
 
@@ -309,7 +324,6 @@ def _store_grad(t: Any, g: Any, create_graph: bool) -> None:
 
 
 def _detached(g: Any, clone: bool) -> Any:
-    from ..tensor import wrap
     if clone or not g.is_contiguous():
         r = g.contiguous().clone() if g.is_contiguous() else g.contiguous()
     else:

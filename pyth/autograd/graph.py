@@ -21,22 +21,29 @@ from .._th import ffi
 
 _seq = itertools.count()
 
-# storage address -> [version, number of saved tensors on it]
-_versions: dict[int, list] = {}
+# storage -> [version, number of saved tensors on it]. The key is the cffi pointer to the
+# storage (equal and hashed by address, holding nothing alive), cheaper than its integer.
+_versions: dict[Any, list] = {}
 
 
-def storage_key(t: Any) -> int:
-    return int(ffi.cast("intptr_t", t._h.storage))
+def shape_of(t: Any) -> tuple:
+    """t's shape as a plain tuple (cheaper than t.shape's Size, for bookkeeping)."""
+    h = t._h
+    return tuple(ffi.unpack(h.size, h.nDimension))
+
+
+def storage_key(t: Any) -> Any:
+    return t._h.storage
 
 
 def version_of(t: Any) -> int:
-    e = _versions.get(int(ffi.cast("intptr_t", t._h.storage)))
+    e = _versions.get(t._h.storage)
     return e[0] if e is not None else 0
 
 
 def bump(t: Any) -> None:
     """An in-place op wrote t's storage."""
-    e = _versions.get(int(ffi.cast("intptr_t", t._h.storage)))
+    e = _versions.get(t._h.storage)
     if e is not None:
         e[0] += 1
 
@@ -51,7 +58,7 @@ def track(t: Any) -> int:
     return e[0]
 
 
-def untrack(key: int) -> None:
+def untrack(key: Any) -> None:
     e = _versions.get(key)
     if e is not None:
         e[1] -= 1
@@ -222,8 +229,12 @@ class Saved:
     __slots__ = ("key", "owner", "requires_grad", "t", "version")
 
     def __init__(self, t: Any, owner: Any = None) -> None:
-        self.version = track(t)
-        self.key = storage_key(t)
+        key = self.key = t._h.storage     # track(t), inlined: every saved tensor passes here
+        e = _versions.get(key)
+        if e is None:
+            e = _versions[key] = [0, 0]
+        e[1] += 1
+        self.version = e[0]
         m = t._ag
         self.requires_grad = m is not None and (m.requires_grad or m.grad_fn is not None)
         if owner is not None:   # an output of the node: (node, output_nr)

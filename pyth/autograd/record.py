@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 from ..tensor import Tensor, wrap
 from . import grad_mode
-from .graph import _FREED, Meta, Node, Saved, _versions, bump, version_of
+from .._size import Size
+from .graph import _FREED, Meta, Node, Saved, _versions, bump, shape_of, version_of
 from .variable import edge_of
 
 _state = grad_mode.state
@@ -41,6 +42,7 @@ class Op:
         "outputs",
         "prepare",
         "save",
+        "save_if",
         "saves_tensors",
         "view",
     )
@@ -58,6 +60,9 @@ class Op:
         self.node_cls = type(cls_name, (FormulaNode,), {"__slots__": ()})
         self.saves_tensors = bool(self.save)
         self.conditional = any("@" in n for n in self.save)
+        # (name, index in diff of the input whose gradient needs it, or None: always)
+        self.save_if = tuple((n.partition("@")[0], self.diff.index(n.partition("@")[2])
+                              if n.partition("@")[2] in self.diff else None) for n in self.save)
         if "result" in self.save and self.conditional:
             raise ValueError("a conditional save list cannot hold result")
         self.prepare = None         # prepare(args) -> extra entries the formula needs
@@ -133,7 +138,7 @@ def _fit(r: Any, meta: Any) -> Any:
     if not isinstance(r, Tensor):
         from ..factories import full
         return full(shape, r, dtype=dt)
-    if tuple(r.shape) != shape:
+    if shape_of(r) != shape:
         r = sum_to(r, shape)
     if r.dtype is not dt:
         r = r.to(dt)
@@ -213,14 +218,9 @@ def _to_save(op: Op, xs: list, edges: list) -> tuple:
     gradient (mul's input serves only other's gradient)."""
     if not op.conditional:
         return op.save
-    need = {n: e is not None for n, e in zip(op.diff, edges)} if len(xs) == len(op.diff) \
-        else {}
-    names = []
-    for item in op.save:
-        name, _, cond = item.partition("@")
-        if not cond or need.get(cond, True):
-            names.append(name)
-    return tuple(names)
+    if len(xs) != len(op.diff):    # a list argument was flattened: save everything
+        return tuple(name for name, _ in op.save_if)
+    return tuple(name for name, cond in op.save_if if cond is None or edges[cond] is not None)
 
 
 def _save(op: Op, a: dict, names: tuple) -> dict:
@@ -239,22 +239,27 @@ def _save(op: Op, a: dict, names: tuple) -> dict:
 class Info:
     """What a formula may ask of an input it did not save: its shape and dtype."""
 
-    __slots__ = ("dtype", "shape")
+    __slots__ = ("_shape", "dtype")
 
-    def __init__(self, t: Tensor) -> None:
-        self.shape, self.dtype = t.shape, t.dtype
+    def __init__(self, t: Tensor, shape: tuple | None = None) -> None:
+        self._shape = shape_of(t) if shape is None else shape
+        self.dtype = t.dtype
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
 
     def dim(self) -> int:
-        return len(self.shape)
+        return len(self._shape)
 
     def numel(self) -> int:
         n = 1
-        for s in self.shape:
+        for s in self._shape:
             n *= s
         return n
 
     def size(self, d: int | None = None) -> Any:
-        return self.shape if d is None else self.shape[d]
+        return self.shape if d is None else self._shape[d]
 
 
 def _args_kept(op: Op, a: dict) -> dict:
@@ -274,7 +279,7 @@ def _args_kept(op: Op, a: dict) -> dict:
 
 def _meta(x: Any) -> Any:
     if isinstance(x, Tensor) and x.dtype.is_floating_point:
-        return (tuple(x.shape), x.dtype)
+        return (shape_of(x), x.dtype)
     return None
 
 
@@ -296,7 +301,7 @@ def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None
     else:
         outs = tuple(result)
     node.n_outputs = len(outs)
-    node.outs = [(tuple(o.shape), o.dtype) if isinstance(o, Tensor) and i in op.outputs and
+    node.outs = [(shape_of(o), o.dtype) if isinstance(o, Tensor) and i in op.outputs and
                  o.dtype.is_floating_point else (None, None) for i, o in enumerate(outs)]
     for i, o in enumerate(outs):
         if i not in op.outputs or not isinstance(o, Tensor) or not o.dtype.is_floating_point:

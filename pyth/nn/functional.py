@@ -30,6 +30,13 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, over any leading dims of input."""
+    kernels = _linear_kernels.KERNELS.get(input.dtype)
+    if kernels is not None and weight.dtype is input.dtype and bias is None or \
+            kernels is not None and weight.dtype is bias.dtype is input.dtype:
+        xh, wh = input._h, weight._h   # the kernel's case, checked cheaply (step-time path)
+        if xh.nDimension == 2 and wh.nDimension == 2 and xh.size[1] == wh.size[1] and \
+                (bias is None or bias._h.nDimension == 1):
+            return _linear_kernels.linear2d(input, weight, bias, kernels)
     if input.dim() == 0 or weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): expected input with at least 1 dim and a 1-D or 2-D "
                            f"weight, got input {list(input.shape)} and weight "
@@ -38,7 +45,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"linear(): input's last dim ({input.size(-1)}) does not match "
                            f"in_features of the weight ({weight.size(-1)}); shapes "
                            f"{list(input.shape)} and {list(weight.shape)}")
-    kernels = _linear_kernels.KERNELS.get(input.dtype)
     if kernels is not None and weight.dtype is input.dtype and weight.dim() == 2 and \
             (bias is None or (bias.dtype is input.dtype and bias.dim() == 1)):
         if input.dim() == 2:
