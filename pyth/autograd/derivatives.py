@@ -22,9 +22,9 @@ from typing import Any, Callable
 
 import pyth as P
 
-from .._errors import raise_error
+from .._errors import check, raise_error
 from .._th import ffi
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 from . import grad_mode
 from .graph import _FREED, Node
 from .record import Op, differentiable, geometry, in_place
@@ -162,7 +162,6 @@ C_GRADS = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "re
 
 def c_grad(name: str, g: Tensor, saved: Tensor) -> Tensor:
     """The input's gradient of unary op name from g and its saved value, in one C call."""
-    from ..tensor import wrap
     dt = g.dtype
     if saved.dtype is not dt:
         saved = saved.to(dt)
@@ -283,8 +282,6 @@ def _operand(v: Any, like: Tensor) -> Tensor:
 
 def c_grad2(name: str, which: str, g: Tensor, x: Any, y: Any) -> Tensor:
     """One operand's gradient of binary op name, in one C call (THMathOps.h's column)."""
-    from .._errors import check
-    from ..tensor import wrap
     dt = g.dtype
     r = wrap(dt, dt.tensor.new())
     xt, yt = _operand(x, g), _operand(y, g)

@@ -18,6 +18,7 @@ import weakref
 from typing import Any
 
 from .._th import ffi
+from ..tensor import wrap
 
 _seq = itertools.count()
 
@@ -238,7 +239,6 @@ class Saved:
         m = t._ag
         self.requires_grad = m is not None and (m.requires_grad or m.grad_fn is not None)
         if owner is not None:   # an output of the node: (node, output_nr)
-            from ..tensor import wrap
             a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
             a._ag = None
             self.t, self.owner = a, (weakref.ref(owner[0]), owner[1])  # no node<->saved cycle
@@ -251,7 +251,6 @@ class Saved:
         if v != self.version:
             raise RuntimeError(_modified_message(t, self, v, node))
         if self.owner is not None and self.requires_grad:
-            from ..tensor import wrap
             a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
             node = self.owner[0]()
             a._ag = Meta(False, node, self.owner[1]) if node is not None else None

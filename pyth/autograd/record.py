@@ -37,12 +37,15 @@ class Op:
         "conditional",
         "diff",
         "inplace",
+        "list_args",
         "name",
         "node_cls",
         "outputs",
         "prepare",
         "save",
+        "diff_set",
         "save_if",
+        "saves_result",
         "saves_tensors",
         "view",
     )
@@ -59,6 +62,9 @@ class Op:
                             "Backward0")
         self.node_cls = type(cls_name, (FormulaNode,), {"__slots__": ()})
         self.saves_tensors = bool(self.save)
+        self.saves_result = "result" in self.save
+        self.diff_set = frozenset(self.diff)
+        self.list_args = bool(self.diff_set & {"tensors", "shape_or_tensors"})
         self.conditional = any("@" in n for n in self.save)
         # (name, index in diff of the input whose gradient needs it, or None: always)
         self.save_if = tuple((n.partition("@")[0], self.diff.index(n.partition("@")[2])
@@ -90,7 +96,7 @@ class FormulaNode(Node):
         res = self.op.backward(g, a)
         if len(self.inputs) == 1 and not isinstance(res, (tuple, list)):
             res = (res,)
-        elif any(isinstance(r, list) for r in res):
+        elif self.op.list_args and any(isinstance(r, list) for r in res):
             flat = []
             for r in res:
                 flat.extend(r) if isinstance(r, list) else flat.append(r)
@@ -265,8 +271,9 @@ class Info:
 def _args_kept(op: Op, a: dict) -> dict:
     """The non-tensor arguments (dims, scalars ...) as they are, tensors as their Info."""
     kept = {}
+    diff = op.diff_set
     for k, v in a.items():
-        if k not in op.diff:      # indices, masks, dims, scalars: kept as they are
+        if k not in diff:      # indices, masks, dims, scalars: kept as they are
             kept[k] = v
         elif isinstance(v, Tensor):
             kept[k] = Info(v)
@@ -296,6 +303,21 @@ def _make_node(op: Op, a: dict, xs: list, edges: list) -> FormulaNode:
 
 def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None:
     """Makes node the grad_fn of result's differentiable outputs (saving result if asked)."""
+    if isinstance(result, Tensor) and not op.view and op.outputs == (0,):
+        # one output, not a view: the common case, without the general loop below
+        node.n_outputs = 1
+        if result.dtype.is_floating_point:
+            node.outs = [(shape_of(result), result.dtype)]
+            m = result._ag
+            if m is None:
+                result._ag = Meta(False, node, 0)
+            else:
+                m.grad_fn, m.output_nr = node, 0
+        else:
+            node.outs = [(None, None)]
+        if op.saves_result:
+            node.saved["result"] = Saved(result, (node, 0))
+        return
     if isinstance(result, Tensor):
         outs = (result,)
     else:
@@ -316,7 +338,7 @@ def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None
             fm = first._ag
             m.base = fm.base if fm.base is not None else first
             m.track_view(o)
-    if "result" in op.save:
+    if op.saves_result:
         r = outs[0] if len(outs) == 1 else outs
         if isinstance(r, Tensor):
             node.saved["result"] = Saved(r, (node, 0))
