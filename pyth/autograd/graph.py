@@ -98,8 +98,17 @@ class Meta:
         self.tracked = None       # a view counts its storage's versions while it lives
 
     def track_view(self, t: Any) -> None:
+        if self.tracked is not None:
+            untrack(self.tracked)
         self.view_version = track(t)
         self.tracked = storage_key(t)
+        self.__class__ = _TrackedMeta   # only these need a finalizer (a Python call per death)
+
+
+class _TrackedMeta(Meta):
+    """The Meta of a view that counts its storage's versions while it lives."""
+
+    __slots__ = ()
 
     def __del__(self) -> None:
         if self.tracked is not None:
