@@ -19,6 +19,7 @@ from typing import Any
 
 from .._th import ffi
 from ..tensor import wrap
+from .grad_mode import state as _grad_state
 
 _seq = itertools.count()
 
@@ -259,7 +260,9 @@ class Saved:
         v = version_of(t)
         if v != self.version:
             raise RuntimeError(_modified_message(t, self, v, node))
-        if self.owner is not None and self.requires_grad:
+        if self.owner is not None and self.requires_grad and _grad_state.enabled:
+            # under create_graph the alias is given its node back, so the formula using it
+            # is differentiable again; a plain backward reads it as data
             a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
             node = self.owner[0]()
             a._ag = Meta(False, node, self.owner[1]) if node is not None else None
