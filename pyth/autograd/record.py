@@ -268,13 +268,16 @@ class Info:
         return self.shape if d is None else self._shape[d]
 
 
-def _args_kept(op: Op, a: dict) -> dict:
-    """The non-tensor arguments (dims, scalars ...) as they are, tensors as their Info."""
+def _args_kept(op: Op, a: dict, saved: dict | None = None) -> dict:
+    """The non-tensor arguments (dims, scalars ...) as they are, tensors as their Info (not
+    those in saved: backward reads the saved tensor under the same name)."""
     kept = {}
     diff = op.diff_set
     for k, v in a.items():
         if k not in diff:      # indices, masks, dims, scalars: kept as they are
             kept[k] = v
+        elif saved and k in saved:
+            continue
         elif isinstance(v, Tensor):
             kept[k] = Info(v)
         elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
@@ -293,10 +296,10 @@ def _meta(x: Any) -> Any:
 def _make_node(op: Op, a: dict, xs: list, edges: list) -> FormulaNode:
     node = op.node_cls(tuple(e if e is not None else (None, 0) for e in edges))
     node.op = op
-    node.args = _args_kept(op, a)
+    node.saved = saved = _save(op, a, _to_save(op, xs, edges))
+    node.args = _args_kept(op, a, saved)
     if op.prepare is not None:
         node.args.update(op.prepare(a))
-    node.saved = _save(op, a, _to_save(op, xs, edges))
     node.inputs = [_meta(x) if e is not None else None for x, e in zip(xs, edges)]
     return node
 
