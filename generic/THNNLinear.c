@@ -55,12 +55,12 @@ int THNN_(Linear_updateOutput)(THTensor *output, THTensor *input, THTensor *weig
     goto done;
   }
   real *y = THTensor_(data)(output);
-  if (bc) {
+  if (bc && out > 0) { /* (empty tensors have no data pointer to hand to memcpy) */
     const real *bd = THTensor_(data)(bc);
     for (int64_t i = 0; i < n; i++) memcpy(y + i * out, bd, (size_t)out * sizeof(real));
   }
   if (in == 0) { /* an empty product: BLAS is not called with zero leading dims */
-    if (!bc) memset(y, 0, (size_t)(n * out) * sizeof(real));
+    if (!bc && n * out > 0) memset(y, 0, (size_t)(n * out) * sizeof(real));
     rc = 0;
   } else {
     rc = THBlas_(gemm)('t', 'n', out, n, in, 1, THTensor_(data)(w), in, THTensor_(data)(x), in,
@@ -97,7 +97,7 @@ int THNN_(Linear_updateGradInput)(THTensor *gradInput, THTensor *gradOutput, THT
   }
   real *gi = THTensor_(data)(gradInput);
   if (out == 0) {
-    memset(gi, 0, (size_t)(n * in) * sizeof(real));
+    if (n * in > 0) memset(gi, 0, (size_t)(n * in) * sizeof(real));
     rc = 0;
   } else {
     rc = THBlas_(gemm)('n', 'n', in, n, out, 1, THTensor_(data)(w), THNN_LD(in),
@@ -140,9 +140,13 @@ int THNN_(Linear_accGradParameters)(THTensor *gradWeight, THTensor *gradBias, TH
   if (!g) goto done;
   if (gradWeight) {
     if (!accumulate && THTensor_(resize)(gradWeight, 2, wsize) != 0) goto done;
+    if (!THTensor_(isContiguous)(gradWeight)) {
+      THError_set(TH_ERR_RUNTIME, "%s: gradWeight must be contiguous", op);
+      goto done;
+    }
     real *gw = THTensor_(data)(gradWeight);
     if (n == 0) {
-      if (!accumulate) memset(gw, 0, (size_t)(out * in) * sizeof(real));
+      if (!accumulate && out * in > 0) memset(gw, 0, (size_t)(out * in) * sizeof(real));
     } else if (THBlas_(gemm)('n', 't', in, out, n, scale, THTensor_(data)(x), THNN_LD(in),
                              THTensor_(data)(g), THNN_LD(out), accumulate ? 1 : 0, gw,
                              THNN_LD(in)) != 0) {
@@ -151,10 +155,14 @@ int THNN_(Linear_accGradParameters)(THTensor *gradWeight, THTensor *gradBias, TH
   }
   if (gradBias) {
     if (!accumulate && THTensor_(resize)(gradBias, 1, wsize) != 0) goto done;
+    if (!THTensor_(isContiguous)(gradBias)) {
+      THError_set(TH_ERR_RUNTIME, "%s: gradBias must be contiguous", op);
+      goto done;
+    }
     real *gb = THTensor_(data)(gradBias);
     const real *gd = THTensor_(data)(g);
-    if (!accumulate) memset(gb, 0, (size_t)out * sizeof(real));
-    for (int64_t i = 0; i < n; i++) {
+    if (!accumulate && out > 0) memset(gb, 0, (size_t)out * sizeof(real));
+    for (int64_t i = 0; i < n && out > 0; i++) {
       const real *row = gd + i * out;
       for (int64_t j = 0; j < out; j++) gb[j] += scale * row[j];
     }

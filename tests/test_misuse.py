@@ -319,12 +319,15 @@ CASES = [
     ("cross_entropy_target_range", "pyth.nn.functional.cross_entropy(pyth.randn(3, 5), "
      "pyth.tensor([0, 5, 1]))", IndexError, r"target 5 is out of bounds for 5 classes"),
     ("cross_entropy_batch", "pyth.nn.functional.cross_entropy(pyth.randn(3, 5), "
-     "pyth.tensor([0, 1]))", RuntimeError, r"expected target of size .* for input of size "
-     r"\[3, 5\], got \[2\]"),
+     "pyth.tensor([0, 1]))", ValueError, r"expected input batch_size \(3\) to match target "
+     r"batch_size \(2\)"),
+    ("cross_entropy_target_shape", "pyth.nn.functional.cross_entropy(pyth.randn(3, 5), "
+     "pyth.tensor([[0], [1], [2]]))", RuntimeError, r"expected target of size .* for input of "
+     r"size \[3, 5\], got \[3, 1\]"),
     ("loss_reduction", "pyth.nn.functional.cross_entropy(pyth.randn(3, 5), pyth.tensor([0, 1, 2]),"
      " reduction='avg')", ValueError, r"avg is not a valid value for reduction"),
-    ("nll_float_target", "pyth.nn.functional.nll_loss(pyth.randn(3, 5), pyth.tensor([0., 1.]))",
-     RuntimeError, r"expected target of dtype int64"),
+    ("nll_float_target", "pyth.nn.functional.nll_loss(pyth.randn(3, 5), "
+     "pyth.tensor([0., 1., 2.]))", RuntimeError, r"expected target of dtype int64"),
     ("mse_shapes", "pyth.nn.functional.mse_loss(pyth.randn(3), pyth.randn(4))", RuntimeError,
      r"size of tensor a \(3\) must match the size of tensor b \(4\)"),
     ("bce_input_range", "pyth.nn.functional.binary_cross_entropy(pyth.tensor([1.5]), "

@@ -65,13 +65,22 @@ class KernelNode(Node):
 
     def save(self, *tensors: Any) -> None:
         """Keeps tensors (None allowed) for backward; in-place changes to them are caught."""
-        self.saved = tuple(Saved(t) if t is not None else None for t in tensors)
+        if any(t is not None for t in tensors):   # nothing saved: backward can run again
+            self.saved = tuple(Saved(t) if t is not None else None for t in tensors)
 
     def unpack(self) -> tuple:
         saved = self.saved
         if saved is None:
             raise RuntimeError(_FREED)
         return tuple(s.unpack(self) if s is not None else None for s in saved)
+
+    def unpack_one(self, i: int) -> Any:
+        """Saved tensor i alone (the others are not version-checked)."""
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        s = saved[i]
+        return s.unpack(self) if s is not None else None
 
     def needs(self, i: int) -> bool:
         """Whether input i wants a gradient."""

@@ -28,7 +28,8 @@ class LinearBackward(KernelNode):
 
     def apply(self, grads: list) -> list:
         g = grads[0]
-        x, w = self.unpack()     # x saved when the weight needs a gradient, w when x does
+        x, w = self.unpack() if self.saved != () else (None, None)  # x saved when the weight
+        # needs a gradient, w when x does; nothing for the bias alone
         need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
         if _state.enabled:   # create_graph: differentiable compositions
             return [g.matmul(w) if need_x else None, g.t().matmul(x) if need_w else None,

@@ -145,9 +145,9 @@ class CrossEntropyBackward(KernelNode):
 
     def apply(self, grads: list) -> list:
         g = grads[0]
-        x, target = self.unpack()
+        target = self.unpack_one(1)
         if is_grad_enabled():   # create_graph: the composed formulas, differentiable again
-            logp = softmax(x, 1, True)
+            logp = softmax(self.unpack_one(0), 1, True)   # needs the input as it was
             gl = _nll_grad_composed(g, logp, target, None, self)
             return [gl - logp.exp() * gl.sum(1, keepdim=True), None]
         logp = self.logp

@@ -31,11 +31,11 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, over any leading dims of input."""
     kernels = _linear_kernels.KERNELS.get(input.dtype)
-    if kernels is not None and weight.dtype is input.dtype and bias is None or \
-            kernels is not None and weight.dtype is bias.dtype is input.dtype:
+    if kernels is not None and weight.dtype is input.dtype and \
+            (bias is None or bias.dtype is input.dtype):
         xh, wh = input._h, weight._h   # the kernel's case, checked cheaply (step-time path)
         if xh.nDimension == 2 and wh.nDimension == 2 and xh.size[1] == wh.size[1] and \
-                (bias is None or bias._h.nDimension == 1):
+                (bias is None or bias._h.nDimension == 1 and bias._h.size[0] == wh.size[0]):
             return _linear_kernels.linear2d(input, weight, bias, kernels)
     if input.dim() == 0 or weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): expected input with at least 1 dim and a 1-D or 2-D "
@@ -45,12 +45,23 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(f"linear(): input's last dim ({input.size(-1)}) does not match "
                            f"in_features of the weight ({weight.size(-1)}); shapes "
                            f"{list(input.shape)} and {list(weight.shape)}")
-    if kernels is not None and weight.dtype is input.dtype and weight.dim() == 2 and \
-            (bias is None or (bias.dtype is input.dtype and bias.dim() == 1)):
+    if weight.dtype is not input.dtype or bias is not None and bias.dtype is not input.dtype:
+        names = f"input {input.dtype.real}, weight {weight.dtype.real}" + (
+            f", bias {bias.dtype.real}" if bias is not None else "")
+        raise RuntimeError(f"linear(): expected input, weight and bias of one dtype, got {names}")
+    if bias is not None and weight.dim() == 2 and bias.dim() == 1 and \
+            bias.size(0) not in (1, weight.size(0)):
+        raise RuntimeError(f"linear(): expected a bias of size ({weight.size(0)}), got "
+                           f"{list(bias.shape)}")
+    if kernels is not None and weight.dim() == 2 and \
+            (bias is None or (bias.dim() == 1 and bias.size(0) == weight.size(0))):
         if input.dim() == 2:
             return _linear_kernels.linear2d(input, weight, bias, kernels)
-        lead = input.shape[:-1]
-        y = _linear_kernels.linear2d(input.reshape(-1, input.size(-1)), weight, bias, kernels)
+        lead = tuple(input.shape[:-1])
+        rows = 1
+        for n in lead:
+            rows *= n
+        y = _linear_kernels.linear2d(input.reshape(rows, input.size(-1)), weight, bias, kernels)
         return y.reshape(*lead, weight.size(0))
     out = input.matmul(weight.t() if weight.dim() == 2 else weight)
     return out + bias if bias is not None else out
@@ -284,6 +295,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """-input[n, target[n]] (times the class weight), reduced; targets == ignore_index count
     nothing."""
     from ._softmax_kernels import nll_loss as _nll
+    if input.dim() >= 2 and target.dim() >= 1 and target.size(0) != input.size(0):
+        raise ValueError(f"nll_loss(): expected input batch_size ({input.size(0)}) to match "
+                         f"target batch_size ({target.size(0)})")
     if size_average is not None or reduce is not None:
         reduction = ("mean" if size_average in (None, True) else "sum") \
             if reduce in (None, True) else "none"
@@ -301,6 +315,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
             if reduce in (None, True) else "none"
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.dim() >= 2 and target.dim() >= 1 and not target.dtype.is_floating_point and \
+            target.size(0) != input.size(0):
+        raise ValueError(f"cross_entropy(): expected input batch_size ({input.size(0)}) to "
+                         f"match target batch_size ({target.size(0)})")
     if weight is None and label_smoothing == 0 and input.dim() == 2 and \
             input.dtype in _CE_FUSED and target.dtype is _dt.int64:
         from ._softmax_kernels import cross_entropy_indices
