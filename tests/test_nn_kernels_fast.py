@@ -543,6 +543,26 @@ def test_cross_entropy_target_batch_mismatch_is_value_error(torch):
         F.cross_entropy(pt(a), pyth.tensor([0, 1, 1]))
 
 
+def test_cross_entropy_strided_target_and_gradient_vs_torch(torch):
+    """A stepped target, an incoming gradient that is a strided/expanded mix (from slicing and
+    sum), and a float64 gradient into the float32 node (cast back, as PyTorch)."""
+    a, t = rand(6, 4), RNG.integers(0, 4, 12)
+    res = []
+    for mod, f in ((pyth, F), (torch, torch.nn.functional)):
+        x = mod.tensor(a, dtype=mod.float64, requires_grad=True)
+        target = mod.tensor(t)[::2]
+        loss = f.cross_entropy(x, target, reduction="none")
+        (loss[::2].sum() + loss.sum() * 2).backward()
+        x32 = mod.tensor(a, dtype=mod.float32, requires_grad=True)
+        f.cross_entropy(x32, target, reduction="none").backward(mod.ones(6, dtype=mod.float64))
+        y32 = f.linear(x32, mod.ones(3, 4))
+        y32.backward(mod.ones(6, 3, dtype=mod.float64))
+        assert x32.grad.dtype is mod.float32
+        res.append((loss, x.grad, x32.grad))
+    for p_, t_ in zip(*res):
+        close(p_, t_, 1e-6)
+
+
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_cross_entropy_gradcheck_and_gradgradcheck(reduction):
     a, t = _ce_inputs(n=4, c=3, ignore=1)
@@ -770,3 +790,46 @@ def test_engine_fast_path_mlp_step_vs_torch(torch):
         res.append([p.grad for p in ps])
     for p, t_ in zip(*res):
         close(p, t_, 1e-12)
+
+
+def _two_outputs(mod):
+    class Two(mod.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2, x.exp()
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            x, = ctx.saved_tensors
+            r = 0
+            if g1 is not None:
+                r = r + g1 * 2
+            if g2 is not None:
+                r = r + g2 * x.exp()
+            return r
+    return Two
+
+
+def _product(p, q):
+    return (p * q).sum()
+
+
+MULTI = {   # nodes with several outputs of which only some receive a gradient
+    "split_second": lambda m, x: (x.split(2)[1] * 3).sum(),
+    "split_both": lambda m, x: (x.split(2)[1] * 3).sum() + x.split(2)[0].exp().sum(),
+    "unbind": lambda m, x: x.unbind(0)[2].sum() * 2 + x.unbind(0)[0].sin().sum(),
+    "sort_values": lambda m, x: (x.sort(1)[0] * m.arange(6.0, dtype=m.float64)).sum(),
+    "function_first": lambda m, x: _two_outputs(m).apply(x)[0].sum(),
+    "function_second": lambda m, x: (_two_outputs(m).apply(x)[1] * 3).sum(),
+    "function_both": lambda m, x: _product(*_two_outputs(m).apply(x)),
+}
+
+
+@pytest.mark.parametrize("case", list(MULTI))
+def test_engine_fast_path_multi_output_nodes_vs_torch(torch, case):
+    a = rand(4, 6)
+    x, tx = pt(a, grad=True), tt(torch, a, grad=True)
+    MULTI[case](pyth, x).backward()
+    MULTI[case](torch, tx).backward()
+    close(x.grad, tx.grad)
