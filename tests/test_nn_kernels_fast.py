@@ -244,6 +244,35 @@ def test_linear_create_graph_through_backward_vs_torch(torch):
         close(p, t, 1e-10)
 
 
+@pytest.mark.parametrize("which", ["input", "weight"])
+def test_linear_saved_operand_modified_in_place_raises(torch, which):
+    """LinearBackward saves x (for the weight's gradient) and the weight (for x's), as
+    PyTorch's AddmmBackward0 does: changing either in place after the forward is caught."""
+    for mod, f in ((pyth, F), (torch, torch.nn.functional)):
+        x = mod.ones(2, 3, dtype=mod.float64, requires_grad=True) * 1
+        w = mod.ones(4, 3, dtype=mod.float64, requires_grad=True) * 1
+        y = f.linear(x, w, mod.ones(4, dtype=mod.float64))
+        (x if which == "input" else w).add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+@pytest.mark.xfail(strict=True, reason="LinearBackward with only the bias requiring grad saves "
+                   "nothing, yet node.save(None, None) makes saved == (None, None), which is "
+                   "truthy, so KernelNode.release frees it and a second backward raises; "
+                   "PyTorch runs it again (pyth/autograd/kernel_node.py release, "
+                   "pyth/nn/_linear_kernels.py linear2d)")
+def test_linear_bias_only_backward_twice_as_torch(torch):
+    res = []
+    for mod, f in ((pyth, F), (torch, torch.nn.functional)):
+        b = mod.ones(4, dtype=mod.float64, requires_grad=True)
+        y = f.linear(mod.ones(2, 3, dtype=mod.float64), mod.ones(4, 3, dtype=mod.float64), b)
+        y.sum().backward()
+        y.sum().backward()
+        res.append(b.grad)
+    close(*res)
+
+
 @pytest.mark.parametrize("flags", [(True, False, False), (False, True, False),
                                    (False, False, True), (True, False, True),
                                    (False, True, True), (True, True, False)])
@@ -678,6 +707,7 @@ def _program(mod, leaves: list, log: list):
     u = s.sin() + s * a            # a used twice (here and in s)
     v = f.linear(s, w)             # through the kernel
     v.register_hook(lambda g: g * 2)
+    v.register_hook(lambda g: g * 100).remove()   # a removed hook never runs
     # LinearBackward's inputs are (x, weight, bias), PyTorch's MmBackward0's (x, weight.t()):
     # the gradient of x is the first of both
     v.grad_fn.register_hook(lambda gi, go: log.append(
@@ -725,7 +755,9 @@ def test_engine_fast_path_hooks_and_shared_nodes_vs_torch(torch, twice):
         loss, s = _program(mod, leaves, log)
         loss.backward(retain_graph=twice)
         if twice:
+            first = leaves[0].grad
             loss.backward()
+            log.append(("same .grad object", leaves[0].grad is first))
         with pytest.raises(RuntimeError):
             loss.backward()       # freed: LinearBackward and the rest saved tensors
         return s.grad
