@@ -174,11 +174,16 @@ def test_linear_noncontiguous_gradient_and_shared_operand(torch):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("case", ["in0", "out0", "in0_nobias", "batch0"])
+@pytest.mark.parametrize("case", ["in0", "out0", "in0_nobias", "batch0", "batch0_nobias",
+                                  "batch0_in0", "batch0_in0_nobias", "batch0_out0", "in0_out0"])
 def test_linear_zero_sizes_vs_torch(torch, dtype, case):
+    """Every empty corner of (N, in, out); under UBSan these also catch memcpy/memset on the
+    NULL data of empty tensors."""
     n, i, o = {"in0": (3, 0, 2), "out0": (3, 4, 0), "in0_nobias": (3, 0, 2),
-               "batch0": (0, 4, 2)}[case]
-    bias = case != "in0_nobias"
+               "batch0": (0, 4, 2), "batch0_nobias": (0, 4, 2), "batch0_in0": (0, 0, 2),
+               "batch0_in0_nobias": (0, 0, 2), "batch0_out0": (0, 4, 0),
+               "in0_out0": (3, 0, 0)}[case]
+    bias = not case.endswith("nobias")
     a, wa, ba = rand(n, i), rand(o, i), rand(o)
     x, w = pt(a, dtype, True), pt(wa, dtype, True)
     b = pt(ba, dtype, True) if bias else None
