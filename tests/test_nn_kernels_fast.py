@@ -199,8 +199,6 @@ def test_linear_zero_sizes_vs_torch(torch, dtype, case):
         close(b.grad, tb.grad)
 
 
-@pytest.mark.xfail(strict=True, reason="F.linear reshapes a non-2-D input with reshape(-1, in), "
-                   "which is ambiguous for in_features 0 (pyth/nn/functional.py linear)")
 @pytest.mark.parametrize("shape", [(0,), (2, 5, 0)])
 def test_linear_in_features_zero_not_2d(shape):
     x, w, b = pt(rand(*shape), grad=True), pt(rand(4, 0), grad=True), pt(rand(4), grad=True)
@@ -209,9 +207,6 @@ def test_linear_in_features_zero_not_2d(shape):
     np.testing.assert_array_equal(npy(y), np.broadcast_to(npy(b), shape[:-1] + (4,)))
 
 
-@pytest.mark.xfail(strict=True, reason="the kernel path takes any 1-D bias, so a size-1 bias "
-                   "that PyTorch broadcasts is refused by the C kernel (pyth/nn/functional.py "
-                   "linear checks bias.dim() == 1, not bias.size(0) == out_features)")
 def test_linear_broadcast_bias_of_size_one(torch):
     a, wa, ba = rand(2, 3), rand(4, 3), rand(1)
     y = F.linear(pt(a), pt(wa), pt(ba))
@@ -262,11 +257,6 @@ def test_linear_saved_operand_modified_in_place_raises(torch, which):
             y.sum().backward()
 
 
-@pytest.mark.xfail(strict=True, reason="LinearBackward with only the bias requiring grad saves "
-                   "nothing, yet node.save(None, None) makes saved == (None, None), which is "
-                   "truthy, so KernelNode.release frees it and a second backward raises; "
-                   "PyTorch runs it again (pyth/autograd/kernel_node.py release, "
-                   "pyth/nn/_linear_kernels.py linear2d)")
 def test_linear_bias_only_backward_twice_as_torch(torch):
     res = []
     for mod, f in ((pyth, F), (torch, torch.nn.functional)):
@@ -336,8 +326,6 @@ def test_linear_mixed_dtypes_raise_as_torch(torch, xd, wd):
     assert type(pe.value) is type(te.value)
 
 
-@pytest.mark.xfail(strict=True, reason="a bias of another dtype than input and weight is "
-                   "promoted by the matmul + add fallback; PyTorch raises RuntimeError")
 @pytest.mark.parametrize("bd", ["float64", "float32"])
 def test_linear_mixed_bias_dtype_raises_as_torch(torch, bd):
     xd = "float32" if bd == "float64" else "float64"
@@ -446,10 +434,6 @@ def test_linear_kernels_direct_bad_arguments_raise(dtype):
     assert tuple(y.shape) == (5, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="Linear_accGradParameters with accumulate=0 resizes "
-                   "gradWeight/gradBias but never checks they are contiguous, then writes them "
-                   "as if they were: a right-sized non-contiguous result is silently wrong "
-                   "(generic/THNNLinear.c, accGradParameters)")
 @pytest.mark.parametrize("which", ["weight", "bias"])
 def test_linear_acc_grad_parameters_noncontiguous_result_overwrite(which):
     *_, agp = kernels("float64")
@@ -566,9 +550,6 @@ def test_cross_entropy_bad_targets_raise():
         F.cross_entropy(a, pyth.tensor([0, 1, 1, 0]), reduction="avg")
 
 
-@pytest.mark.xfail(strict=True, reason="pre-existing in the nll_loss kernel (the unfused path "
-                   "too): a target batch size that does not match the input's raises "
-                   "RuntimeError; PyTorch raises ValueError")
 def test_cross_entropy_target_batch_mismatch_is_value_error(torch):
     a = rand(4, 3)
     with pytest.raises(ValueError):
@@ -658,11 +639,6 @@ def test_cross_entropy_target_modified_in_place_raises(torch):
         ty.backward()
 
 
-@pytest.mark.xfail(strict=True, reason="CrossEntropyBackward saves the input x (only its "
-                   "create_graph branch uses it), so an in-place change of a non-leaf input "
-                   "after the forward fails backward; PyTorch saves log_softmax's output and "
-                   "succeeds (pyth/nn/_softmax_kernels.py cross_entropy_indices: node.save(x, "
-                   "target))")
 def test_cross_entropy_input_modified_in_place_after_forward(torch):
     a, t = _ce_inputs()
     res = []
