@@ -13,18 +13,28 @@
 #define THNN_LD(rows) ((rows) > 0 ? (rows) : 1) /* BLAS wants leading dims >= 1 */
 #endif
 
+/* Checks that p and q are 2-D with p->size[pd] == q->size[qd]; their names are the first
+ * words of expect ("input (N, in) and weight (out, in)"). */
+static int THNN_(linearPair)(const char *op, THTensor *p, int pd, THTensor *q, int qd,
+                             const char *pname, const char *qname, const char *expect) {
+  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+  THTry(THTensor_(checkBounds)(p, op), -1);
+  THTry(THTensor_(checkBounds)(q, op), -1);
+  if (p->nDimension != 2 || q->nDimension != 2 || p->size[pd] != q->size[qd]) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected %s, got %s %s and %s %s", op, expect, pname,
+                THSize_str(a, sizeof a, p->nDimension, p->size), qname,
+                THSize_str(b, sizeof b, q->nDimension, q->size));
+    return -1;
+  }
+  return 0;
+}
+
 /* Checks input (N, in) against weight (out, in) and bias (out). */
 static int THNN_(linearShape)(const char *op, THTensor *input, THTensor *weight,
                               THTensor *bias) {
-  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
-  THTry(THTensor_(checkBounds)(input, op), -1);
-  THTry(THTensor_(checkBounds)(weight, op), -1);
-  if (input->nDimension != 2 || weight->nDimension != 2 || input->size[1] != weight->size[1]) {
-    THError_set(TH_ERR_RUNTIME, "%s: expected input (N, in) and weight (out, in), got input %s "
-                "and weight %s", op, THSize_str(a, sizeof a, input->nDimension, input->size),
-                THSize_str(b, sizeof b, weight->nDimension, weight->size));
-    return -1;
-  }
+  char a[TH_SIZE_STR_LEN];
+  THTry(THNN_(linearPair)(op, input, 1, weight, 1, "input", "weight",
+                          "input (N, in) and weight (out, in)"), -1);
   if (bias) {
     THTry(THTensor_(checkBounds)(bias, op), -1);
     THArgCheck(bias->nDimension == 1 && bias->size[0] == weight->size[0], TH_ERR_RUNTIME, -1,
@@ -75,16 +85,8 @@ done:
 
 int THNN_(Linear_updateGradInput)(THTensor *gradInput, THTensor *gradOutput, THTensor *weight) {
   const char *op = "linear() backward";
-  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
-  THTry(THTensor_(checkBounds)(gradOutput, op), -1);
-  THTry(THTensor_(checkBounds)(weight, op), -1);
-  if (gradOutput->nDimension != 2 || weight->nDimension != 2 ||
-      gradOutput->size[1] != weight->size[0]) {
-    THError_set(TH_ERR_RUNTIME, "%s: expected gradOutput (N, out) and weight (out, in), got %s "
-                "and %s", op, THSize_str(a, sizeof a, gradOutput->nDimension, gradOutput->size),
-                THSize_str(b, sizeof b, weight->nDimension, weight->size));
-    return -1;
-  }
+  THTry(THNN_(linearPair)(op, gradOutput, 1, weight, 0, "gradOutput", "weight",
+                          "gradOutput (N, out) and weight (out, in)"), -1);
   const int64_t n = gradOutput->size[0], out = weight->size[0], in = weight->size[1];
   const int64_t size[2] = {n, in};
   THTensor *g = THNN_(linearContiguous)(gradOutput);
@@ -112,16 +114,8 @@ done:
 int THNN_(Linear_accGradParameters)(THTensor *gradWeight, THTensor *gradBias, THTensor *input,
                                     THTensor *gradOutput, real scale, int accumulate) {
   const char *op = "linear() backward";
-  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
-  THTry(THTensor_(checkBounds)(input, op), -1);
-  THTry(THTensor_(checkBounds)(gradOutput, op), -1);
-  if (input->nDimension != 2 || gradOutput->nDimension != 2 ||
-      input->size[0] != gradOutput->size[0]) {
-    THError_set(TH_ERR_RUNTIME, "%s: expected input (N, in) and gradOutput (N, out), got %s and "
-                "%s", op, THSize_str(a, sizeof a, input->nDimension, input->size),
-                THSize_str(b, sizeof b, gradOutput->nDimension, gradOutput->size));
-    return -1;
-  }
+  THTry(THNN_(linearPair)(op, input, 0, gradOutput, 0, "input", "gradOutput",
+                          "input (N, in) and gradOutput (N, out)"), -1);
   const int64_t n = input->size[0], in = input->size[1], out = gradOutput->size[1];
   const int64_t wsize[2] = {out, in};
   if (accumulate) {

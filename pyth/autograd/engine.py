@@ -150,10 +150,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
                 else:
                     outs = node.apply(grads)
                 if node._hooks:
-                    for h in node._hooks:
-                        r = h(tuple(outs), tuple(grads))
-                        if r is not None:
-                            outs = list(r)
+                    outs = _post_hooks(node, outs, grads)
             if not retain_graph:
                 node.release()
             for (nf, nr), g in zip(node.next_functions, outs):
@@ -236,10 +233,7 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 if g is not None:
                     outs = node.apply(grads)
                     if node._hooks:
-                        for h in node._hooks:
-                            r = h(tuple(outs), tuple(grads))
-                            if r is not None:
-                                outs = list(r)
+                        outs = _post_hooks(node, outs, grads)
                     break
             else:
                 outs = ()
@@ -274,6 +268,15 @@ def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:
         buf.extend([None] * (nr + 1 - len(buf)))
     old = buf[nr]
     buf[nr] = g if old is None else old + g
+
+
+def _post_hooks(node: Node, outs: list, grads: list) -> list:
+    """node.register_hook hooks: fn(grad_inputs, grad_outputs), each may replace the former."""
+    for h in node._hooks:
+        r = h(tuple(outs), tuple(grads))
+        if r is not None:
+            outs = list(r)
+    return outs
 
 
 def _pre_hooks(node: Node, grads: list) -> list:
