@@ -275,6 +275,9 @@ def _is_bool(x: Any) -> bool:
 
 def _broadcast_shape(a: Any, b: Any) -> tuple | None:
     """The shape a and b broadcast to (None when they do not: the kernel reports that)."""
+    if isinstance(b, Tensor) and isinstance(a, Tensor) and a.dtype is b.dtype and \
+            a.dtype.tensor.isSameSizeAs(a._h, b._h):   # the common case, without numpy
+        return tuple(a.size())
     try:
         return np.broadcast_shapes(*(tuple(x.size()) for x in (a, b) if isinstance(x, Tensor)))
     except ValueError:

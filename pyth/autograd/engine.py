@@ -21,7 +21,7 @@ from .._th import ffi
 from ..dtypes import float32, float64
 from ..tensor import wrap
 from . import anomaly, grad_mode, record
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, bump
 from .variable import edge_of
 
 
@@ -361,6 +361,12 @@ def _accumulate(t: Any, g: Any, create_graph: bool, owned: bool = False) -> None
     elif create_graph or m.grad._ag is not None:
         m.grad = m.grad + g
     else:
-        with grad_mode.no_grad():
-            m.grad.add_(g)
+        acc = m.grad
+        dt = acc.dtype
+        if g.dtype is dt and dt.tensor.isSameSizeAs(acc._h, g._h) and dt in _ONE_FILL:
+            check(dt.tensor.add(acc._h, acc._h, g._h))   # the kernel, in place (same shape)
+            bump(acc)
+        else:
+            with grad_mode.no_grad():
+                acc.add_(g)
 

@@ -21,7 +21,7 @@ import inspect
 from typing import Any, Callable
 
 from ..tensor import Tensor, wrap
-from . import grad_mode
+from . import grad_mode, pointwise_nodes
 from .._size import Size
 from .graph import _FREED, Meta, Node, Saved, _versions, bump, shape_of, version_of
 from .variable import edge_of
@@ -388,10 +388,17 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
             remember(node)
         return result
 
+    fast = None if op.view else pointwise_nodes.fast_record(op.name)
+
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         for x in args:     # the one check of the common path: any autograd state at all?
             if isinstance(x, Tensor):
                 if x._ag is not None:
+                    if fast is not None and not kwargs and _state.enabled and \
+                            not _anomaly[0]:
+                        r = fast(op, fn, args)
+                        if r is not pointwise_nodes.NOT_HANDLED:
+                            return r
                     return record(args, kwargs)
             elif type(x) in _SEQUENCES and _has_ag(x, None):
                 return record(args, kwargs)

@@ -1,0 +1,142 @@
+"""Lean records for the commonest pointwise ops: unary ops with a C derivative (exp, tanh, ...)
+and add / sub / mul of same-shape tensors or a tensor and a Python number.
+
+The table's general record (record.py) binds every argument by name, keeps each input's shape
+and dtype for broadcasting the gradient back, and flattens list arguments. These calls need
+none of that: the output has the input's shape and dtype, so the node keeps its saved tensors
+and the one constant the formula reads, and its backward is the table's own formula (one C
+call in a plain backward, recorded ops under create_graph). The node is the table's class
+(`ExpBackward0`, `MulBackward0`, ...); anything else (out=, keywords, broadcasting, other
+dtypes, anomaly mode) takes the general record.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .. import dtypes as _dt
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import _FREED, Meta, Saved
+from .kernel_node import KernelNode
+from .variable import edge_of
+
+_state = grad_mode.state
+_NO_EDGE = (None, 0)
+_FLOATS = (_dt.float32, _dt.float64)
+_NUMBERS = (float, int)
+NOT_HANDLED = object()   # the general record takes the call
+
+UNARY = ("exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos", "tan",
+         "sinh", "cosh", "tanh", "sigmoid", "erf", "abs")
+BINARY = ("add", "sub", "mul")
+
+
+class PointwiseNode(KernelNode):
+    """A node of one of the ops above: the table's formula over the saved tensors."""
+
+    __slots__ = ("consts", "names", "op")
+
+    def apply(self, grads: list) -> list:
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        a = {"needs": tuple(e[0] is not None for e in self.next_functions)}
+        if self.consts:
+            a.update(self.consts)
+        for name, s in zip(self.names, saved):
+            a[name] = s.unpack(self)
+        res = self.op.backward(grads[0], a)
+        return [res] if len(self.next_functions) == 1 else list(res)
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _node(op: Any, edges: tuple) -> PointwiseNode:
+    cls = _CLASSES.get(op.name)
+    if cls is None:
+        cls = _CLASSES[op.name] = type(op.node_cls.__name__, (PointwiseNode,),
+                                       {"__slots__": ()})
+    node = cls(edges)
+    node.op = op
+    return node
+
+
+def _run(fn: Callable, *args: Any) -> Any:
+    _state.enabled = False
+    try:
+        return fn(*args)
+    finally:
+        _state.enabled = True
+
+
+def unary(op: Any, fn: Callable, args: tuple) -> Any:
+    """fn(x) recorded as op's node, or NOT_HANDLED."""
+    if len(args) != 1:
+        return NOT_HANDLED
+    x = args[0]
+    if not isinstance(x, Tensor) or x.dtype not in _FLOATS:
+        return NOT_HANDLED
+    e = edge_of(x)
+    if e is None:
+        return fn(x)
+    r = _run(fn, x)
+    node = _node(op, (e,))
+    node.consts = None
+    r._ag = Meta(False, node, 0)   # before saving r: its Saved records that it needs grad
+    if op.saves_result:
+        node.names, node.saved = ("result",), (Saved(r, (node, 0)),)
+    elif op.save:
+        node.names, node.saved = ("input",), (Saved(x),)
+    else:
+        node.names = ()
+    return r
+
+
+def binary(op: Any, fn: Callable, args: tuple) -> Any:
+    """fn(x, y) for same-shape tensors of one float dtype, or a float tensor and a Python
+    number, recorded as op's node; otherwise NOT_HANDLED."""
+    if len(args) != 2:
+        return NOT_HANDLED
+    x, y = args
+    if not isinstance(x, Tensor):
+        return NOT_HANDLED
+    dt = x.dtype
+    if dt not in _FLOATS:
+        return NOT_HANDLED
+    if isinstance(y, Tensor):
+        if y.dtype is not dt or not dt.tensor.isSameSizeAs(x._h, y._h):
+            return NOT_HANDLED
+        ey = edge_of(y)
+    elif type(y) in _NUMBERS:
+        ey = None
+    else:
+        return NOT_HANDLED
+    ex = edge_of(x) if x._ag is not None else None
+    if ex is None and ey is None:
+        return fn(x, y)
+    r = _run(fn, x, y)
+    node = _node(op, (ex or _NO_EDGE, ey or _NO_EDGE))
+    edges = (ex, ey)
+    names, saved = [], []
+    for name, cond in op.save_if:
+        if cond is not None and edges[cond] is None:
+            continue        # kept only for the other operand's gradient, which is not wanted
+        v = x if name == "input" else y
+        if isinstance(v, Tensor):
+            names.append(name)
+            saved.append(Saved(v))
+    node.names, node.saved = tuple(names), tuple(saved)
+    node.consts = None if isinstance(y, Tensor) else {"other": y}   # the number, as passed
+    r._ag = Meta(False, node, 0)
+    return r
+
+
+def fast_record(name: str) -> Callable | None:
+    """The lean record for op name, or None."""
+    if name in UNARY:
+        return unary
+    if name in BINARY:
+        return binary
+    return None
