@@ -44,6 +44,16 @@ static int THNN_(linearShape)(const char *op, THTensor *input, THTensor *weight,
   return 0;
 }
 
+/* A result the kernel writes as a contiguous block: resized to size first unless it is being
+ * accumulated into (resize 0). */
+static int THNN_(linearResult)(THTensor *t, int resize, int ndim, const int64_t *size,
+                               const char *op, const char *name) {
+  if (resize && THTensor_(resize)(t, ndim, size) != 0) return -1;
+  THArgCheck(THTensor_(isContiguous)(t), TH_ERR_RUNTIME, -1, "%s: %s must be contiguous", op,
+             name);
+  return 0;
+}
+
 /* t itself when contiguous (retained), else a contiguous copy; NULL on failure. */
 static THTensor *THNN_(linearContiguous)(THTensor *t) {
   return t ? THTensor_(newContiguous)(t) : NULL;
@@ -59,11 +69,8 @@ int THNN_(Linear_updateOutput)(THTensor *output, THTensor *input, THTensor *weig
   THTensor *w = x ? THNN_(linearContiguous)(weight) : NULL;
   THTensor *bc = w && bias ? THNN_(linearContiguous)(bias) : NULL;
   int rc = -1;
-  if (!w || (bias && !bc) || THTensor_(resize)(output, 2, size) != 0) goto done;
-  if (!THTensor_(isContiguous)(output)) {
-    THError_set(TH_ERR_RUNTIME, "%s: output must be contiguous", op);
+  if (!w || (bias && !bc) || THNN_(linearResult)(output, 1, 2, size, op, "output") != 0)
     goto done;
-  }
   real *y = THTensor_(data)(output);
   if (bc && out > 0) { /* (empty tensors have no data pointer to hand to memcpy) */
     const real *bd = THTensor_(data)(bc);
@@ -92,11 +99,7 @@ int THNN_(Linear_updateGradInput)(THTensor *gradInput, THTensor *gradOutput, THT
   THTensor *g = THNN_(linearContiguous)(gradOutput);
   THTensor *w = g ? THNN_(linearContiguous)(weight) : NULL;
   int rc = -1;
-  if (!w || THTensor_(resize)(gradInput, 2, size) != 0) goto done;
-  if (!THTensor_(isContiguous)(gradInput)) {
-    THError_set(TH_ERR_RUNTIME, "%s: gradInput must be contiguous", op);
-    goto done;
-  }
+  if (!w || THNN_(linearResult)(gradInput, 1, 2, size, op, "gradInput") != 0) goto done;
   real *gi = THTensor_(data)(gradInput);
   if (out == 0) {
     if (n * in > 0) memset(gi, 0, (size_t)(n * in) * sizeof(real));
@@ -133,11 +136,8 @@ int THNN_(Linear_accGradParameters)(THTensor *gradWeight, THTensor *gradBias, TH
   int rc = -1;
   if (!g) goto done;
   if (gradWeight) {
-    if (!accumulate && THTensor_(resize)(gradWeight, 2, wsize) != 0) goto done;
-    if (!THTensor_(isContiguous)(gradWeight)) {
-      THError_set(TH_ERR_RUNTIME, "%s: gradWeight must be contiguous", op);
+    if (THNN_(linearResult)(gradWeight, !accumulate, 2, wsize, op, "gradWeight") != 0)
       goto done;
-    }
     real *gw = THTensor_(data)(gradWeight);
     if (n == 0) {
       if (!accumulate && out * in > 0) memset(gw, 0, (size_t)(out * in) * sizeof(real));
@@ -148,11 +148,7 @@ int THNN_(Linear_accGradParameters)(THTensor *gradWeight, THTensor *gradBias, TH
     }
   }
   if (gradBias) {
-    if (!accumulate && THTensor_(resize)(gradBias, 1, wsize) != 0) goto done;
-    if (!THTensor_(isContiguous)(gradBias)) {
-      THError_set(TH_ERR_RUNTIME, "%s: gradBias must be contiguous", op);
-      goto done;
-    }
+    if (THNN_(linearResult)(gradBias, !accumulate, 1, wsize, op, "gradBias") != 0) goto done;
     real *gb = THTensor_(data)(gradBias);
     const real *gd = THTensor_(data)(g);
     if (!accumulate && out > 0) memset(gb, 0, (size_t)out * sizeof(real));
