@@ -32,7 +32,7 @@ def _gelu_tanh_grad(x: Tensor) -> Tensor:
 
 # kernel name -> derivative as differentiable ops of (x, p0, p1), for create_graph
 DERIVATIVES: dict[str, Callable[[Tensor, float, float], Tensor]] = {
-    "ReLU": lambda x, p0, p1: (x > 0).to(x.dtype),
+    "ReLU": lambda x, p0, p1: 1 - (x <= 0).to(x.dtype),  # a NaN x passes, as the kernel
     "LeakyReLU": lambda x, p0, p1: _where(x > 0, 1.0, p0) + x * 0,
     "ELU": lambda x, p0, p1: _where(x > 0, x * 0 + 1, p0 * x.exp()),
     "GELU": lambda x, p0, p1: 0.5 * (1 + (x * math.sqrt(0.5)).erf()) +
