@@ -43,30 +43,40 @@ static int THNN_(tapRuns)(const THNNConvGeom *g) {
   return g->sH == 1 && g->sW == 1 && g->gridW == g->imW;
 }
 
+/* Zeroes the cells of rows [y0, y1) and columns [x0, x1) of a grid oW wide, down the columns:
+ * the runs' fix-ups are a few cells each, and row-wise loops would become a memset call per
+ * row (the compiler's loop idiom), which cost more than the copying itself. */
+static void THNN_(zeroCells)(real *row, int64_t oW, int64_t y0, int64_t y1, int64_t x0,
+                             int64_t x1) {
+  for (int64_t x = x0; x < x1; x++)
+    for (int64_t y = y0; y < y1; y++) row[y * oW + x] = 0;
+}
+
+/* Taps outermost, so each tap's range is found once per sample, not once per channel. */
 static void THNN_(im2col)(const real *im, int64_t C, const THNNConvGeom *g, real *col,
                           int64_t ld) {
   const int64_t H = g->imH, W = g->imW, oH = g->gridH, oW = g->gridW, sW = g->sW;
   const int runs = THNN_(tapRuns)(g);
-  for (int64_t c = 0; c < C; c++) {
-    const real *plane = im + c * H * W;
-    for (int64_t i = 0; i < g->kH; i++) {
-      for (int64_t j = 0; j < g->kW; j++) {
+  for (int64_t i = 0; i < g->kH; i++) {
+    for (int64_t j = 0; j < g->kW; j++) {
+      int64_t ya, yb, xa, xb, x0;
+      THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
+      const int64_t off = (i * g->dilH - g->padT) * W + x0; /* the run's shift (runs only) */
+      for (int64_t c = 0; c < C; c++) {
+        const real *plane = im + c * H * W;
         real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
-        int64_t ya, yb, xa, xb, x0;
-        THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
-        for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
-        for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
         if (runs && ya < yb) {
           /* grid cell t of rows [ya, yb) reads pixel t + off; the wrapped columns get 0 */
-          const int64_t off = (i * g->dilH - g->padT) * W + x0;
           const real *src = plane + off;
           for (int64_t t = ya * oW + xa; t < (yb - 1) * oW + xb; t++) row[t] = src[t];
-          for (int64_t y = ya; y < yb; y++) {
-            for (int64_t x = 0; x < xa; x++) row[y * oW + x] = 0;
-            for (int64_t x = xb; x < oW; x++) row[y * oW + x] = 0;
-          }
+          THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
+          THNN_(zeroCells)(row, oW, yb, oH, 0, oW);
+          THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+          THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
           continue;
         }
+        for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
+        for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
         for (int64_t y = ya; y < yb; y++) {
           const int64_t iy = y * g->sH - g->padT + i * g->dilH;
           real *dst = row + y * oW;
@@ -84,25 +94,24 @@ static void THNN_(im2col)(const real *im, int64_t C, const THNNConvGeom *g, real
   }
 }
 
-/* The adjoint of im2col: im += the columns, each tap added to the pixel it was read from. With
- * tapRuns the columns are modified: the wrapped cells are set to 0 and added as one run. */
+/* The adjoint of im2col: im += the columns, each tap added to the pixel it was read from (a
+ * pixel's taps in tap order, as before the taps went outermost). With tapRuns the columns are
+ * modified: the wrapped cells are set to 0 and added as one run. */
 static void THNN_(col2im)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g, real *im) {
   const int64_t H = g->imH, W = g->imW, oW = g->gridW, sW = g->sW;
   const int runs = THNN_(tapRuns)(g);
-  for (int64_t c = 0; c < C; c++) {
-    real *plane = im + c * H * W;
-    for (int64_t i = 0; i < g->kH; i++) {
-      for (int64_t j = 0; j < g->kW; j++) {
+  for (int64_t i = 0; i < g->kH; i++) {
+    for (int64_t j = 0; j < g->kW; j++) {
+      int64_t ya, yb, xa, xb, x0;
+      THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
+      const int64_t off = (i * g->dilH - g->padT) * W + x0;
+      for (int64_t c = 0; c < C; c++) {
+        real *plane = im + c * H * W;
         real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
-        int64_t ya, yb, xa, xb, x0;
-        THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
         if (runs && ya < yb) {
-          const int64_t off = (i * g->dilH - g->padT) * W + x0;
           real *dst = plane + off;
-          for (int64_t y = ya; y < yb; y++) {
-            for (int64_t x = 0; x < xa; x++) row[y * oW + x] = 0;
-            for (int64_t x = xb; x < oW; x++) row[y * oW + x] = 0;
-          }
+          THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+          THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
           for (int64_t t = ya * oW + xa; t < (yb - 1) * oW + xb; t++) dst[t] += row[t];
           continue;
         }
