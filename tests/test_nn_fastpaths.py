@@ -226,3 +226,15 @@ def test_conv2d_runs_gradcheck():
     b = P(RNG.standard_normal(3))
     assert gradcheck(lambda a, c, e: F.conv2d(a, c, e, padding=1), (x, w, b))
     assert gradcheck(lambda a, c: F.conv2d(a, c, padding=2, dilation=2), (x, w))
+
+
+@pytest.mark.parametrize("name", ["relu", "hardtanh", "leaky_relu"])
+def test_activation_create_graph_gradient_is_the_kernels(name):
+    """The recorded (create_graph) gradient agrees with the kernel's, NaN x included."""
+    x = np.array([np.nan, -2.0, -0.0, 0.0, 0.5, 3.0])
+    g = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    px = P(x)
+    (g1,) = pyth.autograd.grad(getattr(F, name)(px), px, P(g, False))
+    px = P(x)
+    (g2,) = pyth.autograd.grad(getattr(F, name)(px), px, P(g, False), create_graph=True)
+    np.testing.assert_array_equal(g1.numpy(), g2.detach().numpy())
