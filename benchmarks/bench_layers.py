@@ -19,8 +19,8 @@ except ImportError:  # working in the tree: use the in-place build
     sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import pyth
 
-from harness import Case, report, run_case, torch  # noqa: E402
-from pyth._th import ffi, lib  # noqa: E402
+from harness import Case, report, run_case, torch
+from pyth._th import ffi, lib
 
 N = 64  # the benchmark's batch
 
