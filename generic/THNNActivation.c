@@ -2,31 +2,38 @@
 #define TH_GENERIC_FILE "generic/THNNActivation.c"
 #else
 
-/* The activations: one line each, the forward y(x) and the derivative dy/dx (which may read
- * x, the forward's y, and the parameters p0, p1), computed in `real` with <tgmath.h>'s
- * type-generic math. relu6 is Hardtanh(0, 6); sigmoid and tanh are pointwise tensor ops.
- *   ReLU       max(x, 0)                              1 where x > 0 (0 at 0, as PyTorch)
- *   LeakyReLU  x, or p0 x (p0: negative_slope)        1 or p0
- *   ELU        x, or p0 (e^x - 1) (p0: alpha)         1 or p0 e^x
- *   GELU       x Phi(x)                               Phi(x) + x phi(x)
- *   GELUTanh   x (1 + tanh(k (x + 0.044715 x^3))) / 2 its derivative, k = sqrt(2/pi)
- *   SiLU       x sigmoid(x)                           s (1 + x (1 - s)), s = sigmoid(x)
- *   Softplus   log(1 + e^(p0 x)) / p0, or x above     sigmoid(p0 x), or 1 above the threshold
+/* The activations: one line each, the forward y(x), the gradient of the input given the output's
+ * gradient g (which may read x and the parameters p0, p1), computed in `real` with <tgmath.h>'s
+ * type-generic math, and the per-element cost that decides threading (THParallel_worth).
+ * relu6 is Hardtanh(0, 6); sigmoid and tanh are pointwise tensor ops. Masks are selects
+ * (`c ? 0 : g`), not products with 0 or 1: they vectorise without a branch (a product keeps
+ * gcc from if-converting), and a NaN g where the mask is 0 gives 0, as PyTorch's
+ * threshold_backward / hardtanh_backward. A NaN x passes g through ReLU (x <= 0 is false, as
+ * threshold_backward) and not through Hardtanh (as PyTorch's vectorised hardtanh_backward).
+ *   ReLU       max(x, 0), NaN for NaN                 g, or 0 where x <= 0
+ *   LeakyReLU  x, or p0 x (p0: negative_slope)        g or p0 g
+ *   ELU        x, or p0 (e^x - 1) (p0: alpha)         g or p0 e^x g
+ *   GELU       x Phi(x)                               (Phi(x) + x phi(x)) g
+ *   GELUTanh   x (1 + tanh(k (x + 0.044715 x^3))) / 2 its derivative times g, k = sqrt(2/pi)
+ *   SiLU       x sigmoid(x)                           s (1 + x (1 - s)) g, s = sigmoid(x)
+ *   Softplus   log(1 + e^(p0 x)) / p0, or x above     sigmoid(p0 x) g, or g above the threshold
  *              the threshold p1 (p0: beta)
- *   Hardtanh   clamp(x, p0, p1)                       1 strictly inside (p0, p1), else 0 */
+ *   Hardtanh   clamp(x, p0, p1)                       g strictly inside (p0, p1), else 0 */
 #define THNN_ACTIVATIONS(_)                                                                  \
-  _(ReLU, x > 0 ? x : 0, x > 0 ? 1 : 0)                                                      \
-  _(LeakyReLU, x > 0 ? x : x * p0, x > 0 ? 1 : p0)                                           \
-  _(ELU, x > 0 ? x : p0 * expm1(x), x > 0 ? 1 : p0 * exp(x))                                 \
-  _(GELU, x * (real)0.5 * (1 + erf(x * (real)M_SQRT1_2)),                                    \
-    (real)0.5 * (1 + erf(x * (real)M_SQRT1_2)) +                                             \
-        x * exp(-(real)0.5 * x * x) * (real)(M_2_SQRTPI * M_SQRT1_2 * 0.5))                  \
-  _(GELUTanh, (real)0.5 * x * (1 + tanh(THNN_GELU_K * (x + (real)0.044715 * x * x * x))),    \
-    THNN_(geluTanhGrad)(x))                                                                  \
-  _(SiLU, x / (1 + exp(-x)), THNN_(siluGrad)(x))                                             \
-  _(Softplus, x * p0 > p1 ? x : log1p(exp(x * p0)) / p0,                                     \
-    x * p0 > p1 ? 1 : 1 / (1 + exp(-x * p0)))                                               \
-  _(Hardtanh, x < p0 ? p0 : (x > p1 ? p1 : x), (x > p0 && x < p1) ? 1 : 0)
+  _(ReLU, TH_WEIGHT_MEMORY, x <= 0 ? 0 : x, x <= 0 ? 0 : g)                                  \
+  _(LeakyReLU, TH_WEIGHT_MEMORY, x > 0 ? x : x * p0, g * (x > 0 ? 1 : p0))                   \
+  _(ELU, TH_WEIGHT_TRANSCENDENTAL, x > 0 ? x : p0 * expm1(x), g * (x > 0 ? 1 : p0 * exp(x))) \
+  _(GELU, TH_WEIGHT_TRANSCENDENTAL, x * (real)0.5 * (1 + erf(x * (real)M_SQRT1_2)),          \
+    g * ((real)0.5 * (1 + erf(x * (real)M_SQRT1_2)) +                                        \
+         x * exp(-(real)0.5 * x * x) * (real)(M_2_SQRTPI * M_SQRT1_2 * 0.5)))                \
+  _(GELUTanh, TH_WEIGHT_TRANSCENDENTAL,                                                      \
+    (real)0.5 * x * (1 + tanh(THNN_GELU_K * (x + (real)0.044715 * x * x * x))),              \
+    g * THNN_(geluTanhGrad)(x))                                                              \
+  _(SiLU, TH_WEIGHT_TRANSCENDENTAL, x / (1 + exp(-x)), g * THNN_(siluGrad)(x))               \
+  _(Softplus, TH_WEIGHT_TRANSCENDENTAL, x * p0 > p1 ? x : log1p(exp(x * p0)) / p0,           \
+    g * (x * p0 > p1 ? 1 : 1 / (1 + exp(-x * p0))))                                          \
+  _(Hardtanh, TH_WEIGHT_MEMORY, x < p0 ? p0 : (x > p1 ? p1 : x),                             \
+    (x > p0 && x < p1) ? g : 0)
 
 #ifndef THNN_GELU_K
 #define THNN_GELU_K ((real)(M_2_SQRTPI * M_SQRT1_2)) /* sqrt(2 / pi) */
@@ -54,7 +61,7 @@ static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
   return THTensor_(checkBounds)(out, op);
 }
 
-#define THNN_ACTIVATION_IMPL(NAME, FORWARD, GRAD)                                             \
+#define THNN_ACTIVATION_IMPL(NAME, COST, FORWARD, GRAD)                                       \
   static void THNN_(NAME##_outRow)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
     const THNN_(ActivationParams) *prm = ctx;                                                 \
     const real p0 = prm->p0, p1 = prm->p1;                                                   \
@@ -69,7 +76,7 @@ static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
     (void)p0;                                                                                 \
     (void)p1;                                                                                 \
     TH_ROW_LOOP3(n, data, stride, real, gi, real, go, real, xp,                               \
-                 const real x = *xp; *gi = *go * (real)(GRAD););                              \
+                 const real x = *xp; const real g = *go; *gi = (real)(GRAD););                \
   }                                                                                           \
   int THNN_(NAME##_updateOutput)(THTensor *output, THTensor *input, double p0, double p1) {   \
     THTry(THNN_(sizeLike)(output, input, #NAME), -1);                                         \
@@ -79,7 +86,7 @@ static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
     THIter it;                                                                                \
     THIter_init(&it, 2, input->nDimension, input->size, strides, elsize, 0);                  \
     char *base[2] = {(char *)THTensor_(data)(output), (char *)THTensor_(data)(input)};        \
-    THIter_run(&it, base, THNN_(NAME##_outRow), &prm, TH_WEIGHT_TRANSCENDENTAL);              \
+    THIter_run(&it, base, THNN_(NAME##_outRow), &prm, COST);                                   \
     return 0;                                                                                 \
   }                                                                                           \
   int THNN_(NAME##_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,                \
@@ -96,7 +103,7 @@ static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
     THIter_init(&it, 3, input->nDimension, input->size, strides, elsize, 0);                  \
     char *base[3] = {(char *)THTensor_(data)(gradInput), (char *)THTensor_(data)(gradOutput), \
                      (char *)THTensor_(data)(input)};                                         \
-    THIter_run(&it, base, THNN_(NAME##_gradRow), &prm, TH_WEIGHT_TRANSCENDENTAL);             \
+    THIter_run(&it, base, THNN_(NAME##_gradRow), &prm, COST);                                  \
     return 0;                                                                                 \
   }
 THNN_ACTIVATIONS(THNN_ACTIVATION_IMPL)

@@ -20,26 +20,66 @@
 #define TH_NN_CHUNK_COLS 512          /* aim for chunks at least this many grid cells wide */
 #define TH_NN_CHUNK_ELEMS ((int64_t)1 << 21) /* ... with columns of at most this many elements */
 
+/* The grid cells of tap (i, j) that read inside the image: rows [*ya, *yb), columns
+ * [*xa, *xb); x0 is the pixel column of grid column 0 (pixel column of x: x*sW + x0). */
+static void THNN_(tapRange)(const THNNConvGeom *g, int64_t i, int64_t j, int64_t *ya,
+                            int64_t *yb, int64_t *xa, int64_t *xb, int64_t *x0) {
+  const int64_t H = g->imH, W = g->imW, sH = g->sH, sW = g->sW;
+  const int64_t y0 = i * g->dilH - g->padT;
+  *x0 = j * g->dilW - g->padL;
+  *xa = *x0 >= 0 ? 0 : (-*x0 + sW - 1) / sW;
+  *xb = TH_MIN(*x0 > W - 1 ? 0 : (W - 1 - *x0) / sW + 1, g->gridW);
+  *xa = TH_MIN(*xa, *xb);
+  *ya = y0 >= 0 ? 0 : (-y0 + sH - 1) / sH;
+  *yb = TH_MIN(y0 > H - 1 ? 0 : (H - 1 - y0) / sH + 1, g->gridH);
+  *ya = TH_MIN(*ya, *yb);
+}
+
+/* Whether a tap's rows of the grid and of the image line up end to end: unit strides and a grid
+ * as wide as the image (the "same" convolution of small images). Then the grid rows
+ * [ya, yb) of the tap are one shifted run of the image, read or written in one loop, and only
+ * the columns a row shift wraps across (x < xa or x >= xb) need fixing. */
+static int THNN_(tapRuns)(const THNNConvGeom *g) {
+  return g->sH == 1 && g->sW == 1 && g->gridW == g->imW;
+}
+
+/* Zeroes the cells of rows [y0, y1) and columns [x0, x1) of a grid oW wide, down the columns:
+ * the runs' fix-ups are a few cells each, and row-wise loops would become a memset call per
+ * row (the compiler's loop idiom), which cost more than the copying itself. */
+static void THNN_(zeroCells)(real *row, int64_t oW, int64_t y0, int64_t y1, int64_t x0,
+                             int64_t x1) {
+  for (int64_t x = x0; x < x1; x++)
+    for (int64_t y = y0; y < y1; y++) row[y * oW + x] = 0;
+}
+
+/* Taps outermost, so each tap's range is found once per sample, not once per channel. */
 static void THNN_(im2col)(const real *im, int64_t C, const THNNConvGeom *g, real *col,
                           int64_t ld) {
   const int64_t H = g->imH, W = g->imW, oH = g->gridH, oW = g->gridW, sW = g->sW;
-  for (int64_t c = 0; c < C; c++) {
-    const real *plane = im + c * H * W;
-    for (int64_t i = 0; i < g->kH; i++) {
-      for (int64_t j = 0; j < g->kW; j++) {
+  const int runs = THNN_(tapRuns)(g);
+  for (int64_t i = 0; i < g->kH; i++) {
+    for (int64_t j = 0; j < g->kW; j++) {
+      int64_t ya, yb, xa, xb, x0;
+      THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
+      const int64_t off = (i * g->dilH - g->padT) * W + x0; /* the run's shift (runs only) */
+      for (int64_t c = 0; c < C; c++) {
+        const real *plane = im + c * H * W;
         real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
-        const int64_t x0 = j * g->dilW - g->padL; /* pixel column of grid column x: x*sW + x0 */
-        int64_t xa = x0 >= 0 ? 0 : (-x0 + sW - 1) / sW;
-        int64_t xb = x0 > W - 1 ? 0 : (W - 1 - x0) / sW + 1;
-        xb = TH_MIN(xb, oW);
-        xa = TH_MIN(xa, xb);
-        for (int64_t y = 0; y < oH; y++) {
+        if (runs && ya < yb) {
+          /* grid cell t of rows [ya, yb) reads pixel t + off; the wrapped columns get 0 */
+          const real *src = plane + off;
+          for (int64_t t = ya * oW + xa; t < (yb - 1) * oW + xb; t++) row[t] = src[t];
+          THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
+          THNN_(zeroCells)(row, oW, yb, oH, 0, oW);
+          THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+          THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
+          continue;
+        }
+        for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
+        for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
+        for (int64_t y = ya; y < yb; y++) {
           const int64_t iy = y * g->sH - g->padT + i * g->dilH;
           real *dst = row + y * oW;
-          if (iy < 0 || iy >= H) {
-            for (int64_t x = 0; x < oW; x++) dst[x] = 0;
-            continue;
-          }
           const real *src = plane + iy * W;
           for (int64_t x = 0; x < xa; x++) dst[x] = 0;
           if (sW == 1) {
@@ -54,23 +94,29 @@ static void THNN_(im2col)(const real *im, int64_t C, const THNNConvGeom *g, real
   }
 }
 
-/* The adjoint of im2col: im += the columns, each tap added to the pixel it was read from. */
-static void THNN_(col2im)(const real *col, int64_t ld, int64_t C, const THNNConvGeom *g,
-                          real *im) {
-  const int64_t H = g->imH, W = g->imW, oH = g->gridH, oW = g->gridW, sW = g->sW;
-  for (int64_t c = 0; c < C; c++) {
-    real *plane = im + c * H * W;
-    for (int64_t i = 0; i < g->kH; i++) {
-      for (int64_t j = 0; j < g->kW; j++) {
-        const real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
-        const int64_t x0 = j * g->dilW - g->padL;
-        int64_t xa = x0 >= 0 ? 0 : (-x0 + sW - 1) / sW;
-        int64_t xb = x0 > W - 1 ? 0 : (W - 1 - x0) / sW + 1;
-        xb = TH_MIN(xb, oW);
-        xa = TH_MIN(xa, xb);
-        for (int64_t y = 0; y < oH; y++) {
+/* The adjoint of im2col: im += the columns, each tap added to the pixel it was read from (a
+ * pixel's taps in tap order, as before the taps went outermost). With tapRuns the columns are
+ * modified: the wrapped cells are set to 0 and added as one run. */
+static void THNN_(col2im)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g, real *im) {
+  const int64_t H = g->imH, W = g->imW, oW = g->gridW, sW = g->sW;
+  const int runs = THNN_(tapRuns)(g);
+  for (int64_t i = 0; i < g->kH; i++) {
+    for (int64_t j = 0; j < g->kW; j++) {
+      int64_t ya, yb, xa, xb, x0;
+      THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
+      const int64_t off = (i * g->dilH - g->padT) * W + x0;
+      for (int64_t c = 0; c < C; c++) {
+        real *plane = im + c * H * W;
+        real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
+        if (runs && ya < yb) {
+          real *dst = plane + off;
+          THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+          THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
+          for (int64_t t = ya * oW + xa; t < (yb - 1) * oW + xb; t++) dst[t] += row[t];
+          continue;
+        }
+        for (int64_t y = ya; y < yb; y++) {
           const int64_t iy = y * g->sH - g->padT + i * g->dilH;
-          if (iy < 0 || iy >= H) continue;
           const real *src = row + y * oW;
           real *dst = plane + iy * W;
           for (int64_t x = xa; x < xb; x++) dst[x * sW + x0] += src[x];
@@ -398,12 +444,18 @@ static int THNN_(convGradParams)(THTensor *gradWeight, THTensor *gradBias, int64
 /* gradBias += scale * the sum of t (N, C, H, W) over N, H and W */
 static void THNN_(convBiasGrad)(real *gb, const real *t, int64_t N, int64_t C, int64_t plane,
                                 real scale) {
+  enum { LANES = 8 }; /* independent partial sums: the adds overlap instead of queueing */
   for (int64_t c = 0; c < C; c++) {
+    accreal part[LANES] = {0};
     accreal s = 0;
     for (int64_t n = 0; n < N; n++) {
       const real *p = t + (n * C + c) * plane;
-      for (int64_t e = 0; e < plane; e++) s += p[e];
+      int64_t e = 0;
+      for (; e + LANES <= plane; e += LANES)
+        for (int k = 0; k < LANES; k++) part[k] += p[e + k];
+      for (; e < plane; e++) s += p[e];
     }
+    for (int k = 0; k < LANES; k++) s += part[k];
     gb[c] += (real)(scale * s);
   }
 }

@@ -25,6 +25,11 @@ def _where(c: Tensor, a: Any, b: Any) -> Tensor:
     return where(c, a, b)
 
 
+def _full_like(x: Tensor, v: float) -> Tensor:
+    from ..factories import full_like
+    return full_like(x, v)
+
+
 def _gelu_tanh_grad(x: Tensor) -> Tensor:
     k, c = math.sqrt(2 / math.pi), 0.044715
     t = (k * (x + c * x * x * x)).tanh()
@@ -33,8 +38,8 @@ def _gelu_tanh_grad(x: Tensor) -> Tensor:
 
 # kernel name -> derivative as differentiable ops of (x, p0, p1), for create_graph
 DERIVATIVES: dict[str, Callable[[Tensor, float, float], Tensor]] = {
-    "ReLU": lambda x, p0, p1: (x > 0).to(x.dtype),
-    "LeakyReLU": lambda x, p0, p1: _where(x > 0, 1.0, p0) + x * 0,
+    "ReLU": lambda x, p0, p1: 1 - (x <= 0).to(x.dtype),  # a NaN x passes, as the kernel
+    "LeakyReLU": lambda x, p0, p1: _where(x > 0, 1.0, _full_like(x, p0)),  # NaN x: p0
     "ELU": lambda x, p0, p1: _where(x > 0, x * 0 + 1, p0 * x.exp()),
     "GELU": lambda x, p0, p1: 0.5 * (1 + (x * math.sqrt(0.5)).erf()) +
     x * (-0.5 * x * x).exp() / math.sqrt(2 * math.pi),

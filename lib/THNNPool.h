@@ -1,0 +1,56 @@
+#ifndef TH_NN_POOL_H
+#define TH_NN_POOL_H
+
+/* Max pooling's common case, MaxPool2d(2) on float (generic/THNNPooling.c): four outputs of one
+ * row of 2 x 2 windows at a time in SSE2 (every x86-64 CPU has it; other targets use the scalar
+ * loop). Same answer as the scalar walk: of a window's four values in row-major order the
+ * first NaN wins, else the first maximum. Indices are within the plane (< 2^31 elements). */
+
+#include <stdint.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* lanes where v replaces u: v > u, or v is NaN and u is not */
+static inline __m128 THNN_maxTake4(__m128 u, __m128 v) {
+  return _mm_or_ps(_mm_cmpgt_ps(v, u), _mm_and_ps(_mm_cmpunord_ps(v, v), _mm_cmpord_ps(u, u)));
+}
+
+static inline __m128 THNN_select4(__m128 m, __m128 a, __m128 b) { /* m ? a : b */
+  return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
+}
+
+/* Outputs j = 0, 4, 8, ... (while 4 fit in oW) of the windows on rows r0 and r1 = r0 + W, the
+ * rows' first index in the plane being k0; returns how many outputs it wrote. The pairs (a, b)
+ * and (c, d) are decided first, then top against bottom, which keeps the row-major rule. */
+static inline int64_t THNN_maxPool2x2RowFloat(const float *r0, int64_t W, int64_t k0, int64_t oW,
+                                              float *y, int64_t *ind) {
+  const __m128i one = _mm_set1_epi32(1), wv = _mm_set1_epi32((int)W), zero = _mm_setzero_si128();
+  const __m128i step = _mm_set_epi32(6, 4, 2, 0);
+  const float *r1 = r0 + W;
+  int64_t j = 0;
+  for (; j + 4 <= oW; j += 4) {
+    const __m128 p0 = _mm_loadu_ps(r0 + 2 * j), p1 = _mm_loadu_ps(r0 + 2 * j + 4);
+    const __m128 q0 = _mm_loadu_ps(r1 + 2 * j), q1 = _mm_loadu_ps(r1 + 2 * j + 4);
+    const __m128 a = _mm_shuffle_ps(p0, p1, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m128 b = _mm_shuffle_ps(p0, p1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 c = _mm_shuffle_ps(q0, q1, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m128 d = _mm_shuffle_ps(q0, q1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 tb = THNN_maxTake4(a, b), td = THNN_maxTake4(c, d);
+    const __m128 top = THNN_select4(tb, b, a), bot = THNN_select4(td, d, c);
+    const __m128 tr = THNN_maxTake4(top, bot);
+    _mm_storeu_ps(y + j, THNN_select4(tr, bot, top));
+    /* the winner's offset: its column (1 where b or d won) plus W where the bottom row won */
+    const __m128i col = _mm_and_si128(_mm_castps_si128(THNN_select4(tr, td, tb)), one);
+    const __m128i row = _mm_and_si128(_mm_castps_si128(tr), wv);
+    const __m128i k = _mm_add_epi32(_mm_add_epi32(_mm_set1_epi32((int)(k0 + 2 * j)), step),
+                                    _mm_add_epi32(col, row));
+    _mm_storeu_si128((__m128i *)(ind + j), _mm_unpacklo_epi32(k, zero));
+    _mm_storeu_si128((__m128i *)(ind + j + 2), _mm_unpackhi_epi32(k, zero));
+  }
+  return j;
+}
+#define THNN_HAVE_POOL_SIMD 1
+#endif
+
+#endif
