@@ -257,7 +257,8 @@ class Saved:
 
     def unpack(self, node: Any = None) -> Any:
         t = self.t
-        v = version_of(t)
+        e = _versions.get(t._h.storage)      # version_of(t), inlined
+        v = e[0] if e is not None else 0
         if v != self.version:
             raise RuntimeError(_modified_message(t, self, v, node))
         if self.owner is not None and self.requires_grad and _grad_state.enabled:

@@ -41,13 +41,17 @@ class PointwiseNode(KernelNode):
         saved = self.saved
         if saved is None:
             raise RuntimeError(_FREED)
-        a = {"needs": tuple(e[0] is not None for e in self.next_functions)}
+        nexts = self.next_functions
+        if len(nexts) == 1:
+            a = {"needs": (True,)}
+        else:
+            a = {"needs": (nexts[0][0] is not None, nexts[1][0] is not None)}
         if self.consts:
             a.update(self.consts)
         for name, s in zip(self.names, saved):
             a[name] = s.unpack(self)
         res = self.op.backward(grads[0], a)
-        return [res] if len(self.next_functions) == 1 else list(res)
+        return [res] if len(nexts) == 1 else list(res)
 
 
 _CLASSES: dict[str, type] = {}
