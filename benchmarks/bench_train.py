@@ -90,7 +90,13 @@ def _add10(lib):
 
 
 def cases(quick: bool = False) -> list[Case]:
-    out = [
+    # the per-call cases first: after a threaded case PyTorch's OpenMP workers keep spinning
+    # for a while, and on this 2-vCPU machine that halves both libraries' small-op speed
+    libs = {"pyth": pyth, **({"torch": torch} if torch is not None else {})}
+    out = [Case("10-element add", {k: _add10(m) for k, m in libs.items()}, "train"),
+           Case("tiny graph (10 elements) forward + backward",
+                {k: _tiny_graph(m) for k, m in libs.items()}, "train")]
+    out += [
         _train_case("digits MLP 64-128-10, batch 32, SGD step",
                     lambda lib: _mlp(lib, [64, 128, 10]), (64,), 32, "sgd"),
         _train_case("digits MLP 64-128-10, batch 32, Adam step",
@@ -100,10 +106,6 @@ def cases(quick: bool = False) -> list[Case]:
         _train_case("MLP 784-512-10, batch 128, SGD step",
                     lambda lib: _mlp(lib, [784, 512, 10]), (784,), 128, "sgd"),
     ]
-    libs = {"pyth": pyth, **({"torch": torch} if torch is not None else {})}
-    out.append(Case("tiny graph (10 elements) forward + backward",
-                    {k: _tiny_graph(m) for k, m in libs.items()}, "train"))
-    out.append(Case("10-element add", {k: _add10(m) for k, m in libs.items()}, "train"))
     return out
 
 
