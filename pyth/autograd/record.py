@@ -20,9 +20,9 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+from .._size import Size
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
-from .._size import Size
 from .graph import _FREED, Meta, Node, Saved, _versions, bump, shape_of, version_of
 from .variable import edge_of
 
@@ -36,6 +36,7 @@ class Op:
         "backward",
         "conditional",
         "diff",
+        "diff_set",
         "inplace",
         "list_args",
         "name",
@@ -43,7 +44,6 @@ class Op:
         "outputs",
         "prepare",
         "save",
-        "diff_set",
         "save_if",
         "saves_result",
         "saves_tensors",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import Tensor
 from .. import dtypes as _dt
+from ..tensor import Tensor
 from . import _linear_kernels
 
 _REDUCTIONS = ("none", "mean", "sum")
