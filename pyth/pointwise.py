@@ -299,6 +299,10 @@ def _scaled(op: str, input: Any, other: Any, alpha: Any) -> Any:
     """alpha * other in the op's result dtype, with PyTorch's checks on alpha."""
     if alpha == 1 and not isinstance(alpha, bool):
         return other
+    if type(other) is type(input):   # t.add_(u, alpha=-lr): float tensors, one C call
+        entry = _DIRECT["mul"].get((type(other), type(alpha)))
+        if entry is not None:
+            return _run_direct(entry, other, alpha)
     dt = result_type(input, other)
     if isinstance(alpha, (bool, np.bool_)) and dt is not _dt.bool_:
         raise RuntimeError(f"{op}(): boolean alpha only supported for boolean results")
@@ -508,10 +512,34 @@ FUNCTIONS.update(where=where, clamp=clamp, clip=clamp, clamp_min=clamp_min,
 
 # ---- methods, in-place methods and operators ---------------------------------------------------
 
+# For one in-place op: (type of self, type of other) -> (C <name> or <name>Scalar, other is a
+# tensor): self and other of one class whose op keeps that dtype, or a float32/float64 tensor and
+# a Python float or int. The C op writes its first argument, checking shape and overlap itself.
+_INPLACE_DIRECT: dict[str, dict[tuple, tuple]] = {}
+
+
+def _inplace_table(name: str) -> dict[tuple, tuple]:
+    table: dict[tuple, tuple] = {}
+    for (ta, tb), (_, cls, _, tensor) in _DIRECT[name].items():
+        if cls is ta:
+            k = _Kernel(name, cls.dtype)
+            table[ta, tb] = (k.fn if tensor else k.scalar_fn, tensor)
+    return table
+
+
 def _inplace_binary(name: str):
     def method(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-        if name in ("add", "sub"):
+        if not (type(alpha) is int and alpha == 1) and name in ("add", "sub"):
             other = _scaled(name, self, other, alpha)
+        entry = _INPLACE_DIRECT[name].get((type(self), type(other)))
+        if entry is not None:
+            try:
+                err = entry[0](self._h, self._h, other._h if entry[1] else other)
+            except OverflowError:  # a Python int that no double holds
+                raise _dt.overflow_error(other, self.dtype.name) from None
+            if err:
+                raise_error()
+            return self
         if name == "pow" and is_scalar(other):
             return assign_inplace("pow_", self, pow(self, other))
         return _binary(name, self, other, _inplace=True)
@@ -549,6 +577,7 @@ def _install() -> None:
 
     for name in _BINARY:
         _DIRECT[name] = _direct_table(name)
+        _INPLACE_DIRECT[name] = _inplace_table(name)
     operators = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
                  "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
                  "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",

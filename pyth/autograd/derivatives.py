@@ -25,7 +25,7 @@ import pyth as P
 from .._errors import check, raise_error
 from .._th import ffi
 from ..tensor import Tensor, wrap
-from . import grad_mode
+from . import grad_mode, pointwise_nodes
 from .graph import _FREED, Node
 from .record import Op, differentiable, geometry, in_place
 from .variable import requires_grad_of
@@ -57,6 +57,8 @@ def _dims(dim: Any, n: int) -> list:
 
 def unreduce(g: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
     """A reduction's gradient as an expanded view of input's shape (no copy)."""
+    if dim is None and g.dim() == 0:   # over all elements: the 0-dim g expands as it is
+        return g.expand(tuple(shape))
     if not keepdim:
         for d in _dims(dim, len(shape)):
             g = g.unsqueeze(d)
@@ -1314,6 +1316,9 @@ def _install_operators(pointwise: Any) -> None:
         raw = T[f"__{py}__"]
         w = F[py]
         setattr(Tensor, f"__{py}__", _unary_operator(raw, w))
+    pointwise_nodes.DIRECT_UNARY.update(pointwise._DIRECT_UNARY)
+    for name, table in pointwise._DIRECT_UNARY.items():
+        setattr(Tensor, name, _unary_method(table, T[name]))
     mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
     Tensor.__matmul__ = lambda self, other: (mm(self, other) if isinstance(other, Tensor)
                                              else NotImplemented)
@@ -1352,6 +1357,29 @@ def _unary_operator(fast: Callable, w: Callable) -> Callable:
     def op(self: Tensor) -> Any:
         return fast(self) if self._ag is None else w(self)
     return op
+
+
+def _unary_method(table: dict, w: Callable) -> Callable:
+    """t.exp(): the direct C call inlined for a tensor outside autograd (table: tensor class ->
+    C <name>New, for the classes whose result has their own dtype), else the recorded w."""
+    new, gc = object.__new__, ffi.gc
+    frees = {cls: cls.dtype.tensor.free for cls in table}
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self._ag is None and not args and not kwargs:
+            cls = type(self)
+            fn = table.get(cls)
+            if fn is not None:
+                h = fn(self._h)
+                if not h:
+                    raise_error()
+                r = new(cls)
+                r._h = gc(h, frees[cls])
+                r._ag = r._vb = None
+                return r
+        return w(self, *args, **kwargs)
+    method.__name__, method.__doc__ = getattr(w, "__name__", "op"), getattr(w, "__doc__", None)
+    return method
 
 
 def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:

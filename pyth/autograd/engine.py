@@ -347,6 +347,8 @@ def _owned(g: Any) -> bool:
     if sys.getrefcount(g) > 3 or g._ag is not None or g._vb is not None:
         return False
     h = g._h
+    if sys.getrefcount(h) > 3:   # its C handle is shared (a saved output's wrapper)
+        return False
     st = h.storage
     return (st.refcount == 1 and st.exports == 0 and h.storageOffset == 0 and
             h.refcount == 1 and g.is_contiguous() and st.size == g.numel())

@@ -17,6 +17,7 @@ import itertools
 import weakref
 from typing import Any
 
+from .._size import Size
 from .._th import ffi
 from ..tensor import wrap
 from .grad_mode import state as _grad_state
@@ -114,6 +115,32 @@ class _TrackedMeta(Meta):
     def __del__(self) -> None:
         if self.tracked is not None:
             untrack(self.tracked)
+
+
+class Info:
+    """What a formula may ask of an input it did not save: its shape and dtype."""
+
+    __slots__ = ("_shape", "dtype")
+
+    def __init__(self, t: Any, shape: tuple | None = None) -> None:
+        self._shape = shape_of(t) if shape is None else shape
+        self.dtype = t.dtype
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    def size(self, d: int | None = None) -> Any:
+        return self.shape if d is None else self._shape[d]
 
 
 # ---- nodes -------------------------------------------------------------------------------------
@@ -233,14 +260,17 @@ def accumulator(t: Any) -> AccumulateGrad:
 class Saved:
     """A tensor a node keeps for its backward, with the version it had when saved.
 
-    An output of the node itself is kept as a detached alias (holding the tensor would make a
-    cycle tensor -> node -> tensor) and is given the node back as grad_fn when unpacked.
+    An output of the node itself is kept by its C handle alone (holding the Python tensor would
+    make a cycle tensor -> node -> tensor); unpacking wraps the handle in a new Python tensor,
+    given the node back as grad_fn under create_graph. Every change to that header (a `_`
+    method, out=, `.data =`) bumps its storage's version or replaces the storage, both caught.
     """
 
-    __slots__ = ("key", "owner", "requires_grad", "t", "version")
+    __slots__ = ("cls", "key", "owner", "requires_grad", "t", "version")
 
     def __init__(self, t: Any, owner: Any = None) -> None:
-        key = self.key = t._h.storage     # track(t), inlined: every saved tensor passes here
+        h = t._h
+        key = self.key = h.storage     # track(t), inlined: every saved tensor passes here
         e = _versions.get(key)
         if e is None:
             e = _versions[key] = [0, 0]
@@ -249,14 +279,19 @@ class Saved:
         m = t._ag
         self.requires_grad = m is not None and (m.requires_grad or m.grad_fn is not None)
         if owner is not None:   # an output of the node: (node, output_nr)
-            a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
-            a._ag = None
-            self.t, self.owner = a, (weakref.ref(owner[0]), owner[1])  # no node<->saved cycle
+            self.t, self.cls = h, type(t)
+            self.owner = (weakref.ref(owner[0]), owner[1])  # no node<->saved cycle
         else:
             self.t, self.owner = t, None
 
     def unpack(self, node: Any = None) -> Any:
         t = self.t
+        if self.owner is not None and t is not None:   # a new wrapper on the output's handle
+            a = object.__new__(self.cls)
+            a._h, a._ag, a._vb = t, None, None
+            t = a
+            if t._h.storage != self.key:    # set_ gave it another storage
+                raise RuntimeError(_modified_message(t, self, self.version + 1, node))
         e = _versions.get(t._h.storage)      # version_of(t), inlined
         v = e[0] if e is not None else 0
         if v != self.version:
@@ -264,10 +299,8 @@ class Saved:
         if self.owner is not None and self.requires_grad and _grad_state.enabled:
             # under create_graph the alias is given its node back, so the formula using it
             # is differentiable again; a plain backward reads it as data
-            a = wrap(t.dtype, t.dtype.tensor.newWithTensor(t._h))
             node = self.owner[0]()
-            a._ag = Meta(False, node, self.owner[1]) if node is not None else None
-            return a
+            t._ag = Meta(False, node, self.owner[1]) if node is not None else None
         return t
 
     def release(self) -> None:

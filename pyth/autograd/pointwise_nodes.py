@@ -15,13 +15,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import dtypes as _dt
+from .._errors import raise_error
+from .._th import ffi
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import _FREED, Meta, Saved
+from .graph import _FREED, Info, Meta, Saved
 from .kernel_node import KernelNode
 from .variable import edge_of
 
 _state = grad_mode.state
+_new, _gc = object.__new__, ffi.gc
 _NO_EDGE = (None, 0)
 _FLOATS = (_dt.float32, _dt.float64)
 _NUMBERS = (float, int)
@@ -75,6 +78,11 @@ def _run(fn: Callable, *args: Any) -> Any:
         _state.enabled = True
 
 
+# op name -> {tensor class: C <name>New} for the classes whose result keeps their dtype (filled
+# by derivatives.install from pointwise's table)
+DIRECT_UNARY: dict[str, dict[type, Any]] = {}
+
+
 def unary(op: Any, fn: Callable, args: tuple) -> Any:
     """fn(x) recorded as op's node, or NOT_HANDLED."""
     if len(args) != 1:
@@ -85,7 +93,16 @@ def unary(op: Any, fn: Callable, args: tuple) -> Any:
     e = edge_of(x)
     if e is None:
         return fn(x)
-    r = _run(fn, x)
+    c = DIRECT_UNARY[op.name].get(type(x)) if op.name in DIRECT_UNARY else None
+    if c is not None:    # fn's own C call, without its frames
+        h = c(x._h)
+        if not h:
+            raise_error()
+        r = _new(type(x))
+        r._h = _gc(h, x.dtype.tensor.free)
+        r._vb = None
+    else:
+        r = _run(fn, x)
     node = _node(op, (e,))
     node.consts = None
     r._ag = Meta(False, node, 0)   # before saving r: its Saved records that it needs grad
@@ -137,10 +154,34 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
     return r
 
 
+def full_reduction(op: Any, fn: Callable, args: tuple) -> Any:
+    """fn(x) of a float tensor over all its elements (x.sum(), x.mean()) recorded as op's
+    node, which keeps x's shape alone; otherwise (dims, dtype=, ...) NOT_HANDLED."""
+    if len(args) != 1:
+        return NOT_HANDLED
+    x = args[0]
+    if not isinstance(x, Tensor) or x.dtype not in _FLOATS:
+        return NOT_HANDLED
+    e = edge_of(x)
+    if e is None:
+        return fn(x)
+    r = _run(fn, x)
+    node = _node(op, (e,))
+    node.consts = {"input": Info(x), "dim": None, "keepdim": False}
+    node.names = ()
+    r._ag = Meta(False, node, 0)
+    return r
+
+
+REDUCTIONS = ("sum", "mean")
+
+
 def fast_record(name: str) -> Callable | None:
     """The lean record for op name, or None."""
     if name in UNARY:
         return unary
     if name in BINARY:
         return binary
+    if name in REDUCTIONS:
+        return full_reduction
     return None

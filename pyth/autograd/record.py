@@ -23,7 +23,7 @@ from typing import Any, Callable
 from .._size import Size
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
-from .graph import _FREED, Meta, Node, Saved, _versions, bump, shape_of, version_of
+from .graph import _FREED, Info, Meta, Node, Saved, _versions, bump, shape_of, version_of
 from .variable import edge_of
 
 _state = grad_mode.state
@@ -240,32 +240,6 @@ def _save(op: Op, a: dict, names: tuple) -> dict:
         elif isinstance(v, (list, tuple)) and v and all(isinstance(x, Tensor) for x in v):
             saved[name] = [Saved(x) for x in v]
     return saved
-
-
-class Info:
-    """What a formula may ask of an input it did not save: its shape and dtype."""
-
-    __slots__ = ("_shape", "dtype")
-
-    def __init__(self, t: Tensor, shape: tuple | None = None) -> None:
-        self._shape = shape_of(t) if shape is None else shape
-        self.dtype = t.dtype
-
-    @property
-    def shape(self) -> Size:
-        return Size(self._shape)
-
-    def dim(self) -> int:
-        return len(self._shape)
-
-    def numel(self) -> int:
-        n = 1
-        for s in self._shape:
-            n *= s
-        return n
-
-    def size(self, d: int | None = None) -> Any:
-        return self.shape if d is None else self._shape[d]
 
 
 def _args_kept(op: Op, a: dict, saved: dict | None = None) -> dict:

@@ -1,0 +1,212 @@
+"""The short paths of small ops (issue 14) give the general path's results and errors: in-place
+binary methods calling their C op directly, unary methods inlined outside autograd, the lean
+record of full reductions, and saved outputs kept by their C handle alone."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pyth
+from pyth.autograd import engine, gradcheck, gradgradcheck
+
+FLOATS = [pyth.float32, pyth.float64]
+INTS = [pyth.int8, pyth.int16, pyth.int32, pyth.int64, pyth.uint8]
+NP_OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+
+def _layouts(dt: pyth.dtype) -> list:
+    """(self, other) pairs: contiguous, transposed, expanded other, zero-size, non-contiguous."""
+    base = pyth.arange(1, 13, dtype=dt).reshape(3, 4)
+    other = pyth.arange(2, 14, dtype=dt).reshape(3, 4)
+    return [(base.clone(), other),
+            (base.clone().t(), other.t()),
+            (base.clone(), pyth.arange(1, 5, dtype=dt).expand(3, 4)),
+            (pyth.ones(0, 4, dtype=dt), pyth.ones(0, 4, dtype=dt)),
+            (pyth.arange(1, 25, dtype=dt).reshape(3, 8)[:, ::2], other)]
+
+
+@pytest.mark.parametrize("dt", FLOATS + INTS, ids=lambda d: d.name)
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_inplace_binary_matches_numpy(name, dt):
+    if name == "div" and not dt.is_floating_point:
+        pytest.skip("true division of integers is not in place")
+    for a, b in _layouts(dt):
+        want = NP_OPS[name](a.numpy(), b.numpy()).astype(a.numpy().dtype)
+        r = getattr(a, name + "_")(b)
+        assert r is a
+        np.testing.assert_array_equal(a.numpy(), want)
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+@pytest.mark.parametrize("scalar", [0.5, 3, -2])
+def test_inplace_with_a_number_and_alpha(dt, scalar):
+    a = pyth.arange(6, dtype=dt).reshape(2, 3)
+    want = a.numpy() + scalar
+    a.add_(scalar)
+    np.testing.assert_allclose(a.numpy(), want)
+    b = pyth.arange(6, dtype=dt).reshape(2, 3)
+    want = a.numpy() - 0.25 * b.numpy()
+    a.sub_(b, alpha=0.25)
+    np.testing.assert_allclose(a.numpy(), want, rtol=1e-6)
+    want = a.numpy() + 2 * b.numpy()
+    a.add_(b, alpha=2)
+    np.testing.assert_allclose(a.numpy(), want, rtol=1e-6)
+
+
+def test_inplace_errors_are_the_general_paths():
+    a = pyth.ones(3)
+    with pytest.raises(RuntimeError, match=r"add\(\).*shape \[3\].*broadcast shape \[2, 3\]"):
+        a.add_(pyth.ones(2, 3))
+    with pytest.raises(RuntimeError):   # an expanded self cannot be written
+        pyth.ones(1).expand(3).add_(pyth.ones(3))
+    with pytest.raises(RuntimeError):
+        a.add_(pyth.ones(3), alpha=True)
+    i = pyth.ones(3, dtype=pyth.int32)
+    with pytest.raises(RuntimeError):
+        i.add_(0.5)                      # an int tensor cannot hold the float result
+    with pytest.raises(RuntimeError):
+        i.floor_divide_(pyth.zeros(3, dtype=pyth.int32))
+    with pytest.raises(RuntimeError):
+        a.add_(10 ** 400)                # no double holds it
+    assert a.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_inplace_on_a_saved_tensor_is_caught():
+    x = pyth.randn(4, requires_grad=True)
+    y = x * 2
+    z = y * y                            # saves y
+    with pyth.no_grad():
+        y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_inplace_matches_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((5, 7)).astype(np.float32)
+    b = np.random.default_rng(1).standard_normal((5, 7)).astype(np.float32)
+    p, t = pyth.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    for op, arg, kw in [("add_", b, {}), ("sub_", b, {"alpha": 0.5}), ("mul_", b, {}),
+                        ("div_", b, {}), ("add_", 1.5, {}), ("mul_", -3, {})]:
+        pa = pyth.from_numpy(arg) if isinstance(arg, np.ndarray) else arg
+        ta = torch.from_numpy(arg) if isinstance(arg, np.ndarray) else arg
+        getattr(p, op)(pa, **kw)
+        getattr(t, op)(ta, **kw)
+        np.testing.assert_allclose(p.numpy(), t.numpy(), rtol=1e-6, atol=1e-6)
+
+
+UNARY = ["exp", "tanh", "sigmoid", "sqrt", "abs", "neg", "floor", "sin", "log1p"]
+
+
+@pytest.mark.parametrize("dt", FLOATS + INTS, ids=lambda d: d.name)
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_methods_match_their_functions(name, dt):
+    base = pyth.arange(1, 13, dtype=dt).reshape(3, 4)
+    for x in (base, base.t(), base[:, ::2], pyth.arange(1, 5, dtype=dt).expand(3, 4),
+              pyth.ones(0, 3, dtype=dt)):
+        if name in ("abs", "neg") and dt is pyth.uint8:
+            continue
+        r = getattr(x, name)()
+        want = getattr(pyth, name)(x)
+        assert r.dtype is want.dtype and tuple(r.shape) == tuple(x.shape)
+        np.testing.assert_array_equal(r.numpy(), want.numpy())
+        assert r.is_contiguous()
+
+
+def test_unary_method_arguments_and_grad_take_the_general_path():
+    x = pyth.tensor([1.26, -2.5, 3.14159])
+    assert x.round(decimals=1).tolist() == pytest.approx([1.3, -2.5, 3.1])
+    w = pyth.tensor([0.5, 1.0], dtype=pyth.float64, requires_grad=True)
+    y = w.exp()
+    assert type(y.grad_fn).__name__ == "ExpBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), np.exp([0.5, 1.0]))
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+def test_full_reduction_records_a_lean_node(name):
+    x = pyth.randn(3, 4, dtype=pyth.float64, requires_grad=True)
+    y = getattr(x, name)()
+    assert type(y.grad_fn).__name__ == name.capitalize() + "Backward0"
+    y.backward()
+    n = 12 if name == "mean" else 1
+    np.testing.assert_allclose(x.grad.numpy(), np.full((3, 4), 1 / n))
+    assert gradcheck(lambda t: getattr(t, name)(), (x,))
+    assert gradgradcheck(lambda t: getattr(t * t, name)(), (x,))
+    xt = x.t()                       # a transposed input: the gradient keeps x's layout
+    x.grad = None
+    getattr(xt, name)().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((3, 4), 1 / n))
+
+
+def test_full_reductions_match_torch():
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(2).standard_normal((4, 5)).astype(np.float32)
+    for name in ("sum", "mean"):
+        p = pyth.from_numpy(a.copy()).requires_grad_()
+        t = torch.from_numpy(a.copy()).requires_grad_()
+        yp, yt = getattr(p.tanh() * p, name)(), getattr(t.tanh() * t, name)()
+        np.testing.assert_allclose(yp.item(), yt.item(), rtol=1e-5)
+        yp.backward()
+        yt.backward()
+        np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_zero_size_full_reduction_gradient():
+    x = pyth.ones(0, 3, requires_grad=True)
+    x.sum().backward()
+    assert tuple(x.grad.shape) == (0, 3)
+
+
+@pytest.mark.parametrize("change", ["add_", "set_", "resize_", "t_", "data"])
+def test_saved_output_changed_after_the_forward_is_caught(change):
+    x = pyth.randn(2, 2, dtype=pyth.float64, requires_grad=True)
+    y = x.exp()                      # ExpBackward0 saves its output y
+    with pyth.no_grad():
+        if change == "add_":
+            y.add_(1)
+        elif change == "set_":
+            y.set_(pyth.zeros(2, 2, dtype=pyth.float64))
+        elif change == "resize_":
+            y.resize_(4)
+        elif change == "t_":
+            y.t_()
+    if change == "data":
+        y.data = pyth.zeros(2, 2, dtype=pyth.float64)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.grad_fn(pyth.ones(2, 2, dtype=pyth.float64))
+
+
+def test_saved_output_outlives_its_tensor():
+    x = pyth.tensor([0.0, 1.0], dtype=pyth.float64, requires_grad=True)
+    loss = x.exp().sum()             # the exp result has no Python tensor left
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([0.0, 1.0]))
+    y = x.tanh()
+    g = y.grad_fn(pyth.ones(2, dtype=pyth.float64))
+    np.testing.assert_allclose(g.detach().numpy(), 1 - np.tanh([0.0, 1.0]) ** 2)
+    assert y.detach().tolist() == pytest.approx(np.tanh([0.0, 1.0]).tolist())
+
+
+def test_a_tensor_sharing_a_saved_handle_is_not_stolen():
+    x = pyth.randn(3)
+    twin = object.__new__(type(x))   # a second wrapper on x's handle, as a saved output's
+    twin._h, twin._ag, twin._vb = x._h, None, None
+    assert not engine._owned(twin)
+    del twin
+    fresh = x * 1
+    assert engine._owned(fresh)
+
+
+def test_double_backward_through_saved_outputs():
+    x = pyth.tensor([0.3, -0.7], dtype=pyth.float64, requires_grad=True)
+    assert gradgradcheck(lambda t: (t.tanh() + t.exp() * 0.1).sum(), (x,))
+    torch = pytest.importorskip("torch")
+    t = torch.tensor([0.3, -0.7], dtype=torch.float64, requires_grad=True)
+    (gp,) = pyth.autograd.grad((x.tanh() * x.exp()).sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad((t.tanh() * t.exp()).sum(), t, create_graph=True)
+    np.testing.assert_allclose(gp.detach().numpy(), gt.detach().numpy())
+    gp.sum().backward()
+    gt.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
