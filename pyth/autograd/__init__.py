@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tensor import Tensor
 from . import anomaly, derivatives, engine, grad_mode, graph, variable
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
@@ -33,7 +34,6 @@ __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "anomaly", "back
 
 
 def _as_list(x: Any) -> list:
-    from ..tensor import Tensor
     if x is None:
         return []
     if isinstance(x, Tensor):

@@ -162,12 +162,18 @@ C_GRADS = ["exp", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "re
            "erfinv", "lgamma", "abs", "relu"]
 
 
+_C_GRAD_FNS: dict[tuple, Callable] = {}   # (name, dtype) -> TH<Real>Tensor_<name>_backwardNew
+
+
 def c_grad(name: str, g: Tensor, saved: Tensor) -> Tensor:
     """The input's gradient of unary op name from g and its saved value, in one C call."""
     dt = g.dtype
     if saved.dtype is not dt:
         saved = saved.to(dt)
-    return wrap(dt, getattr(dt.tensor, name + "_backwardNew")(g._h, saved._h))
+    fn = _C_GRAD_FNS.get((name, dt))
+    if fn is None:
+        fn = _C_GRAD_FNS[name, dt] = getattr(dt.tensor, name + "_backwardNew")
+    return wrap(dt, fn(g._h, saved._h))
 
 
 def _unary_formula(name: str, f: Callable | None) -> Callable:
@@ -1317,6 +1323,8 @@ def _install_operators(pointwise: Any) -> None:
         w = F[py]
         setattr(Tensor, f"__{py}__", _unary_operator(raw, w))
     pointwise_nodes.DIRECT_UNARY.update(pointwise._DIRECT_UNARY)
+    pointwise_nodes.DIRECT_BINARY.update({n: pointwise._DIRECT[n]
+                                          for n in pointwise_nodes.BINARY})
     for name, table in pointwise._DIRECT_UNARY.items():
         setattr(Tensor, name, _unary_method(table, T[name]))
     mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]

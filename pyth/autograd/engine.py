@@ -33,12 +33,12 @@ _ONE_FILL = (float32, float64)   # dtypes whose fill takes a Python number
 
 
 def _seed(t: Any, g: Any, i: int) -> Any:
-    from .. import factories
     if g is None and t._h.nDimension == 0 and t.dtype in _ONE_FILL:  # loss.backward()
         dt = t.dtype
         one = wrap(dt, dt.tensor.newWithSize(0, ffi.NULL))
         check(dt.tensor.fill(one._h, 1))
         return one
+    from .. import factories
     if g is None:
         if t.numel() != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -222,7 +222,9 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 g = grads[0] if grads else None
                 grads = None
                 if g is not None:
-                    owned = _OWNED and _owned(g)   # before the call: its argument counts
+                    # a first gradient may be kept as it is: see _owned (asked before the
+                    # call, whose argument would count)
+                    owned = _OWNED and t._ag.grad is None and _owned(g)
                     _accumulate(t, g, create_graph, owned)
                     if t._ag.post_hooks:
                         _post_accumulate_hooks(t)
@@ -246,7 +248,7 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 if nf is None:
                     continue
                 if g is not None:
-                    if nr == 0 and nf not in buffers and getattr(nf, "n_outputs", 1) == 1:
+                    if nr == 0 and nf not in buffers and nf.n_outputs == 1:
                         buffers[nf] = [g]
                     else:
                         _add(buffers, nf, nr, g)
@@ -262,7 +264,7 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
 def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:
     buf = buffers.get(node)
     if buf is None:
-        n = max(nr + 1, getattr(node, "n_outputs", 1))
+        n = max(nr + 1, node.n_outputs)
         buf = buffers[node] = [None] * n
     elif nr >= len(buf):
         buf.extend([None] * (nr + 1 - len(buf)))

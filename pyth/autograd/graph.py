@@ -167,6 +167,8 @@ class Node:
         "next_functions",
     )
 
+    n_outputs = 1   # subclasses with several outputs keep theirs in a slot
+
     def __init__(self, next_functions: tuple = ()) -> None:
         self.next_functions = next_functions
         self._seq = next(_seq)
@@ -305,7 +307,11 @@ class Saved:
 
     def release(self) -> None:
         if self.t is not None:
-            untrack(self.key)
+            e = _versions.get(self.key)   # untrack(self.key), inlined: the engine's hot path
+            if e is not None:
+                e[1] -= 1
+                if e[1] <= 0:
+                    del _versions[self.key]
             self.t = None
 
     def __del__(self) -> None:   # a graph dropped without a backward

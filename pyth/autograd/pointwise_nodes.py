@@ -19,7 +19,7 @@ from .._errors import raise_error
 from .._th import ffi
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import _FREED, Info, Meta, Saved
+from .graph import _FREED, Info, Meta, Saved, _seq
 from .kernel_node import KernelNode
 from .variable import edge_of
 
@@ -39,6 +39,18 @@ class PointwiseNode(KernelNode):
     """A node of one of the ops above: the table's formula over the saved tensors."""
 
     __slots__ = ("consts", "names", "op")
+
+    def __init__(self, next_functions: tuple, op: Any) -> None:
+        # Node's and KernelNode's fields set here in one frame: this runs once per recorded op
+        self.next_functions = next_functions
+        self._seq = next(_seq)
+        self._hooks = self._pre_hooks = self._tensor_hooks = self._retained = None
+        self._trace = self.metadata = None
+        self.n_outputs = 1
+        self.saved = ()
+        self.op = op
+        self.consts = None
+        self.names = ()
 
     def apply(self, grads: list) -> list:
         saved = self.saved
@@ -65,9 +77,7 @@ def _node(op: Any, edges: tuple) -> PointwiseNode:
     if cls is None:
         cls = _CLASSES[op.name] = type(op.node_cls.__name__, (PointwiseNode,),
                                        {"__slots__": ()})
-    node = cls(edges)
-    node.op = op
-    return node
+    return cls(edges, op)
 
 
 def _run(fn: Callable, *args: Any) -> Any:
@@ -81,6 +91,9 @@ def _run(fn: Callable, *args: Any) -> Any:
 # op name -> {tensor class: C <name>New} for the classes whose result keeps their dtype (filled
 # by derivatives.install from pointwise's table)
 DIRECT_UNARY: dict[str, dict[type, Any]] = {}
+# op name -> pointwise's (tensor class, other's type) -> (C <name>New or <name>ScalarNew, result
+# class, its C free, other is a tensor)
+DIRECT_BINARY: dict[str, dict[tuple, tuple]] = {}
 
 
 def unary(op: Any, fn: Callable, args: tuple) -> Any:
@@ -104,14 +117,11 @@ def unary(op: Any, fn: Callable, args: tuple) -> Any:
     else:
         r = _run(fn, x)
     node = _node(op, (e,))
-    node.consts = None
     r._ag = Meta(False, node, 0)   # before saving r: its Saved records that it needs grad
     if op.saves_result:
         node.names, node.saved = ("result",), (Saved(r, (node, 0)),)
     elif op.save:
         node.names, node.saved = ("input",), (Saved(x),)
-    else:
-        node.names = ()
     return r
 
 
@@ -137,7 +147,19 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
     ex = edge_of(x) if x._ag is not None else None
     if ex is None and ey is None:
         return fn(x, y)
-    r = _run(fn, x, y)
+    c = DIRECT_BINARY[op.name].get((type(x), type(y)))
+    h = None
+    if c is not None:    # fn's own C call, without its frames
+        try:
+            h = c[0](x._h, y._h if c[3] else y)
+        except OverflowError:
+            h = None     # fn raises the proper error
+    if h:
+        r = _new(c[1])
+        r._h = _gc(h, c[2])
+        r._vb = None
+    else:
+        r = _run(fn, x, y)
     node = _node(op, (ex or _NO_EDGE, ey or _NO_EDGE))
     edges = (ex, ey)
     names, saved = [], []
@@ -168,7 +190,6 @@ def full_reduction(op: Any, fn: Callable, args: tuple) -> Any:
     r = _run(fn, x)
     node = _node(op, (e,))
     node.consts = {"input": Info(x), "dim": None, "keepdim": False}
-    node.names = ()
     r._ag = Meta(False, node, 0)
     return r
 

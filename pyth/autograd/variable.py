@@ -211,8 +211,13 @@ def register_post_accumulate_grad_hook(self: Any, hook: Any) -> Any:
 def backward(self: Any, gradient: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:
     """Gradients of self with respect to the graph's leaves, accumulated into their .grad."""
-    from . import backward as _backward
-    _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    if not _backward:   # pyth.autograd.backward, once the package is loaded
+        from . import backward as b
+        _backward.append(b)
+    _backward[0](self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_backward: list = []
 
 
 def _version(self: Any) -> int:
