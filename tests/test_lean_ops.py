@@ -210,3 +210,19 @@ def test_double_backward_through_saved_outputs():
     gp.sum().backward()
     gt.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy())
+
+
+def test_operators_with_grad_mode_off_record_nothing():
+    x = pyth.tensor([1.0, 2.0], requires_grad=True)
+    w = pyth.tensor([3.0, 4.0], requires_grad=True)
+    with pyth.no_grad():
+        for r in (x * w, x * 2.0, 2.0 * x, x + w, x - 1, x.exp(), x.tanh()):
+            assert r.grad_fn is None and not r.requires_grad
+        assert (x * w).tolist() == [3.0, 8.0]
+    r = x * w                        # the lean record once grad mode is back on
+    assert type(r.grad_fn).__name__ == "MulBackward0"
+    with pyth.autograd.detect_anomaly():   # anomaly mode takes the general record
+        s = x * w
+        assert type(s.grad_fn).__name__ == "MulBackward0"
+        s.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0] and w.grad.tolist() == [1.0, 2.0]

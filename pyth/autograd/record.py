@@ -383,6 +383,8 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
         return fn(*args, **kwargs)
     if op.view:
         wrapper = _view_wrapper(fn, record, op.name in _MAY_COPY)
+    else:   # for operators that call the lean record themselves (derivatives._binop)
+        wrapper.lean = None if fast is None else (fast, op, fn)
     wrapper.__name__ = getattr(fn, "__name__", op.name)
     wrapper.__doc__ = getattr(fn, "__doc__", None)
     wrapper.__wrapped__ = fn
