@@ -226,3 +226,21 @@ def test_operators_with_grad_mode_off_record_nothing():
         assert type(s.grad_fn).__name__ == "MulBackward0"
         s.sum().backward()
     assert x.grad.tolist() == [3.0, 4.0] and w.grad.tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("hooked", ["y", "z", None])
+def test_gradients_meeting_are_summed_without_touching_kept_ones(hooked):
+    x = pyth.randn(3, requires_grad=True)
+    y, z = x * 2, x * 3              # z's node runs first: its gradient reaches x's buffer first
+    kept = []
+    if hooked is not None:
+        node = (y if hooked == "y" else z).grad_fn
+        node.register_hook(lambda gi, go: kept.append(gi[0]))
+    (y + z).sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0, 5.0]
+    if hooked is not None:
+        assert kept[0].tolist() == ([2.0] * 3 if hooked == "y" else [3.0] * 3)
+    x.grad = None
+    w = x * 1
+    (w + w).sum().backward()         # one tensor reaches both of add's inputs' buffers
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]

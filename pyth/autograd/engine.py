@@ -269,7 +269,16 @@ def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:
     elif nr >= len(buf):
         buf.extend([None] * (nr + 1 - len(buf)))
     old = buf[nr]
-    buf[nr] = g if old is None else old + g
+    if old is None:
+        buf[nr] = g
+        return
+    # gradients meeting at one input are summed into the first when nobody else holds it
+    # (PyTorch's InputBuffer does the same): its reference count proves it private, see _owned
+    if not grad_mode.state.enabled and _OWNED and type(g) is type(old) and \
+            old.dtype.tensor.isSameSizeAs(old._h, g._h) and _owned(old, 4):
+        check(old.dtype.tensor.add(old._h, old._h, g._h))
+        return
+    buf[nr] = old + g
 
 
 def _post_hooks(node: Node, outs: list, grads: list) -> list:
@@ -341,12 +350,13 @@ def _detached(g: Any, clone: bool) -> Any:
 _OWNED = sys.implementation.name == "cpython"
 
 
-def _owned(g: Any) -> bool:
+def _owned(g: Any, refs: int = 3) -> bool:
     """Whether g is a fresh gradient nobody else can see: referenced only by _run_all's local
     (and getrefcount's argument), not in the graph, not a view, the only tensor on a storage it
     fills exactly, and not exported to numpy or DLPack. Such a gradient can become leaf.grad as
-    it is (PyTorch steals it the same way) instead of being copied."""
-    if sys.getrefcount(g) > 3 or g._ag is not None or g._vb is not None:
+    it is (PyTorch steals it the same way) instead of being copied, or take the next gradient
+    for the same input in place. refs: the references the caller's own variables account for."""
+    if sys.getrefcount(g) > refs or g._ag is not None or g._vb is not None:
         return False
     h = g._h
     if sys.getrefcount(h) > 3:   # its C handle is shared (a saved output's wrapper)
