@@ -1326,7 +1326,7 @@ def _install_operators(pointwise: Any) -> None:
     pointwise_nodes.DIRECT_BINARY.update({n: pointwise._DIRECT[n]
                                           for n in pointwise_nodes.BINARY})
     for name, table in pointwise._DIRECT_UNARY.items():
-        setattr(Tensor, name, _unary_method(table, T[name]))
+        setattr(Tensor, name, _unary_method(table, T[name], F[name]))
     mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
     Tensor.__matmul__ = lambda self, other: (mm(self, other) if isinstance(other, Tensor)
                                              else NotImplemented)
@@ -1367,26 +1367,34 @@ def _unary_operator(fast: Callable, w: Callable) -> Callable:
     return op
 
 
-def _unary_method(table: dict, w: Callable) -> Callable:
+def _unary_method(table: dict, w: Callable, recorded: Callable) -> Callable:
     """t.exp(): the direct C call inlined for a tensor outside autograd (table: tensor class ->
-    C <name>New, for the classes whose result has their own dtype), else the recorded w."""
+    C <name>New, for the classes whose result has their own dtype), else the method w (whose
+    recorded function is `recorded`)."""
     new, gc = object.__new__, ffi.gc
     frees = {cls: cls.dtype.tensor.free for cls in table}
-
     state = grad_mode.state
+    lean = getattr(recorded, "lean", None)
+    anomaly = sys.modules["pyth.autograd.record"]._anomaly
+    handled = pointwise_nodes.NOT_HANDLED
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
-        if (self._ag is None or not state.enabled) and not args and not kwargs:
-            cls = type(self)
-            fn = table.get(cls)
-            if fn is not None:
-                h = fn(self._h)
-                if not h:
-                    raise_error()
-                r = new(cls)
-                r._h = gc(h, frees[cls])
-                r._ag = r._vb = None
-                return r
+        if not args and not kwargs:
+            if self._ag is None or not state.enabled:
+                cls = type(self)
+                fn = table.get(cls)
+                if fn is not None:
+                    h = fn(self._h)
+                    if not h:
+                        raise_error()
+                    r = new(cls)
+                    r._h = gc(h, frees[cls])
+                    r._ag = r._vb = None
+                    return r
+            elif lean is not None and not anomaly[0]:   # the recorded function's first step
+                r = lean[0](lean[1], lean[2], (self,))
+                if r is not handled:
+                    return r
         return w(self, *args, **kwargs)
     method.__name__, method.__doc__ = getattr(w, "__name__", "op"), getattr(w, "__doc__", None)
     return method
