@@ -244,3 +244,23 @@ def test_gradients_meeting_are_summed_without_touching_kept_ones(hooked):
     w = x * 1
     (w + w).sum().backward()         # one tensor reaches both of add's inputs' buffers
     assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_lean_binary_gradients(name):
+    x = pyth.tensor([0.5, -1.5, 2.0], dtype=pyth.float64, requires_grad=True)
+    y = pyth.tensor([1.25, 0.75, -3.0], dtype=pyth.float64, requires_grad=True)
+    op = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+          "div": lambda a, b: a / b}[name]
+    assert type(op(x, y).grad_fn).__name__ == name.capitalize() + "Backward0"   # div: general
+    assert gradcheck(op, (x, y)) and gradgradcheck(op, (x, y))
+    assert gradcheck(lambda a: op(a, 2.5), (x,)) and gradcheck(lambda a: op(a, -2), (x,))
+    const = pyth.tensor([2.0, 4.0, 8.0], dtype=pyth.float64)   # needs no gradient
+    assert gradcheck(lambda a: op(a, const), (x,)) and gradcheck(lambda b: op(const, b), (y,))
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    ty = torch.tensor([1.25, 0.75, -3.0], dtype=torch.float64, requires_grad=True)
+    (op(x, y) * op(x, 3.0)).sum().backward()
+    (op(tx, ty) * op(tx, 3.0)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())

@@ -1,5 +1,6 @@
 """Lean records for the commonest pointwise ops: unary ops with a C derivative (exp, tanh, ...)
-and add / sub / mul of same-shape tensors or a tensor and a Python number.
+and add / sub / mul of same-shape tensors or a tensor and a Python number, and full sums
+and means.
 
 The table's general record (record.py) binds every argument by name, keeps each input's shape
 and dtype for broadcasting the gradient back, and flattens list arguments. These calls need
