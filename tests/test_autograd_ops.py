@@ -139,8 +139,8 @@ def test_c_derivative_kernels_match_formulas(name, dtype):
     x = pyth.tensor(values([(4, 5)], domain, seed=4)[0], dtype=dtype).requires_grad_()
     gout = pyth.tensor(values([(4, 5)], "any", seed=5)[0], dtype=dtype)
     y = getattr(x, name)()
-    assert type(y.grad_fn).__name__ == "".join(p.capitalize() for p in name.split("_")) + \
-        "Backward0"
+    rule = "".join(p.capitalize() for p in name.split("_")) + "Backward0"
+    assert type(y.grad_fn).__name__ == {"log1p": "Log1PBackward0"}.get(name, rule)  # PyTorch's
     c, = pyth.autograd.grad(y, x, gout, retain_graph=True)
     if name == "lgamma":
         if torch is not None:

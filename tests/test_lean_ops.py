@@ -264,3 +264,31 @@ def test_lean_binary_gradients(name):
     (op(tx, ty) * op(tx, 3.0)).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())
+
+
+C_DERIVATIVES = ["abs", "cos", "cosh", "erf", "exp", "expm1", "log", "log1p", "reciprocal",
+                 "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "tan", "tanh"]
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+@pytest.mark.parametrize("name", C_DERIVATIVES)
+def test_lean_unary_backward_matches_torch(name, dt):
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(3).uniform(0.2, 1.2, (3, 4)).astype(dt.name)
+    tdt = getattr(torch, dt.name)
+    for layout in ("contiguous", "transposed"):
+        p = pyth.from_numpy(a.copy()).requires_grad_()
+        t = torch.from_numpy(a.copy()).requires_grad_()
+        pi, ti = (p.t(), t.t()) if layout == "transposed" else (p, t)
+        yp, yt = getattr(pi, name)(), getattr(ti, name)()
+        assert type(yp.grad_fn).__name__ == type(yt.grad_fn).__name__
+        w = np.arange(12, dtype=dt.name).reshape(yp.shape)
+        (yp * pyth.from_numpy(w)).sum().backward()      # a non-uniform gradient
+        (yt * torch.from_numpy(w).to(tdt)).sum().backward()
+        tol = 1e-5 if dt is pyth.float32 else 1e-12
+        np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+        q = pyth.from_numpy(a.copy()).requires_grad_()
+        getattr(q, name)().sum().backward()              # an expanded (stride 0) gradient
+        t.grad = None
+        getattr(t, name)().sum().backward()
+        np.testing.assert_allclose(q.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)

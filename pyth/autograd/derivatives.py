@@ -189,8 +189,10 @@ def _unary_formula(name: str, f: Callable | None) -> Callable:
     return formula
 
 
+_NODE_NAMES = {"log1p": "Log1PBackward0"}   # PyTorch's spelling where it is not the rule's
+
 for _n, (_save, _f) in _UNARY.items():
-    TABLE[_n] = Op(_n, "input", _unary_formula(_n, _f), _save)
+    TABLE[_n] = Op(_n, "input", _unary_formula(_n, _f), _save, node=_NODE_NAMES.get(_n))
 
 
 # ---- pointwise: binary ------------------------------------------------------------------------
@@ -1323,6 +1325,10 @@ def _install_operators(pointwise: Any) -> None:
         w = F[py]
         setattr(Tensor, f"__{py}__", _unary_operator(raw, w))
     pointwise_nodes.DIRECT_UNARY.update(pointwise._DIRECT_UNARY)
+    pointwise_nodes.C_GRADS.update({n: {dt: getattr(dt.tensor, n + "_backwardNew")
+                                        for dt in (P.float32, P.float64)}
+                                    for n in C_GRADS if n in pointwise_nodes.UNARY and
+                                    hasattr(P.float32.tensor, n + "_backwardNew")})
     pointwise_nodes.DIRECT_BINARY.update({n: pointwise._DIRECT[n]
                                           for n in pointwise_nodes.BINARY})
     for name, table in pointwise._DIRECT_UNARY.items():

@@ -53,10 +53,25 @@ class PointwiseNode(KernelNode):
         self.consts = None
         self.names = ()
 
+    c_grads: dict | None = None   # unary ops with a C derivative: {dtype: C <name>_backwardNew}
+
     def apply(self, grads: list) -> list:
         saved = self.saved
         if saved is None:
             raise RuntimeError(_FREED)
+        c = self.c_grads
+        if c is not None and not _state.enabled:   # first order: the C derivative, one call
+            g = grads[0]
+            s = saved[0].unpack(self)
+            fn = c.get(g.dtype) if type(g) is type(s) else None
+            if fn is not None:
+                h = fn(g._h, s._h)
+                if not h:
+                    raise_error()
+                r = _new(type(g))
+                r._h = _gc(h, g.dtype.tensor.free)
+                r._ag = r._vb = None
+                return [r]
         nexts = self.next_functions
         if len(nexts) == 1:
             a = {"needs": (True,)}
@@ -77,7 +92,7 @@ def _node(op: Any, edges: tuple) -> PointwiseNode:
     cls = _CLASSES.get(op.name)
     if cls is None:
         cls = _CLASSES[op.name] = type(op.node_cls.__name__, (PointwiseNode,),
-                                       {"__slots__": ()})
+                                       {"__slots__": (), "c_grads": C_GRADS.get(op.name)})
     return cls(edges, op)
 
 
@@ -95,6 +110,9 @@ DIRECT_UNARY: dict[str, dict[type, Any]] = {}
 # op name -> pointwise's (tensor class, other's type) -> (C <name>New or <name>ScalarNew, result
 # class, its C free, other is a tensor)
 DIRECT_BINARY: dict[str, dict[tuple, tuple]] = {}
+# unary op name -> {dtype: C <name>_backwardNew(grad, saved)}: the table's first-order formula
+# for the ops whose derivative is a stamped C kernel (derivatives.C_GRADS)
+C_GRADS: dict[str, dict] = {}
 
 
 def unary(op: Any, fn: Callable, args: tuple) -> Any:
