@@ -246,6 +246,32 @@ def check_all_to_all(rank: int, world: int) -> None:
     same(out, np.concatenate(parts), "all_to_all_single uneven")
 
 
+def check_all_to_all_lists(rank: int, world: int) -> None:
+    # rank s sends rank j a (s + j + 1, 2) tensor; rank j's output from s is flat (same numel)
+    for dtype in DTYPES:
+        sent = [[values(s, dtype, (s + j + 1, 2), salt=20 + j) for j in range(world)]
+                for s in range(world)]
+        inputs = [make(a, dtype, contiguous=(j % 2 == 0)) for j, a in enumerate(sent[rank])]
+        outputs = [pyth.zeros(2 * (s + rank + 1), dtype=dtype) for s in range(world)]
+        w = dist.all_to_all(outputs, inputs, async_op=(dtype is pyth.float64))
+        if w is not None:
+            w.wait()
+        for s in range(world):
+            same(outputs[s], sent[s][rank].reshape(-1), f"all_to_all {dtype} from rank {s}")
+    # empty parts and a non-contiguous output
+    outs = [pyth.zeros(3, 2).t() for _ in range(world)]
+    dist.all_to_all(outs, [pyth.full((2, 3), float(rank)) for _ in range(world)])
+    for s in range(world):
+        same(outs[s], np.full((2, 3), float(s)), "all_to_all into transposed outputs")
+    dist.all_to_all([pyth.zeros(0) for _ in range(world)], [pyth.zeros(0) for _ in range(world)])
+    expect(ValueError, "output_tensor_list must hold one tensor per rank", dist.all_to_all,
+           [pyth.zeros(1)] * (world + 1), [pyth.zeros(1)] * world)
+    expect(TypeError, "input_tensor_list[0] has dtype float64", dist.all_to_all,
+           [pyth.zeros(1)] * world, [pyth.zeros(1, dtype=pyth.float64)] * world)
+    expect(RuntimeError, "the ranks send it", dist.all_to_all,
+           [pyth.zeros(2)] * world, [pyth.zeros(1)] * world)
+
+
 def check_send_recv(rank: int, world: int) -> None:
     if world < 2:
         expect(ValueError, "cannot send to itself", dist.send, pyth.ones(2), dst=0)

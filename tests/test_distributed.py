@@ -92,6 +92,7 @@ def test_plain_python_is_a_world_of_one(world_of_one, check):
     lambda: dist.all_reduce(pyth.ones(2)), lambda: dist.broadcast(pyth.ones(2), src=0),
     lambda: dist.send(pyth.ones(2), dst=1), lambda: dist.recv(pyth.ones(2)),
     lambda: dist.all_to_all_single(pyth.ones(2), pyth.ones(2)),
+    lambda: dist.all_to_all([pyth.ones(2)], [pyth.ones(2)]),
     lambda: dist.new_group([0]), lambda: dist.destroy_process_group(),
     lambda: DistributedDataParallel(nn.Linear(2, 2)),
     lambda: DistributedSampler(range(4)),

@@ -10,6 +10,7 @@ from .collectives import (  # noqa: F401
                           all_gather_into_tensor,
                           all_gather_object,
                           all_reduce,
+                          all_to_all,
                           all_to_all_single,
                           barrier,
                           broadcast,

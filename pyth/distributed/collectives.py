@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..autograd import no_grad
+from ..factories import empty
+from ..shape_ops import cat
 from ..tensor import Tensor
 from ._agree import agree, local_error
 from ._buffers import Buf, ListBuf, mpi_type
@@ -48,17 +50,23 @@ def _rank_error(name: str, g: ProcessGroup, rank: Any, what: str) -> tuple | Non
     return None
 
 
-def _list_error(name: str, what: str, tensors: Any, ref: Tensor, n: int) -> tuple | None:
+def _parts_error(name: str, what: str, tensors: Any, n: int) -> tuple | None:
+    """tensors must be a list of n pyth tensors (one per rank)."""
     if not isinstance(tensors, (list, tuple)):
         return local_error(TypeError, f"{name}: {what} must be a list of tensors, got "
                                       f"{type(tensors).__name__}")
     if len(tensors) != n:
         return local_error(ValueError, f"{name}: {what} must hold one tensor per rank "
                                        f"({n}), got {len(tensors)}")
+    return _first(*(_tensor_error(name, t, f"{what}[{i}]") for i, t in enumerate(tensors)))
+
+
+def _list_error(name: str, what: str, tensors: Any, ref: Tensor, n: int) -> tuple | None:
+    """_parts_error, and every tensor of ref's dtype and shape."""
+    err = _parts_error(name, what, tensors, n)
+    if err:
+        return err
     for i, t in enumerate(tensors):
-        err = _tensor_error(name, t, f"{what}[{i}]")
-        if err:
-            return err
         if t.dtype is not ref.dtype:
             return local_error(TypeError, f"{name}: {what}[{i}] has dtype {t.dtype.name} but "
                                           f"tensor has {ref.dtype.name}")
@@ -348,6 +356,52 @@ def all_to_all_single(output: Tensor, input: Tensor,
     t = mpi_type(input.dtype)
     req = g.comm.Ialltoallv([src.array, _counts(ins, row), t], [dst.array, _counts(outs, row), t])
     return run(Work(name, [req], dst.finish, [output], keep=[src, dst]), async_op)
+
+
+def all_to_all(output_tensor_list: list, input_tensor_list: list, group: Any = None,
+               async_op: bool = False) -> Work | None:
+    """Send input_tensor_list[j] to rank j; output_tensor_list[i] receives what rank i sent.
+    The tensors may differ in shape (each output must hold as many elements as its sender's
+    input); all share one dtype. One MPI all-to-all over the lists packed end to end."""
+    g = _group(group)
+    if g is None:
+        return None
+    name = "all_to_all"
+    n = g.size()
+    err = _parts_error(name, "output_tensor_list", output_tensor_list, n)
+    err = err or _parts_error(name, "input_tensor_list", input_tensor_list, n)
+    dtype = output_tensor_list[0].dtype if err is None else None
+    if err is None:
+        for what, ts in (("output_tensor_list", output_tensor_list),
+                         ("input_tensor_list", input_tensor_list)):
+            for i, t in enumerate(ts):
+                if t.dtype is not dtype:
+                    err = err or local_error(TypeError, f"{name}: {what}[{i}] has dtype "
+                                                        f"{t.dtype.name}, output_tensor_list[0] "
+                                                        f"{dtype.name}")
+    sizes = ([t.numel() for t in input_tensor_list], [t.numel() for t in output_tensor_list]) \
+        if err is None else None
+    everyone = agree(g, name, {"dtype": dtype.name} if err is None else {}, err, extra=sizes)
+    ins, outs = sizes
+    for r in range(n):
+        expected = [everyone[s][0][r] for s in range(n)]
+        if everyone[r][1] != expected:
+            raise RuntimeError(f"{name}: the outputs on rank {g.ranks[r]} hold "
+                               f"{everyone[r][1]} elements, the ranks send it {expected}")
+    with no_grad():
+        packed = cat([t.detach().reshape(-1) for t in input_tensor_list]) if sum(ins) else \
+            empty(0, dtype=dtype)
+    src, dst = Buf(packed), Buf(empty(sum(outs), dtype=dtype), write=True)
+    t = mpi_type(dtype)
+    req = g.comm.Ialltoallv([src.array, _counts(ins, 1), t], [dst.array, _counts(outs, 1), t])
+
+    def finish() -> None:
+        with no_grad():
+            at = 0
+            for out, k in zip(output_tensor_list, outs):
+                out.detach().copy_(dst.stage[at:at + k].view(tuple(out.shape)))
+                at += k
+    return run(Work(name, [req], finish, list(output_tensor_list), keep=[src, dst]), async_op)
 
 
 def _splits(name: str, what: str, t: Tensor, sizes: Any, n: int) -> tuple:
