@@ -115,12 +115,18 @@ DIRECT_BINARY: dict[str, dict[tuple, tuple]] = {}
 C_GRADS: dict[str, dict] = {}
 
 
+def _one_float(args: tuple) -> Any:
+    """The call's one argument when it is a float32/float64 tensor, else None."""
+    if len(args) != 1:
+        return None
+    x = args[0]
+    return x if isinstance(x, Tensor) and x.dtype in _FLOATS else None
+
+
 def unary(op: Any, fn: Callable, args: tuple) -> Any:
     """fn(x) recorded as op's node, or NOT_HANDLED."""
-    if len(args) != 1:
-        return NOT_HANDLED
-    x = args[0]
-    if not isinstance(x, Tensor) or x.dtype not in _FLOATS:
+    x = _one_float(args)
+    if x is None:
         return NOT_HANDLED
     e = edge_of(x)
     if e is None:
@@ -198,10 +204,8 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
 def full_reduction(op: Any, fn: Callable, args: tuple) -> Any:
     """fn(x) of a float tensor over all its elements (x.sum(), x.mean()) recorded as op's
     node, which keeps x's shape alone; otherwise (dims, dtype=, ...) NOT_HANDLED."""
-    if len(args) != 1:
-        return NOT_HANDLED
-    x = args[0]
-    if not isinstance(x, Tensor) or x.dtype not in _FLOATS:
+    x = _one_float(args)
+    if x is None:
         return NOT_HANDLED
     e = edge_of(x)
     if e is None:
