@@ -203,17 +203,12 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
 
 def full_reduction(op: Any, fn: Callable, args: tuple) -> Any:
     """fn(x) of a float tensor over all its elements (x.sum(), x.mean()) recorded as op's
-    node, which keeps x's shape alone; otherwise (dims, dtype=, ...) NOT_HANDLED."""
-    x = _one_float(args)
-    if x is None:
-        return NOT_HANDLED
-    e = edge_of(x)
-    if e is None:
-        return fn(x)
-    r = _run(fn, x)
-    node = _node(op, (e,))
-    node.consts = {"input": Info(x), "dim": None, "keepdim": False}
-    r._ag = Meta(False, node, 0)
+    node, which keeps x's shape alone; otherwise (dims, dtype=, ...) NOT_HANDLED. Recorded as
+    a unary op (one input, nothing saved) whose formula also reads the input's shape."""
+    r = unary(op, fn, args)
+    m = getattr(r, "_ag", None)
+    if m is not None:
+        m.grad_fn.consts = {"input": Info(args[0]), "dim": None, "keepdim": False}
     return r
 
 
