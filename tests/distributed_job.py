@@ -6,6 +6,7 @@ OUTDIR/rank<r>.json. Values are chosen exactly representable so sums are exact i
 
 from __future__ import annotations
 
+import datetime
 import faulthandler
 import json
 import os
@@ -270,6 +271,36 @@ def check_all_to_all_lists(rank: int, world: int) -> None:
            [pyth.zeros(1)] * world, [pyth.zeros(1, dtype=pyth.float64)] * world)
     expect(RuntimeError, "the ranks send it", dist.all_to_all,
            [pyth.zeros(2)] * world, [pyth.zeros(1)] * world)
+
+
+def check_work_timeout_and_future(rank: int, world: int) -> None:
+    t = pyth.full((3,), float(rank + 1))
+    w = dist.all_reduce(t, async_op=True)
+    fut = w.get_future()
+    assert fut is w.get_future()
+    doubled = fut.then(lambda f: f.value()[0] * 2)
+    total = world * (world + 1) / 2
+    same(doubled.wait(), np.full(3, 2 * total), "get_future().then")
+    assert w.wait(timeout=datetime.timedelta(seconds=30)) and fut.done()
+    same(fut.value()[0], np.full(3, total), "get_future().value")
+    seen = []
+    fut.add_done_callback(lambda f: seen.append(f.value()[0].tolist()))
+    assert seen == [[total] * 3]                       # already done: runs at once
+    expect(TypeError, "timeout must be", dist.all_reduce(pyth.ones(1), async_op=True).wait,
+           "5s")
+    if world < 2:
+        return
+    if rank == 0:
+        got = pyth.zeros(2)
+        w = dist.irecv(got, src=1, tag=7)
+        expect(RuntimeError, "recv: timed out after 0.05 s", w.wait, timeout=0.05)
+        dist.barrier()                                 # rank 1 sends only after this
+        assert w.wait(timeout=30)
+        same(got, np.array([7.0, 8.0]), "irecv after a timed-out wait")
+    else:
+        dist.barrier()
+        if rank == 1:
+            dist.send(pyth.tensor([7.0, 8.0]), dst=0, tag=7)
 
 
 def check_send_recv(rank: int, world: int) -> None:

@@ -233,3 +233,19 @@ def test_train_distributed_reaches_single_process_accuracy(tmp_path):
         assert (out / "model.pth").exists()
     assert accuracies[1] > 0.85
     assert abs(accuracies[2] - accuracies[1]) < 0.04, accuracies
+
+
+def test_future_without_a_work():
+    from pyth.futures import Future
+    f = Future()
+    assert not f.done()
+    with pytest.raises(RuntimeError, match="not completed"):
+        f.value()
+    chained = f.then(lambda x: x.value() + 1)
+    seen = []
+    f.add_done_callback(lambda x: seen.append(x.value()))
+    f.set_result(41)
+    assert f.done() and f.wait() == 41 and seen == [41]
+    assert chained.done() and chained.value() == 42
+    with pytest.raises(RuntimeError, match="already has its value"):
+        f.set_result(1)

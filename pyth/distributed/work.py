@@ -1,11 +1,26 @@
-"""Work: the handle an async_op=True collective returns (wait() completes it)."""
+"""Work: the handle an async_op=True collective returns (wait() completes it), and the Future
+its get_future() gives (torch.futures.Future's calls)."""
 
 from __future__ import annotations
 
+import datetime
+import time
 from collections.abc import Sequence
 from typing import Any, Callable
 
 from ._mpi import mpi
+
+
+def _seconds(timeout: Any) -> float | None:
+    """A wait's timeout (None, seconds, or a datetime.timedelta) in seconds."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, datetime.timedelta):
+        return timeout.total_seconds()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"wait(): timeout must be a datetime.timedelta or seconds, got "
+                        f"{type(timeout).__name__}")
+    return float(timeout)
 
 
 class Work:
@@ -23,9 +38,21 @@ class Work:
         self._result = list(result)
         self._done = False
         self._value: Any = None
+        self._future: Future | None = None
 
     def wait(self, timeout: Any = None) -> bool:
-        """Block until the operation completed on this rank (its outputs are then valid)."""
+        """Block until the operation completed on this rank (its outputs are then valid). With
+        a timeout (seconds or a timedelta) a RuntimeError says when it has not completed by
+        then; the operation stays pending and can be waited for again."""
+        limit = _seconds(timeout)
+        if not self._done and limit is not None:
+            deadline, pause = time.monotonic() + limit, 5e-5
+            while not self.is_completed():
+                if time.monotonic() >= deadline:
+                    raise RuntimeError(f"{self._name}: timed out after {limit:g} s waiting for "
+                                       "the other ranks")
+                time.sleep(pause)
+                pause = min(pause * 2, 0.01)
         if not self._done:
             MPI = mpi()
             try:
@@ -56,6 +83,12 @@ class Work:
         self.wait()
         return list(self._result)
 
+    def get_future(self) -> Future:
+        """A Future of the output tensors (the same object on every call)."""
+        if self._future is None:
+            self._future = Future(self)
+        return self._future
+
     def _complete(self) -> None:
         self._done = True
         finish, self._finish = self._finish, None
@@ -63,6 +96,8 @@ class Work:
         self._keep = []
         if finish is not None:
             self._value = finish()
+        if self._future is not None:
+            self._future._run_callbacks()
 
     def __repr__(self) -> str:
         return f"<pyth.distributed.Work {self._name} {'done' if self._done else 'pending'}>"
@@ -74,3 +109,62 @@ def run(work: Work, async_op: bool) -> Any:
         return work
     work.wait()
     return None
+
+
+class Future:
+    """torch.futures.Future for a Work (or a value): wait() / value() give the Work's output
+    tensors, then(fn) chains fn(this future) into a new Future. MPI makes progress only inside
+    MPI calls, so callbacks run when the Work completes on this rank: in a wait() (of the
+    Future or the Work) or an is_completed() / done() that finds it finished."""
+
+    def __init__(self, work: Work | None = None, parent: Future | None = None) -> None:
+        self._work = work
+        self._parent = parent     # then()'s future completes when its parent does
+        self._callbacks: list = []
+        self._has_value = False
+        self._value: Any = None
+
+    def done(self) -> bool:
+        if self._work is not None and not self._has_value:
+            self._work.is_completed()
+        elif self._parent is not None and not self._has_value:
+            self._parent.done()
+        return self._has_value or (self._work is not None and self._work._done)
+
+    def wait(self) -> Any:
+        if self._work is not None:
+            self._work.wait()
+            return list(self._work._result)
+        if not self._has_value and self._parent is not None:
+            self._parent.wait()
+        if not self._has_value:
+            raise RuntimeError("wait(): this Future has no value yet (set_result() gives it "
+                               "one)")
+        return self._value
+
+    def value(self) -> Any:
+        if not self.done():
+            raise RuntimeError("value(): the Future is not completed yet; use wait()")
+        return self.wait()
+
+    def set_result(self, result: Any) -> None:
+        if self._work is not None or self._has_value:
+            raise RuntimeError("set_result(): this Future already has its value")
+        self._value, self._has_value = result, True
+        self._run_callbacks()
+
+    def then(self, callback: Callable[[Future], Any]) -> Future:
+        """A Future of callback(self), run once this one completes."""
+        nxt = Future(parent=self)
+        self.add_done_callback(lambda f: nxt.set_result(callback(f)))
+        return nxt
+
+    def add_done_callback(self, callback: Callable[[Future], Any]) -> None:
+        self._callbacks.append(callback)
+        if self.done():
+            self._run_callbacks()
+
+    def _run_callbacks(self) -> None:
+        callbacks, self._callbacks = self._callbacks, []
+        for cb in callbacks:
+            cb(self)
