@@ -292,3 +292,21 @@ def test_lean_unary_backward_matches_torch(name, dt):
         t.grad = None
         getattr(t, name)().sum().backward()
         np.testing.assert_allclose(q.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("how", ["unbind", "chunk2", "chunk1"])
+def test_inplace_on_a_multi_view_output_is_refused_as_torch(how):
+    def views(lib):
+        y = lib.zeros(4, 3, requires_grad=True).clone()
+        return y.unbind() if how == "unbind" else y.chunk(int(how[-1]))
+    outs = views(pyth)
+    with pytest.raises(RuntimeError, match=r"Output \d of \w+ is a view and is being modified "
+                                           "inplace. This view is the output of a function "
+                                           "that returns multiple views"):
+        outs[-1].add_(1)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        views(torch)[-1].add_(1)
+    with pytest.raises(RuntimeError) as ours:
+        views(pyth)[-1].add_(1)
+    assert str(ours.value) == str(theirs.value)

@@ -675,7 +675,7 @@ def _stack(g: Tensor, a: dict) -> list:
 
 defop("split", outputs=tuple(range(1 << 16)))(
     lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
-defop("chunk", outputs=tuple(range(1 << 16)))(
+defop("chunk", outputs=tuple(range(1 << 16)), node="SplitBackward0")(   # PyTorch's name
     lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
 defop("unbind", outputs=tuple(range(1 << 16)))(
     lambda gs, a: P.stack(gs, int(a["dim"]) % a["input"].dim()))

@@ -491,6 +491,19 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "tracked) or both outside (if you want the inplace to be tracked).")
 
 
+_MULTI_VIEW = ("chunk", "split", "unbind")   # ops returning several views (even one)
+
+
+def _multi_view_message(nr: int, node: Any) -> str:
+    """PyTorch's refusal of an in-place op on an output of unbind / chunk / split."""
+    name = node.name()
+    name = name[:-len("Backward0")] if name.endswith("Backward0") else name
+    return (f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one.")
+
+
 def in_place(op: Op | None, fn: Callable) -> Callable:
     """fn(self, ...) writing self: versions bumped; recorded as op when in the graph (op None:
     not differentiable, the result is cut from the graph)."""
@@ -528,6 +541,10 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
         if base is None:     # a view of a tensor outside the graph: the base joins it
             vb = getattr(self, "_vb", None)
             if type(vb) is NoGradView:
+                node = m.grad_fn if m is not None else None
+                if node is not None and (node.n_outputs > 1 or getattr(
+                        getattr(node, "op", None), "name", None) in _MULTI_VIEW):
+                    raise RuntimeError(_multi_view_message(m.output_nr, node))
                 raise RuntimeError(_NO_GRAD_VIEW)
             base = vb
         old = None
