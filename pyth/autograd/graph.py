@@ -19,7 +19,6 @@ from typing import Any
 
 from .._size import Size
 from .._th import ffi
-from ..tensor import wrap
 from .grad_mode import state as _grad_state
 
 _seq = itertools.count()

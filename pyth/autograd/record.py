@@ -20,7 +20,6 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
-from .._size import Size
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
 from .graph import _FREED, Info, Meta, Node, Saved, _versions, bump, shape_of, version_of
