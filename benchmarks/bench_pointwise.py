@@ -66,4 +66,9 @@ def cases(quick: bool = False) -> list[Case]:
                      lambda x: x + x, lambda x: x + x, s, sp, st))
     out.append(_case("mul by scalar, 10 elements", "latency", lambda x: x * 2.0,
                      lambda x: x * 2.0, lambda x: x * 2.0, s, sp, st))
+    out.append(_case("add_ in place, 10 elements", "latency",
+                     lambda x: np.add(x, 1.0, out=x), lambda x: x.add_(1.0),
+                     lambda x: x.add_(1.0), s.copy(), sp.clone(), st.clone()))
+    out.append(_case("exp, 10 elements", "latency", np.exp, lambda x: x.exp(),
+                     lambda x: x.exp(), s, sp, st))
     return out
