@@ -143,7 +143,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
   const int64_t bytes = (relsize + nin * (int64_t)sizeof(real)) * weight;
   if (!THParallel_worth(numel, bytes) &&
       THTensor_(flatRow)(nin, in, rn, rsize, rstride, rdata, relsize, numel, ptr, istride)) {
-    if (numel > 0) fn(&ctx, numel, ptr, istride);
+    if (numel > 0) THMath_runRow(fn, &ctx, numel, ptr, istride);
     return THMath_finish(&ctx, op);
   }
   int64_t bstride[TH_ITER_MAXARGS][TH_MAX_DIM];
@@ -212,7 +212,7 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
     THMathCtx ctx_ = {0, NULL};                                                               \
     (PTR)[0] = (char *)OUT_DATA(r_);                                                          \
     (STRIDE)[0] = 1;                                                                          \
-    FN(&ctx_, NUMEL, PTR, STRIDE);                                                            \
+    THMath_runRow(FN, &ctx_, NUMEL, PTR, STRIDE);                                             \
     if (THMath_finish(&ctx_, OP) == 0) return r_;                                             \
     OUT_FREE(r_);                                                                             \
     return NULL;                                                                              \

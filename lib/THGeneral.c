@@ -362,6 +362,14 @@ int64_t THStructCache_cached(void) {
   return n;
 }
 
+int64_t THStructCache_threads(void) {
+  int64_t n = 0;
+  pthread_mutex_lock(&th_blocks_lock);
+  for (const THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next) n++;
+  pthread_mutex_unlock(&th_blocks_lock);
+  return n;
+}
+
 void THStructCache_flush(void) {
   THThreadBlocks *tb = THThreadBlocks_get();
   if (tb) THStructCache_trim(tb, 0);

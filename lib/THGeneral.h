@@ -75,8 +75,7 @@ int64_t THAlloc_liveCount(void);
  * blocks (TH_STRUCT_CACHE_LIMIT by default; beyond it blocks go back to malloc), and a thread's
  * lists are released when it exits. Under AddressSanitizer the default limit is 0 (no caching),
  * so a use after free of a header is still reported (see lib/THGeneral.c). */
-#define TH_STRUCT_CACHE_MAX_BYTES 128
-#define TH_STRUCT_CACHE_LIMIT 128
+enum { TH_STRUCT_CACHE_MAX_BYTES = 128, TH_STRUCT_CACHE_LIMIT = 128 };
 /* Sets the bound of every list (0 turns the cache off; the calling thread's lists are trimmed
  * at once, other threads' as they next give a block back); returns the previous bound. */
 int THStructCache_setLimit(int limit);
@@ -85,6 +84,9 @@ int THStructCache_limit(void);
 int64_t THStructCache_cached(void);
 /* Returns the calling thread's cached blocks to malloc. */
 void THStructCache_flush(void);
+/* Threads holding a record (a count and lists): those that made or freed a metadata block
+ * and have not exited yet. */
+int64_t THStructCache_threads(void);
 #ifndef TH_CDEF
 /* A block of at least bytes bytes (NULL with a MemoryError on failure), and its release: bytes
  * must be what the block was asked for with (it picks the size class). Larger requests than
