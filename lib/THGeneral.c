@@ -245,6 +245,9 @@ static THThreadBlocks *THThreadBlocks_join(THThreadBlocks *tb) {
 
 static inline THThreadBlocks *THThreadBlocks_get(void) {
   THThreadBlocks *tb = &th_blocks;
+  /* An opaque copy: gcc would otherwise recompute the thread-local address (a call to
+   * __tls_get_addr in a shared library) at every use instead of keeping it in a register. */
+  __asm__("" : "+r"(tb));
   return __builtin_expect(tb->state == TH_TB_ON, 1) ? tb : THThreadBlocks_join(tb);
 }
 
