@@ -18,7 +18,7 @@ static int64_t THStorage_(bytesFor)(const char *op, int64_t n) {
 }
 
 static THStorage *THStorage_(shell)(int64_t size, THAllocator *allocator, void *ctx) {
-  THStorage *self = THAlloc(sizeof *self);
+  THStorage *self = THStructCache_alloc(sizeof *self); /* recycled per thread (THGeneral.h) */
   if (!self) return NULL;
   self->data = NULL;
   self->size = size;
@@ -36,7 +36,7 @@ THStorage *THStorage_(newWithAllocator)(int64_t size, THAllocator *allocator, vo
   if (self && bytes > 0) {
     self->data = allocator->malloc(ctx, bytes);
     if (!self->data) {
-      THFree(self);
+      THStructCache_free(self, sizeof *self);
       self = NULL;
     }
   }
@@ -75,7 +75,7 @@ void THStorage_(free)(THStorage *self) {
   if (!self || !THAtomic_decrRelease(&self->refcount)) return;
   self->allocator->free(self->allocatorContext, self->data,
                         self->size * (int64_t)sizeof(real));
-  THFree(self);
+  THStructCache_free(self, sizeof *self);
 }
 
 real *THStorage_(data)(const THStorage *self) { return self->data; }

@@ -4,12 +4,28 @@
 
 /* ---- header management ------------------------------------------------------------------- */
 
-/* Makes room for ndim sizes and strides (one allocation holds both). */
+/* Bytes of the block holding ndim sizes and strides (room for one of each at ndim 0). */
+#define TH_DIMS_BYTES(ndim) (sizeof(int64_t) * 2 * (size_t)((ndim) > 0 ? (ndim) : 1))
+/* A header is one block: the struct, then room for the sizes and strides of up to
+ * TH_INLINE_DIMS dims, which size/stride point into; only tensors of more dims have a second
+ * block. Both come from the struct cache (THStructCache_alloc in lib/THGeneral.h), which
+ * recycles them per thread instead of calling malloc and free for every tensor. */
+#define TH_INLINE_DIMS 4
+#define TH_HEADER_BYTES (sizeof(THTensor) + TH_DIMS_BYTES(TH_INLINE_DIMS))
+
+static int64_t *THTensor_(inlineDims)(THTensor *self) { return (int64_t *)(self + 1); }
+
+static void THTensor_(releaseDims)(THTensor *self) {
+  if (self->size && self->size != THTensor_(inlineDims)(self))
+    THStructCache_free(self->size, TH_DIMS_BYTES(self->nDimension));
+}
+
+/* Makes room for ndim sizes and strides (one array holds both). */
 static int THTensor_(reserveDims)(THTensor *self, int ndim) {
   if (self->size && ndim == self->nDimension) return 0;
-  int64_t *buf = THAlloc(sizeof(int64_t) * 2 * (size_t)(ndim > 0 ? ndim : 1));
-  if (!buf) return -1;
-  THFree(self->size);
+  int64_t *buf = THTensor_(inlineDims)(self);
+  if (ndim > TH_INLINE_DIMS && !(buf = THStructCache_alloc(TH_DIMS_BYTES(ndim)))) return -1;
+  THTensor_(releaseDims)(self);
   self->size = buf;
   self->stride = buf + (ndim > 0 ? ndim : 1);
   self->nDimension = ndim;
@@ -39,7 +55,7 @@ static int THTensor_(rawSet)(THTensor *self, THStorage *storage, int64_t offset,
 }
 
 static THTensor *THTensor_(header)(void) {
-  THTensor *self = THAlloc(sizeof *self);
+  THTensor *self = THStructCache_alloc(TH_HEADER_BYTES);
   if (!self) return NULL;
   self->size = NULL;
   self->stride = NULL;
@@ -64,8 +80,8 @@ void THTensor_(retain)(THTensor *self) {
 void THTensor_(free)(THTensor *self) {
   if (!self || !THAtomic_decrRelease(&self->refcount)) return;
   THStorage_(free)(self->storage);
-  THFree(self->size);
-  THFree(self);
+  THTensor_(releaseDims)(self);
+  THStructCache_free(self, TH_HEADER_BYTES);
 }
 
 /* ---- construction ------------------------------------------------------------------------ */
@@ -82,10 +98,20 @@ THTensor *THTensor_(newWithSize)(int ndim, const int64_t *size) {
   int64_t numel, stride[TH_MAX_DIM];
   THTry(THShape_numel(&numel, "empty()", ndim, size), NULL);
   THTry(THShape_contiguousStrides(stride, ndim, size), NULL);
-  THStorage *storage = THStorage_(newWithSize)(numel);
-  if (!storage) return NULL;
-  THTensor *self = THTensor_(newWithStorage)(storage, 0, ndim, size, stride);
-  THStorage_(free)(storage); /* the tensor holds its own reference (or none on failure) */
+  /* A contiguous view of exactly numel elements at offset 0 fits its fresh storage: none of
+   * newWithStorage's checks can fail, so the header is filled in directly and takes over the
+   * storage's first reference. */
+  THTensor *self = THTensor_(header)();
+  if (!self) return NULL;
+  if (THTensor_(reserveDims)(self, ndim) != 0 ||
+      !(self->storage = THStorage_(newWithSize)(numel))) {
+    THTensor_(free)(self);
+    return NULL;
+  }
+  for (int d = 0; d < ndim; d++) {
+    self->size[d] = size[d];
+    self->stride[d] = stride[d];
+  }
   return self;
 }
 
@@ -595,5 +621,9 @@ int THTensor_(scatterOffsets)(THTensor *to, const int64_t *offsets, int64_t n,
   for (int64_t i = 0; i < n; i++) dst->data[offsets[i]] = src[i];
   return 0;
 }
+
+#undef TH_DIMS_BYTES
+#undef TH_INLINE_DIMS
+#undef TH_HEADER_BYTES
 
 #endif

@@ -143,7 +143,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
   const int64_t bytes = (relsize + nin * (int64_t)sizeof(real)) * weight;
   if (!THParallel_worth(numel, bytes) &&
       THTensor_(flatRow)(nin, in, rn, rsize, rstride, rdata, relsize, numel, ptr, istride)) {
-    if (numel > 0) fn(&ctx, numel, ptr, istride);
+    if (numel > 0) THMath_runRow(fn, &ctx, numel, ptr, istride);
     return THMath_finish(&ctx, op);
   }
   int64_t bstride[TH_ITER_MAXARGS][TH_MAX_DIM];
@@ -164,6 +164,60 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
   return THMath_finish(&ctx, op);
 }
 
+/* The fast path of the <name>New forms (unary: b NULL). When every input is contiguous and
+ * inside its storage, and of the result's very shape or a single value broadcast to it, none of
+ * the general path's steps can fail or change anything: the broadcast shape is the larger
+ * input's, a fresh result is contiguous, writable and overlaps no input. Then the result is
+ * made at that shape and the op is one row over it, skipping broadcastShape, resizeOutput,
+ * checkOverlap, broadcastStrides and THIter. Only below the thread grain (THParallel_worth, as
+ * run() decides): larger ops take the general path, which splits them between threads.
+ * Returns the input whose shape the result takes, with *numel, ptr[1..] and stride[1..] (the
+ * inputs' rows) filled in; NULL for the general path, which also reports every error. */
+static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsize, int weight,
+                                         int64_t *numel, char **ptr, int64_t *stride) {
+  THTensor *shape = a, *in[2] = {a, b};
+  int64_t na = THTensor_(nElement)(a), nb = b ? THTensor_(nElement)(b) : 0, n = na;
+  stride[1] = stride[2] = 1;
+  if (b && !THTensor_(isSameSizeAs)(a, b)) {
+    if (nb == 1 && b->nDimension <= a->nDimension) {
+      stride[2] = 0;
+    } else if (na == 1 && a->nDimension <= b->nDimension) {
+      stride[1] = 0;
+      shape = b;
+      n = nb;
+    } else {
+      return NULL;
+    }
+  }
+  const int nin = b ? 2 : 1;
+  if (THParallel_worth(n, (relsize + nin * (int64_t)sizeof(real)) * weight)) return NULL;
+  const int64_t counts[2] = {na, nb};
+  for (int k = 0; k < nin; k++) {
+    const THTensor *t = in[k];
+    /* the contiguous view's extent is offset + elements (checkBounds, without the walk) */
+    if (!THShape_isContiguous(t->nDimension, t->size, t->stride) ||
+        (counts[k] > 0 && t->storageOffset + counts[k] > t->storage->size))
+      return NULL;
+    ptr[k + 1] = (char *)THTensor_(data)(t);
+  }
+  *numel = n;
+  return shape;
+}
+
+/* The result of the fast path: made at SHAPE's size, FN run once over its NUMEL elements. */
+#define TH_NEW_FLAT(OUT, OUT_NEW, OUT_FREE, OUT_DATA, OP, FN, SHAPE, NUMEL, PTR, STRIDE)       \
+  {                                                                                           \
+    OUT *r_ = OUT_NEW((SHAPE)->nDimension, (SHAPE)->size);                                    \
+    if (!r_ || (NUMEL) == 0) return r_;                                                       \
+    THMathCtx ctx_ = {0, NULL};                                                               \
+    (PTR)[0] = (char *)OUT_DATA(r_);                                                          \
+    (STRIDE)[0] = 1;                                                                          \
+    THMath_runRow(FN, &ctx_, NUMEL, PTR, STRIDE);                                             \
+    if (THMath_finish(&ctx_, OP) == 0) return r_;                                             \
+    OUT_FREE(r_);                                                                             \
+    return NULL;                                                                              \
+  }
+
 #define TH_NARGS(...) ((int)(sizeof((THTensor *[]){__VA_ARGS__}) / sizeof(THTensor *)))
 #define TH_RUN(OP, FN, EXTRA, WEIGHT, R, RDATA, RELSIZE, ...)                                \
   THTensor_(run)(OP, FN, EXTRA, WEIGHT, TH_NARGS(__VA_ARGS__),                               \
@@ -180,11 +234,18 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
 #define TH_UNARY_ROW_ATTR
 #endif
 
-/* The <name>New forms: the result allocated at its final shape, then the op run into it. */
-#define TH_NEW_RESULT(OUT, OUT_NEW, OUT_FREE, SIZE_OF, CALL)                                  \
+/* The <name>New forms: the fast path when it applies (flatOperands), else the result
+ * allocated at its final shape and the op run into it. */
+#define TH_NEW_RESULT(OUT, OUT_NEW, OUT_FREE, OUT_T, OUT_DATA, NAME, WEIGHT, A, B, SIZE_OF, CALL) \
   {                                                                                           \
-    int64_t size_[TH_MAX_DIM];                                                                \
+    char *ptr_[3];                                                                            \
+    int64_t stride_[3], numel_, size_[TH_MAX_DIM];                                            \
     int ndim_;                                                                                \
+    THTensor *shape_ =                                                                        \
+        THTensor_(flatOperands)(A, B, sizeof(OUT_T), WEIGHT, &numel_, ptr_, stride_);          \
+    if (shape_)                                                                               \
+      TH_NEW_FLAT(OUT, OUT_NEW, OUT_FREE, OUT_DATA, #NAME "()", THTensor_(NAME##Row), shape_, \
+                  numel_, ptr_, stride_)                                                      \
     if (SIZE_OF) return NULL;                                                                 \
     OUT *r_ = OUT_NEW(ndim_, size_);                                                          \
     if (r_ && CALL != 0) {                                                                    \
@@ -209,7 +270,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
     return TH_RUN(op, THTensor_(NAME##Row), NULL, WEIGHT, r, OUT_DATA(r), sizeof(OUT_T), a);  \
   }                                                                                           \
   OUT *THTensor_(NAME##New)(THTensor * a)                                                     \
-  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE,                                                   \
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, WEIGHT, a, NULL,            \
                 THTensor_(sizeOf)(size_, &ndim_, #NAME "()", a), THTensor_(NAME)(r_, a))
 
 #define THTensor_NEW THTensor_(newWithSize)
@@ -252,7 +313,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
     return THTensor_(NAME)(r, a, THTensor_(scalarView)(&t, &s, &b));                          \
   }                                                                                           \
   OUT *THTensor_(NAME##New)(THTensor * a, THTensor * b)                                       \
-  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE,                                                   \
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, TH_WEIGHT_MEMORY, a, b,     \
                 THTensor_(broadcastShape)(size_, &ndim_, #NAME "()", a, b, NULL),             \
                 THTensor_(NAME)(r_, a, b))                                                    \
   OUT *THTensor_(NAME##ScalarNew)(THTensor * a, real b) {                                     \
@@ -441,6 +502,7 @@ int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, rea
 #undef TH_NEG_P
 #undef TH_UNARY_ROW_ATTR
 #undef TH_NEW_RESULT
+#undef TH_NEW_FLAT
 #undef TH_NARGS
 #undef THTensor_NEW
 #undef THTensor_FREE

@@ -138,16 +138,148 @@ int THCall_isPrivate(uint64_t token) {
   return token != 0 && (token == now || token == now + 1);
 }
 
-static _Atomic int64_t th_live_blocks = 0;
+/* ---- metadata blocks and the struct cache (see THGeneral.h) ----
+ *
+ * Every thread has one record (thread-local): its count of metadata blocks handed out minus
+ * those taken back, and its struct-cache lists. Only the owner writes a record, with relaxed
+ * atomic stores (plain moves on x86), so THAlloc and THFree take no lock and do no atomic
+ * read-modify-write; THAlloc_liveCount adds up the records of the registry below (a list
+ * under a mutex, which threads join on their first block and leave when they exit). An exiting
+ * thread's count moves into th_retired and its cached blocks go back to malloc (a pthread key
+ * destructor), so the cache neither grows with the number of threads nor leaks. */
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+/* Under ASan the cache is off by default: a recycled header would turn a use after free into a
+ * use of another live header, which ASan cannot tell from a correct one, while blocks that go
+ * back to malloc pass through ASan's quarantine and any late access is reported. Tests that
+ * turn it on (THStructCache_setLimit) still get blocks poisoned while they rest in a list, and
+ * the bytes between a request and its size class poisoned while in use. */
+#define TH_STRUCT_CACHE_DEFAULT 0
+#define TH_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define TH_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#if defined(TH_NO_STRUCT_CACHE)
+#define TH_STRUCT_CACHE_DEFAULT 0
+#else
+#define TH_STRUCT_CACHE_DEFAULT TH_STRUCT_CACHE_LIMIT
+#endif
+#define TH_POISON(p, n) ((void)(p), (void)(n))
+#define TH_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
+#define TH_SC_GRAIN 16
+#define TH_SC_CLASSES (TH_STRUCT_CACHE_MAX_BYTES / TH_SC_GRAIN)
+
+enum { TH_TB_NEW = 0, TH_TB_ON = 1, TH_TB_GONE = 2 };
+
+typedef struct THThreadBlocks {
+  _Atomic int64_t live;               /* blocks handed out minus taken back, on this thread */
+  int state;                          /* TH_TB_*: GONE once the thread has begun to exit */
+  int count[TH_SC_CLASSES];           /* blocks in each list */
+  void *head[TH_SC_CLASSES];          /* lists by size class, linked through the first word */
+  struct THThreadBlocks *prev, *next; /* the registry */
+} THThreadBlocks;
+
+static _Thread_local THThreadBlocks th_blocks;
+static pthread_mutex_t th_blocks_lock = PTHREAD_MUTEX_INITIALIZER;
+static THThreadBlocks *th_blocks_all = NULL;  /* the registry, under th_blocks_lock */
+static _Atomic int64_t th_retired = 0;        /* counts of exited (or unregistered) threads */
+static _Atomic int th_cache_limit = TH_STRUCT_CACHE_DEFAULT;
+static pthread_key_t th_blocks_key;
+static pthread_once_t th_blocks_once = PTHREAD_ONCE_INIT;
+static int th_blocks_keyed = 0;
+
+static size_t THStructCache_classBytes(int c) { return (size_t)(c + 1) * TH_SC_GRAIN; }
+
+/* Returns the blocks of every list above `keep` to malloc (they are no longer counted). */
+static void THStructCache_trim(THThreadBlocks *tb, int keep) {
+  for (int c = 0; c < TH_SC_CLASSES; c++) {
+    while (tb->count[c] > keep) {
+      void *p = tb->head[c];
+      TH_UNPOISON(p, THStructCache_classBytes(c));
+      tb->head[c] = *(void **)p;
+      tb->count[c]--;
+      free(p);
+    }
+  }
+}
+
+/* The key's destructor: the thread is exiting. */
+static void THThreadBlocks_exit(void *arg) {
+  THThreadBlocks *tb = arg;
+  pthread_mutex_lock(&th_blocks_lock);
+  if (tb->prev) tb->prev->next = tb->next;
+  else th_blocks_all = tb->next;
+  if (tb->next) tb->next->prev = tb->prev;
+  atomic_fetch_add_explicit(&th_retired, atomic_load_explicit(&tb->live, memory_order_relaxed),
+                            memory_order_relaxed);
+  atomic_store_explicit(&tb->live, 0, memory_order_relaxed);
+  tb->state = TH_TB_GONE; /* blocks freed from here on are counted in th_retired, uncached */
+  pthread_mutex_unlock(&th_blocks_lock);
+  THStructCache_trim(tb, 0);
+}
+
+static void THThreadBlocks_makeKey(void) {
+  th_blocks_keyed = pthread_key_create(&th_blocks_key, THThreadBlocks_exit) == 0;
+}
+
+/* First block of a thread: join the registry (NULL once the thread is exiting, or when no
+ * key could be made: then the thread counts in th_retired and does not cache). */
+static THThreadBlocks *THThreadBlocks_join(THThreadBlocks *tb) {
+  if (tb->state == TH_TB_GONE) return NULL;
+  pthread_once(&th_blocks_once, THThreadBlocks_makeKey);
+  if (!th_blocks_keyed || pthread_setspecific(th_blocks_key, tb) != 0) {
+    tb->state = TH_TB_GONE;
+    return NULL;
+  }
+  pthread_mutex_lock(&th_blocks_lock);
+  tb->prev = NULL;
+  tb->next = th_blocks_all;
+  if (th_blocks_all) th_blocks_all->prev = tb;
+  th_blocks_all = tb;
+  tb->state = TH_TB_ON;
+  pthread_mutex_unlock(&th_blocks_lock);
+  return tb;
+}
+
+static inline THThreadBlocks *THThreadBlocks_get(void) {
+  THThreadBlocks *tb = &th_blocks;
+  /* An opaque copy: gcc would otherwise recompute the thread-local address (a call to
+   * __tls_get_addr in a shared library) at every use instead of keeping it in a register. */
+  __asm__("" : "+r"(tb));
+  return __builtin_expect(tb->state == TH_TB_ON, 1) ? tb : THThreadBlocks_join(tb);
+}
+
+static inline void THThreadBlocks_count(THThreadBlocks *tb, int64_t n) {
+  if (tb)
+    atomic_store_explicit(&tb->live, atomic_load_explicit(&tb->live, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&th_retired, n, memory_order_relaxed);
+}
+
+/* A fork copies only the forking thread: the registry lock must not be held by another. */
+static void THThreadBlocks_forkPrepare(void) { pthread_mutex_lock(&th_blocks_lock); }
+static void THThreadBlocks_forkDone(void) { pthread_mutex_unlock(&th_blocks_lock); }
+
+__attribute__((constructor)) static void THThreadBlocks_init(void) {
+  pthread_atfork(THThreadBlocks_forkPrepare, THThreadBlocks_forkDone, THThreadBlocks_forkDone);
+}
 
 int64_t THAlloc_liveCount(void) {
-  return atomic_load_explicit(&th_live_blocks, memory_order_relaxed);
+  pthread_mutex_lock(&th_blocks_lock);
+  int64_t n = atomic_load_explicit(&th_retired, memory_order_relaxed);
+  for (THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next)
+    n += atomic_load_explicit(&tb->live, memory_order_relaxed);
+  pthread_mutex_unlock(&th_blocks_lock);
+  return n;
 }
 
 void *THAlloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);
   if (!p) THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %zu bytes", bytes);
-  else atomic_fetch_add_explicit(&th_live_blocks, 1, memory_order_relaxed);
+  else THThreadBlocks_count(THThreadBlocks_get(), 1);
   return p;
 }
 
@@ -160,14 +292,90 @@ void *THAllocArray(const char *op, int64_t n, int64_t elsize) {
 void *THRealloc(void *ptr, size_t bytes) {
   void *p = realloc(ptr, bytes ? bytes : 1);
   if (!p) THError_set(TH_ERR_MEMORY, "out of memory: failed to reallocate %zu bytes", bytes);
-  else if (!ptr) atomic_fetch_add_explicit(&th_live_blocks, 1, memory_order_relaxed);
+  else if (!ptr) THThreadBlocks_count(THThreadBlocks_get(), 1);
   return p;
 }
 
 void THFree(void *ptr) {
   if (!ptr) return;
-  atomic_fetch_sub_explicit(&th_live_blocks, 1, memory_order_relaxed);
+  THThreadBlocks_count(THThreadBlocks_get(), -1);
   free(ptr);
+}
+
+void *THStructCache_alloc(size_t bytes) {
+  if (bytes > TH_STRUCT_CACHE_MAX_BYTES) return THAlloc(bytes);
+  const int c = bytes ? (int)((bytes - 1) / TH_SC_GRAIN) : 0;
+  const size_t full = THStructCache_classBytes(c);
+  THThreadBlocks *tb = THThreadBlocks_get();
+  void *p = tb ? tb->head[c] : NULL;
+  if (p) {
+    TH_UNPOISON(p, sizeof(void *));
+    tb->head[c] = *(void **)p;
+    tb->count[c]--;
+    TH_UNPOISON(p, bytes);
+  } else {
+    /* always the whole class: the block may rest in a list and serve any request of it */
+    p = malloc(full);
+    if (!p) {
+      THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %zu bytes", bytes);
+      return NULL;
+    }
+  }
+  TH_POISON((char *)p + bytes, full - bytes);
+  THThreadBlocks_count(tb, 1);
+  return p;
+}
+
+void THStructCache_free(void *ptr, size_t bytes) {
+  if (!ptr) return;
+  if (bytes > TH_STRUCT_CACHE_MAX_BYTES) {
+    THFree(ptr);
+    return;
+  }
+  const int c = bytes ? (int)((bytes - 1) / TH_SC_GRAIN) : 0;
+  const size_t full = THStructCache_classBytes(c);
+  THThreadBlocks *tb = THThreadBlocks_get();
+  THThreadBlocks_count(tb, -1);
+  TH_UNPOISON(ptr, full);
+  if (tb && tb->count[c] < atomic_load_explicit(&th_cache_limit, memory_order_relaxed)) {
+    *(void **)ptr = tb->head[c];
+    tb->head[c] = ptr;
+    tb->count[c]++;
+    TH_POISON(ptr, full);
+    return;
+  }
+  free(ptr);
+}
+
+int THStructCache_setLimit(int limit) {
+  THArgCheck(limit >= 0, TH_ERR_VALUE, -1,
+             "struct cache: the limit must be non-negative, got %d", limit);
+  int old = atomic_exchange(&th_cache_limit, limit);
+  THThreadBlocks *tb = THThreadBlocks_get();
+  if (tb) THStructCache_trim(tb, limit);
+  return old;
+}
+
+int THStructCache_limit(void) { return atomic_load(&th_cache_limit); }
+
+int64_t THStructCache_cached(void) {
+  const THThreadBlocks *tb = &th_blocks;
+  int64_t n = 0;
+  for (int c = 0; c < TH_SC_CLASSES; c++) n += tb->count[c];
+  return n;
+}
+
+int64_t THStructCache_threads(void) {
+  int64_t n = 0;
+  pthread_mutex_lock(&th_blocks_lock);
+  for (const THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next) n++;
+  pthread_mutex_unlock(&th_blocks_lock);
+  return n;
+}
+
+void THStructCache_flush(void) {
+  THThreadBlocks *tb = THThreadBlocks_get();
+  if (tb) THStructCache_trim(tb, 0);
 }
 
 const char *THSize_str(char *buf, size_t len, int ndim, const int64_t *size) {

@@ -63,8 +63,37 @@ void *THAllocArray(const char *op, int64_t n, int64_t elsize);
 void *THRealloc(void *ptr, size_t bytes);
 void THFree(void *ptr);
 /* Metadata blocks THAlloc has handed out and THFree has not taken back (tensor headers, size
- * arrays, allocator contexts): the leak tests compare it with a baseline. */
+ * arrays, allocator contexts; a block resting in a struct cache below counts as taken back):
+ * the leak tests compare it with a baseline. */
 int64_t THAlloc_liveCount(void);
+
+/* The struct cache: small metadata blocks (tensor and storage headers, size/stride arrays)
+ * recycled instead of going back to malloc. Every thread keeps its own bounded free lists, one
+ * per size class (multiples of 16 bytes up to TH_STRUCT_CACHE_MAX_BYTES), so taking and giving
+ * a block costs no lock and no atomic read-modify-write; a block freed on another thread than
+ * the one that made it simply joins the freeing thread's list. A list holds at most `limit`
+ * blocks (TH_STRUCT_CACHE_LIMIT by default; beyond it blocks go back to malloc), and a thread's
+ * lists are released when it exits. Under AddressSanitizer the default limit is 0 (no caching),
+ * so a use after free of a header is still reported (see lib/THGeneral.c). */
+enum { TH_STRUCT_CACHE_MAX_BYTES = 128, TH_STRUCT_CACHE_LIMIT = 128 };
+/* Sets the bound of every list (0 turns the cache off; the calling thread's lists are trimmed
+ * at once, other threads' as they next give a block back); returns the previous bound. */
+int THStructCache_setLimit(int limit);
+int THStructCache_limit(void);
+/* Blocks resting in the calling thread's lists. */
+int64_t THStructCache_cached(void);
+/* Returns the calling thread's cached blocks to malloc. */
+void THStructCache_flush(void);
+/* Threads holding a record (a count and lists): those that made or freed a metadata block
+ * and have not exited yet. */
+int64_t THStructCache_threads(void);
+#ifndef TH_CDEF
+/* A block of at least bytes bytes (NULL with a MemoryError on failure), and its release: bytes
+ * must be what the block was asked for with (it picks the size class). Larger requests than
+ * TH_STRUCT_CACHE_MAX_BYTES are plain THAlloc / THFree. */
+void *THStructCache_alloc(size_t bytes);
+void THStructCache_free(void *ptr, size_t bytes);
+#endif
 
 /* Threads (OpenMP) and the grain size. An op's work is measured in bytes: its elements times
  * the bytes each touches (every operand's element), times a weight for costly kernels

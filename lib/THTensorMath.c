@@ -27,5 +27,15 @@ static int THMath_finish(THMathCtx *ctx, const char *op) {
   }
 }
 
+/* Runs a row function over one row on the calling thread. Never inlined or specialised
+ * (noipa), so every path - the <name>New fast path, run()'s short path and THIter's - runs
+ * an op's row function as the same compiled code: how a loop is vectorised (libmvec's vector
+ * variants for most elements, scalar calls for the rest) decides the last bit of the
+ * transcendental ops, and inlining a row function into one caller could change that. */
+__attribute__((noipa)) static void THMath_runRow(THRowFn fn, THMathCtx *ctx, int64_t n,
+                                                 char **data, const int64_t *stride) {
+  fn(ctx, n, data, stride);
+}
+
 #include "generic/THTensorMath.c"
 #include "THGenerateAllTypes.h"
