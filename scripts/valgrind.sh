@@ -34,7 +34,8 @@ if [[ -z "$so" || -n "$(find "$repo/lib" "$repo/generic" "$repo/build_ffi.py" -n
   echo "   built in $((SECONDS - start)) s"
 fi
 find "$dir/lib/pyth" -name '*.py' -delete
-cp "$repo"/pyth/*.py "$dir/lib/pyth/"
+(cd "$repo" && find pyth -name '*.py' -print0) |   # the whole package, subpackages included
+  while IFS= read -r -d '' f; do install -D -m 644 "$repo/$f" "$dir/lib/$f"; done
 
 [[ $# -gt 0 ]] || set -- "$repo/scripts/valgrind_smoke.py"
 # valgrind must start the interpreter itself, not a wrapper script (pyenv shims are bash)
