@@ -464,7 +464,8 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
                 (name == "end" or x.dim() > 0):
             raise RuntimeError(f"lerp(): expected dtype {input.dtype.name} for `{name}` but got "
                                f"dtype {x.dtype.name}")
-    dt = result_type(input, end)
+    zero_dim = isinstance(weight, Tensor) and weight.dim() == 0   # promotes, as in PyTorch
+    dt = result_type(input, end, weight) if zero_dim else result_type(input, end)
     _require("lerp", dt, "f")
     a, b, w = as_tensor(input, dt), as_tensor(end, dt), as_tensor(weight, dt)
     run = lambda r: dt.tensor.lerp(r._h, a._h, b._h, w._h)  # noqa: E731

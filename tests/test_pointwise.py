@@ -1740,3 +1740,17 @@ def test_large_strided_tensors(name):
     if name != "bool":
         check_inplace(soft, "large in-place mul_", lambda m, x, y: x.mul_(y), a, [b.p], [b.t])
     soft.done()
+
+
+def test_lerp_integer_ends_with_a_zero_dim_float_weight_promote_as_torch():
+    torch = pytest.importorskip("torch")
+    for start in ([0, 1, 5], 3):
+        for w in (0.25, 0.75):
+            p = pyth.lerp(pyth.tensor(start, dtype=pyth.int32), pyth.tensor(start, dtype=pyth.int32)
+                          * 2, pyth.tensor(w))
+            t = torch.lerp(torch.tensor(start, dtype=torch.int32),
+                           torch.tensor(start, dtype=torch.int32) * 2, torch.tensor(w))
+            assert p.dtype is pyth.float32 and tuple(p.shape) == tuple(t.shape)
+            np.testing.assert_allclose(p.numpy(), t.numpy())
+    with pytest.raises(RuntimeError, match="expected dtype int32 for `weight`"):
+        pyth.lerp(pyth.ones(2, dtype=pyth.int32), pyth.ones(2, dtype=pyth.int32), pyth.ones(2))
