@@ -5,16 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _support import (
-    DTYPE_NAMES,
-    assert_same,
-    check_call,
-    make_pair,
-    sample,
-    torch_or_skip,
-)
 
 import pyth
+from _support import DTYPE_NAMES, assert_same, check_call, make_pair, sample, torch_or_skip
 
 
 def _idx(torch, values):

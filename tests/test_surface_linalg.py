@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _support import assert_same, check_call, make_pair, sample, torch_or_skip
 
 import pyth
+from _support import assert_same, check_call, make_pair, sample, torch_or_skip
 
 
 def _well_conditioned(n, name, key):

@@ -11,17 +11,10 @@ import sys
 
 import numpy as np
 import pytest
-from _support import (
-    DTYPE_NAMES,
-    assert_same,
-    check_call,
-    layouts,
-    make_pair,
-    sample,
-    torch_or_skip,
-)
 
 import pyth
+from _support import (DTYPE_NAMES, assert_same, check_call, layouts, make_pair, sample,
+                      torch_or_skip)
 
 UNARY = {
     "asinh": (lambda m, x: m.asinh(x), (-50, 50)),

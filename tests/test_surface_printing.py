@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from _support import torch_or_skip
 
 import pyth
+from _support import torch_or_skip
 
 
 @pytest.fixture(autouse=True)

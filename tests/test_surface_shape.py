@@ -7,17 +7,11 @@ import pickle
 
 import numpy as np
 import pytest
-from _support import (
-    DTYPE_NAMES,
-    assert_same,
-    check_call,
-    layouts,
-    make_pair,
-    sample,
-    torch_or_skip,
-)
 
 import pyth
+from _support import (DTYPE_NAMES, assert_same, check_call, layouts, make_pair, sample,
+                      torch_or_skip)
+
 
 # ---- device ----
 
