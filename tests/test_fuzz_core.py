@@ -1,7 +1,7 @@
 """Differential fuzzing of the core: views, copies, clones, indexing, the numpy bridge, storages.
 
 Random tensors (every dtype; 0-dim and size-0 dims included) go through random chains of views
-(tests/fuzz_support.py VIEW_STEPS), then copies, writes and indexing; every step is compared
+(tests/_support.py VIEW_STEPS), then copies, writes and indexing; every step is compared
 with numpy (values) and torch when installed (sizes, strides, offsets, write-through). The
 example counts come from the hypothesis profile (tests/conftest.py: PYTH_FUZZ=ci|long|san).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from fuzz_support import (
+from _support import (
     DTYPE_NAMES,
     FLOATS,
     INTS,

@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 import pytest
-from fuzz_support import DTYPE_NAMES, NP_CARRIER, pdt
+from _support import DTYPE_NAMES, NP_CARRIER, pdt
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from pyth._th import lib

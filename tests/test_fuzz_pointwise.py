@@ -1,7 +1,7 @@
 """Differential fuzzing of pointwise math against PyTorch (numpy when torch is missing).
 
 Every op in the tables below runs on random operands (every dtype, random layouts from
-tests/fuzz_support.py: transposed, stepped, offset, expanded; 0-dim and size-0 included) in
+tests/_support.py: transposed, stepped, offset, expanded; 0-dim and size-0 included) in
 every form (function, method, out=, in-place, operator), and the outcome must be PyTorch's:
 the same exception class, or the same dtype, shape and values (bit-exact for exact ops, within
 a few units in the last place of the result type for transcendental ones). Adding an op to
@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
-from fuzz_support import (
+from _support import (
     DTYPE_NAMES,
     FLOATS,
     INTS,
@@ -306,7 +306,7 @@ def test_div_rounding_modes_and_alpha_match_torch(pair, mode, alpha):
 @st.composite
 def triples(draw, names=DTYPE_NAMES):
     full = draw(st.lists(st.sampled_from([0, 1, 2, 3]), max_size=3).map(tuple))
-    from fuzz_support import broadcastable_to
+    from _support import broadcastable_to
     shapes_ = [draw(broadcastable_to(full)) for _ in range(3)]
     return [draw(of_shape(draw(st.sampled_from(names)), s)) for s in shapes_]
 
@@ -379,7 +379,7 @@ def test_view_pointwise_index_chain(case, data):
 
 
 def distinct_cells_ok(y) -> bool:
-    from fuzz_support import distinct_cells
+    from _support import distinct_cells
     return distinct_cells(y.p)
 
 
@@ -395,7 +395,7 @@ def test_inplace_with_overlapping_operand(case, op, how):
     temporary. Never an order-dependent result. Oracle: torch on b.clone()."""
     x, _ = case
     assume(x.p.dim() >= 1 and x.p.numel() > 1)
-    from fuzz_support import distinct_cells
+    from _support import distinct_cells
     assume(distinct_cells(x.p))
     a_p, a_t = x.p, x.t
     n = x.p.shape[0]

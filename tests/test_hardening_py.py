@@ -15,7 +15,7 @@ import pickle
 
 import numpy as np
 import pytest
-from fuzz_support import FLOATS, INTS
+from _support import FLOATS, INTS
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from pyth._th import ffi, lib

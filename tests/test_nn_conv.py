@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from nn_support import P, T, close, needs_torch, torch
+from _support import P, T, close, needs_torch, torch
 
 import pyth
 from pyth import nn

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from nn_support import P, T, close, needs_torch, torch
+from _support import P, T, close, needs_torch, torch
 
 import pyth
 from pyth.autograd import gradcheck

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 
 import pyth
-from surface_support import NAMES, assert_same, check_call, make_pair, sample, torch_or_skip
+from _support import DTYPE_NAMES, assert_same, check_call, make_pair, sample, torch_or_skip
 
 
 def _idx(torch, values):
     return pyth.tensor(values), torch.tensor(values)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("accumulate", [False, True])
 def test_index_put(name, accumulate):
     torch = torch_or_skip()
@@ -48,7 +48,7 @@ def test_index_put_errors():
                lambda: t.index_put_((torch.tensor([0]),), torch.tensor(1.0, dtype=torch.float64)))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_take_along_dim(name):
     torch = torch_or_skip()
     p, t = make_pair(sample((3, 4), name, ("tad",)), name)
@@ -66,7 +66,7 @@ def test_take_along_dim(name):
                lambda: torch.take_along_dim(t, ti.int(), 1))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce(name, reduce, include_self):

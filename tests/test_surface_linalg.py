@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import pyth
-from surface_support import assert_same, check_call, make_pair, sample, torch_or_skip
+from _support import assert_same, check_call, make_pair, sample, torch_or_skip
 
 
 def _well_conditioned(n, name, key):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import pyth
-from surface_support import (NAMES, assert_same, check_call, layouts, make_pair, sample,
-                             torch_or_skip)
+from _support import (DTYPE_NAMES, assert_same, check_call, layouts, make_pair, sample,
+                      torch_or_skip)
 
 # name -> (pyth call, torch call, value range)
 UNARY = {
@@ -41,7 +41,7 @@ UNARY = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(UNARY))
 def test_unary_against_torch(op, name):
     torch = torch_or_skip()
@@ -72,7 +72,7 @@ BINARY = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(BINARY))
 def test_binary_against_torch(op, name):
     torch = torch_or_skip()
@@ -204,7 +204,7 @@ def test_bincount(name):
         pyth.bincount(pyth.tensor([-1, 2]))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_diff_kron_cross(name):
     torch = torch_or_skip()
     p, t = make_pair(sample((4, 6), name, ("d",)), name)
@@ -221,7 +221,7 @@ def test_diff_kron_cross(name):
     check_call(lambda: pyth.kron(p[0], p[:, 0]), lambda: torch.kron(t[0], t[:, 0]))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["cummax", "cummin"])
 def test_cummax_cummin(op, name):
     torch = torch_or_skip()

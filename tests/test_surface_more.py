@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import pyth
-from surface_support import (NAMES, assert_same, check_call, layouts, make_pair, sample,
-                             torch_or_skip)
+from _support import (DTYPE_NAMES, assert_same, check_call, layouts, make_pair, sample,
+                      torch_or_skip)
 
 UNARY = {
     "asinh": (lambda m, x: m.asinh(x), (-50, 50)),
@@ -47,7 +47,7 @@ UNARY = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(UNARY))
 def test_more_against_torch(op, name):
     torch = torch_or_skip()

@@ -7,7 +7,7 @@ import math
 import pytest
 
 import pyth
-from surface_support import torch_or_skip
+from _support import torch_or_skip
 
 
 @pytest.fixture(autouse=True)

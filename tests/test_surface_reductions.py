@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import pyth
-from surface_support import (FLOATS, NAMES, assert_same, check_call, layouts, make_pair,
-                             sample, torch_or_skip)
+from _support import (DTYPE_NAMES, assert_same, check_call, layouts, make_pair,
+                      sample, torch_or_skip)
 
 REDUCTIONS = {
     "aminmax": lambda m, x: m.aminmax(x),
@@ -38,7 +38,7 @@ REDUCTIONS = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(REDUCTIONS))
 def test_reductions_against_torch(op, name):
     torch = torch_or_skip()

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import pyth
-from surface_support import (NAMES, assert_same, check_call, layouts, make_pair, sample,
-                             torch_or_skip)
+from _support import (DTYPE_NAMES, assert_same, check_call, layouts, make_pair, sample,
+                      torch_or_skip)
 
 
 # ---- device ----
@@ -105,7 +105,7 @@ def test_tensor_from_iterables_and_as_tensor():
     assert pyth.asarray([1, 2]).dtype is pyth.int64
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_new_methods_and_type_as(name):
     torch = torch_or_skip()
     p, t = make_pair(sample((2, 3), name), name)
@@ -193,7 +193,7 @@ SHAPE_OPS = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(SHAPE_OPS))
 def test_shape_ops_against_torch(op, name):
     torch = torch_or_skip()

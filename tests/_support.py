@@ -1,27 +1,41 @@
-"""Strategies shared by the differential fuzz suites (test_fuzz_core.py, test_fuzz_pointwise.py).
+"""Helpers the test suite shares, in one place. Sections:
 
-A `Triple` carries the same logical tensor three times: the pyth tensor under test, a numpy
-array (the value oracle; float32 stands in for bfloat16, whose values are drawn exactly
-representable), and a torch tensor (the geometry oracle: sizes, strides, offset), or None when
-torch is not installed. View steps are a table, `VIEW_STEPS`: each draws its parameters for
-the current shape and applies the same view to all three, so a new view op is one entry.
+- dtype tables: the dtype names (all, float, integer), their numpy carriers and pyth/torch
+  dtypes, and torch as an optional oracle (None when not installed).
+- data and layouts: `Triple` (one logical tensor in pyth, numpy and torch) for the fuzz suites;
+  seeded sample values, (pyth, torch) pairs and their layouts (contiguous, transposed, stepped,
+  expanded) for the surface tests.
+- comparisons: values, dtype and geometry against numpy/torch; `check_call` (same result or same
+  exception class as torch); the numpy reference for dtype conversions.
+- hypothesis strategies and view steps: values, shapes and tensors in random layouts;
+  `VIEW_STEPS`, a table of view ops applied alike to all three of a Triple.
+- layer-test operands: float64 pyth/torch operands from one array, and a closeness check.
+
+Users: the differential fuzz suites (test_fuzz_*.py, test_hardening_py.py), the surface tests
+(test_surface_*.py) and the layer tests (test_nn_conv.py, test_nn_pool.py,
+test_nn_fastpaths.py). conftest.py's directory is on sys.path, so tests import it as `_support`.
 """
 
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
-from hypothesis import strategies as st
+import pytest
+from hypothesis import strategies as st  # pyproject's test extra declares hypothesis
 
 import pyth
 
 try:
     import torch
-except ImportError:  # the suites still run, with numpy as the only oracle
+except ImportError:  # tests that need torch skip; the rest run with numpy as the only oracle
     torch = None
+
+
+# ==== dtype tables ===============================================================================
 
 DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
                "bfloat16", "bool"]
@@ -43,7 +57,214 @@ def tdt(name: str):
     return getattr(torch, name)
 
 
-# ---- values ----------------------------------------------------------------------------------
+def dtype_name(x) -> str:
+    """The dtype name of a pyth or torch tensor ('float32', ...)."""
+    return str(x.dtype).rsplit(".", 1)[-1]
+
+
+def torch_or_skip():
+    """The torch module, or a skip of the calling test when it is not installed."""
+    return pytest.importorskip("torch")
+
+
+# ==== data and layouts ===========================================================================
+
+@dataclass
+class Triple:
+    """One logical tensor in pyth, numpy and torch (or None)."""
+
+    p: Any
+    n: np.ndarray
+    t: Any
+    name: str
+
+    def map(self, fp: Callable, fn: Callable, ft: Callable) -> Triple:
+        return Triple(fp(self.p), np.asarray(fn(self.n)), ft(self.t) if self.t is not None else None,
+                      self.name)
+
+
+def make(name: str, shape: tuple, vals: list) -> Triple:
+    """A contiguous tensor of shape holding vals (one per element, in C order)."""
+    src = np.float64 if name in FLOATS else NP_CARRIER[name]
+    arr = np.array(vals, dtype=src).astype(NP_CARRIER[name]).reshape(shape)
+    p = pyth.tensor(arr, dtype=pdt(name))
+    t = torch.tensor(arr).to(tdt(name)) if torch is not None else None
+    return Triple(p, arr, t, name)
+
+
+def rng(*key):
+    """A numpy generator seeded by key (the same data on every run)."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def sample(shape, name, key=(), lo=-5, hi=5):
+    """float64 numpy values suited to dtype name (small integers for int types, 0/1 for bool)."""
+    g = rng(shape, name, *key)
+    if name == "bool":
+        return g.integers(0, 2, size=shape).astype(np.float64)
+    if name in INTS:
+        lo_ = 0 if name == "uint8" else lo
+        return g.integers(lo_, hi + 1, size=shape).astype(np.float64)
+    return np.round(g.uniform(lo, hi, size=shape), 2)
+
+
+def make_pair(vals: np.ndarray, name: str):
+    """(pyth tensor, torch tensor) holding the same values vals in dtype name."""
+    torch_or_skip()
+    if name == "bfloat16":
+        p = pyth.tensor(vals.astype(np.float32)).to(pyth.bfloat16)
+        t = torch.tensor(vals.astype(np.float32)).to(torch.bfloat16)
+    else:
+        p = pyth.tensor(vals.astype(name if name != "bool" else bool))
+        t = torch.tensor(vals.astype(name if name != "bool" else bool))
+    return p, t
+
+
+def layouts(p, t):
+    """(label, pyth view, torch view): the same view of each (p, t must be at least 2-D)."""
+    yield "contiguous", p, t
+    if p.dim() >= 2:
+        yield "transposed", p.transpose(0, 1), t.transpose(0, 1)
+        yield "stepped", p[:, ::2], t[:, ::2]
+    yield "expanded", p[:1].expand(*p.shape), t[:1].expand(*t.shape)
+
+
+# ==== comparisons ================================================================================
+
+def to_numpy_exact(p) -> np.ndarray:
+    """A pyth tensor's values as an ndarray of its own dtype (bfloat16 through float32)."""
+    if p.dtype is pyth.bfloat16:
+        return p.float().numpy().copy()
+    return p.numpy().copy()
+
+
+def torch_values(t) -> np.ndarray:
+    """A torch tensor's values as an ndarray (bfloat16 through float32)."""
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.detach().contiguous().numpy()
+
+
+def to_numpy_float64(x) -> np.ndarray:
+    """A pyth or torch tensor's values as an ndarray, floats widened to float64 (bool and
+    integers keep their dtype): what `assert_same` compares."""
+    a = to_numpy_exact(x) if isinstance(x, pyth.Tensor) else torch_values(x)
+    return a.astype(np.float64) if a.dtype.kind == "f" else a
+
+
+def assert_same_values(p, expected: np.ndarray, name: str | None = None, rtol: float = 0.0,
+                       atol: float = 0.0) -> None:
+    got = to_numpy_exact(p)
+    assert tuple(p.shape) == tuple(expected.shape), (tuple(p.shape), expected.shape)
+    if name is not None:
+        assert p.dtype is pdt(name), (p.dtype, name)
+    if rtol or atol:
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64),
+                                   rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, expected.astype(got.dtype, copy=False))
+
+
+def assert_same_geometry(p, t) -> None:
+    """Sizes equal; strides of dims that matter (size > 1) and the offset of non-empty tensors
+    equal torch's. (Strides of size-1 dims and offsets of empty views are not observable.)"""
+    assert tuple(p.shape) == tuple(t.shape), (tuple(p.shape), tuple(t.shape))
+    if p.numel() == 0:
+        return
+    ps, ts = p.stride(), t.stride()
+    for d, s in enumerate(p.shape):
+        if s > 1:
+            assert ps[d] == ts[d], f"stride of dim {d}: pyth {ps} torch {ts} (shape {tuple(p.shape)})"
+    assert p.storage_offset() == t.storage_offset(), (p.storage_offset(), t.storage_offset())
+
+
+def distinct_cells(p) -> bool:
+    """Whether every element of p is a different storage cell (writes are then well defined)."""
+    if p.numel() == 0:
+        return True
+    offs = np.zeros((1,) * p.dim(), dtype=np.int64) + p.storage_offset()
+    for d, (s, st_) in enumerate(zip(p.shape, p.stride())):
+        shape = [1] * p.dim()
+        shape[d] = s
+        offs = offs + (np.arange(s, dtype=np.int64) * st_).reshape(shape)
+    return np.unique(offs).size == p.numel()
+
+
+# assert_same's default (rtol, atol) by dtype; exact for bool and integers
+TOL = {"float64": (1e-9, 1e-10), "float32": (1e-4, 1e-5), "float16": (1e-2, 1e-2),
+       "bfloat16": (2e-2, 2e-2)}
+
+
+def assert_same(p, t, rtol=None, atol=None):
+    """p (pyth) equals t (torch): dtype, shape, values; tuples/lists element by element."""
+    if isinstance(t, (tuple, list)):
+        assert isinstance(p, (tuple, list)) and len(p) == len(t), (p, t)
+        for a, b in zip(p, t):
+            assert_same(a, b, rtol, atol)
+        return
+    if not hasattr(t, "dtype"):
+        assert p == t, (p, t)
+        return
+    assert dtype_name(p) == dtype_name(t), (p.dtype, t.dtype)
+    assert tuple(p.shape) == tuple(t.shape), (p.shape, t.shape)
+    a, b = to_numpy_float64(p), to_numpy_float64(t)
+    r, at = TOL.get(dtype_name(t), (0, 0))
+    np.testing.assert_allclose(a, b, rtol=rtol if rtol is not None else r,
+                               atol=atol if atol is not None else at, equal_nan=True)
+
+
+def expected_error(exc: BaseException) -> type:
+    """The exception class pyth must raise where torch raised exc (NotImplementedError counts
+    as its base RuntimeError)."""
+    return RuntimeError if isinstance(exc, NotImplementedError) else type(exc)
+
+
+def check_call(fp, ft, rtol=None, atol=None):
+    """Calls ft(); when it raises, fp() must raise the matching class; else results agree."""
+    try:
+        want = ft()
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(expected_error(e)):
+            fp()
+        return None
+    got = fp()
+    assert_same(got, want, rtol, atol)
+    return got
+
+
+# ---- numpy reference for conversions ------------------------------------------------------------
+
+def bf16_round(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (nearest, ties to even), kept as float32."""
+    x = np.asarray(x, dtype=np.float32)
+    u = x.view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), x, r).astype(np.float32)
+
+
+def np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
+    """What converting values of dtype src (carried by arr) to dst gives, as PyTorch does it.
+    Callers keep float -> integer conversions in range (C leaves the rest undefined)."""
+    with np.errstate(all="ignore"):
+        return _np_cast(arr, src, dst)
+
+
+def _np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
+    if dst == "bool":
+        return np.asarray(arr != 0)
+    if dst in INTS:
+        if src in FLOATS:
+            return np.trunc(arr.astype(np.float64)).astype(np.int64).astype(dst)
+        return arr.astype(np.int64).astype(dst) if src != "uint8" else arr.astype(dst)
+    if dst == "bfloat16":
+        return bf16_round(arr.astype(np.float32))
+    if dst == "float16":
+        return arr.astype(np.float32).astype(np.float16) if src != "float64" else \
+            arr.astype(np.float16)
+    return arr.astype(dst)
+
+
+# ==== hypothesis strategies and view steps =======================================================
 
 _INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
               "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -69,29 +290,6 @@ def values(name: str, n: int, small: bool = False) -> st.SearchStrategy:
     return st.lists(elem, min_size=n, max_size=n)
 
 
-@dataclass
-class Triple:
-    """One logical tensor in pyth, numpy and torch (or None)."""
-
-    p: Any
-    n: np.ndarray
-    t: Any
-    name: str
-
-    def map(self, fp: Callable, fn: Callable, ft: Callable) -> Triple:
-        return Triple(fp(self.p), np.asarray(fn(self.n)), ft(self.t) if self.t is not None else None,
-                      self.name)
-
-
-def make(name: str, shape: tuple, vals: list) -> Triple:
-    """A contiguous tensor of shape holding vals (one per element, in C order)."""
-    src = np.float64 if name in FLOATS else NP_CARRIER[name]
-    arr = np.array(vals, dtype=src).astype(NP_CARRIER[name]).reshape(shape)
-    p = pyth.tensor(arr, dtype=pdt(name))
-    t = torch.tensor(arr).to(tdt(name)) if torch is not None else None
-    return Triple(p, arr, t, name)
-
-
 shapes = st.lists(st.sampled_from([0, 1, 1, 2, 3, 3, 4, 5]), min_size=0, max_size=4).map(tuple)
 
 
@@ -103,7 +301,7 @@ def tensors(draw, names=DTYPE_NAMES, shape=None, small=False) -> Triple:
     return make(name, shape, draw(values(name, n, small)))
 
 
-# ---- view steps: (name, applicability, draw-and-apply) ----------------------------------------
+# ---- view steps: (name, applicability, draw-and-apply) ------------------------------------------
 
 def _index_on(t, d: int, item) -> Any:
     return t[(slice(None),) * d + (item,)]
@@ -303,63 +501,9 @@ def laid_out(draw, names=DTYPE_NAMES, small=False, max_steps=4) -> tuple[Triple,
     return draw(view_chain(draw(tensors(names, small=small)), max_steps))
 
 
-# ---- comparisons -----------------------------------------------------------------------------
+# ---- an operand of a given shape in a random layout ---------------------------------------------
 
-def to_numpy(p) -> np.ndarray:
-    """A pyth tensor's values as an ndarray (bfloat16 through float32)."""
-    if p.dtype is pyth.bfloat16:
-        return p.float().numpy().copy()
-    return p.numpy().copy()
-
-
-def assert_same_values(p, expected: np.ndarray, name: str | None = None, rtol: float = 0.0,
-                       atol: float = 0.0) -> None:
-    got = to_numpy(p)
-    assert tuple(p.shape) == tuple(expected.shape), (tuple(p.shape), expected.shape)
-    if name is not None:
-        assert p.dtype is pdt(name), (p.dtype, name)
-    if rtol or atol:
-        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64),
-                                   rtol=rtol, atol=atol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(got, expected.astype(got.dtype, copy=False))
-
-
-def torch_values(t) -> np.ndarray:
-    """A torch tensor's values as an ndarray (bfloat16 through float32)."""
-    if t.dtype == torch.bfloat16:
-        t = t.float()
-    return t.detach().contiguous().numpy()
-
-
-def assert_same_geometry(p, t) -> None:
-    """Sizes equal; strides of dims that matter (size > 1) and the offset of non-empty tensors
-    equal torch's. (Strides of size-1 dims and offsets of empty views are not observable.)"""
-    assert tuple(p.shape) == tuple(t.shape), (tuple(p.shape), tuple(t.shape))
-    if p.numel() == 0:
-        return
-    ps, ts = p.stride(), t.stride()
-    for d, s in enumerate(p.shape):
-        if s > 1:
-            assert ps[d] == ts[d], f"stride of dim {d}: pyth {ps} torch {ts} (shape {tuple(p.shape)})"
-    assert p.storage_offset() == t.storage_offset(), (p.storage_offset(), t.storage_offset())
-
-
-def distinct_cells(p) -> bool:
-    """Whether every element of p is a different storage cell (writes are then well defined)."""
-    if p.numel() == 0:
-        return True
-    offs = np.zeros((1,) * p.dim(), dtype=np.int64) + p.storage_offset()
-    for d, (s, st_) in enumerate(zip(p.shape, p.stride())):
-        shape = [1] * p.dim()
-        shape[d] = s
-        offs = offs + (np.arange(s, dtype=np.int64) * st_).reshape(shape)
-    return np.unique(offs).size == p.numel()
-
-
-# ---- an operand of a given shape in a random layout -------------------------------------------
-
-LAYOUTS = ["contiguous", "transposed", "stepped", "offset", "expanded"]
+OF_SHAPE_LAYOUTS = ["contiguous", "transposed", "stepped", "offset", "expanded"]
 
 
 @st.composite
@@ -368,8 +512,8 @@ def of_shape(draw, name: str, shape: tuple, small: bool = False, writable: bool 
     """A tensor of exactly `shape` whose memory layout is random: contiguous, a permutation of a
     differently shaped base, every other element of a larger base, an offset window, or (not
     when writable) an expansion of size-1 dims."""
-    layouts = LAYOUTS[:4] + ([] if writable else ["expanded"])
-    layout = draw(st.sampled_from(layouts))
+    choices = OF_SHAPE_LAYOUTS[:4] + ([] if writable else ["expanded"])
+    layout = draw(st.sampled_from(choices))
     nd = len(shape)
     vals = vals or (lambda n: values(name, n, small))
     if layout == "transposed" and nd >= 2:
@@ -418,33 +562,22 @@ def broadcast_pair(draw) -> tuple[tuple, tuple]:
     return (a, b) if draw(st.booleans()) else (b, a)
 
 
-# ---- numpy reference for conversions ---------------------------------------------------------
+# ==== layer-test operands ========================================================================
 
-def bf16_round(x: np.ndarray) -> np.ndarray:
-    """float32 values rounded to bfloat16 (nearest, ties to even), kept as float32."""
-    x = np.asarray(x, dtype=np.float32)
-    u = x.view(np.uint32).astype(np.uint64)
-    r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(x), x, r).astype(np.float32)
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 
 
-def np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
-    """What converting values of dtype src (carried by arr) to dst gives, as PyTorch does it.
-    Callers keep float -> integer conversions in range (C leaves the rest undefined)."""
-    with np.errstate(all="ignore"):
-        return _np_cast(arr, src, dst)
+def P(a, grad=True, dtype=None):
+    """A pyth tensor (float64 unless dtype) of a, requiring grad unless grad=False."""
+    return pyth.tensor(a, dtype=dtype or pyth.float64).requires_grad_(grad)
 
 
-def _np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
-    if dst == "bool":
-        return np.asarray(arr != 0)
-    if dst in INTS:
-        if src in FLOATS:
-            return np.trunc(arr.astype(np.float64)).astype(np.int64).astype(dst)
-        return arr.astype(np.int64).astype(dst) if src != "uint8" else arr.astype(dst)
-    if dst == "bfloat16":
-        return bf16_round(arr.astype(np.float32))
-    if dst == "float16":
-        return arr.astype(np.float32).astype(np.float16) if src != "float64" else \
-            arr.astype(np.float16)
-    return arr.astype(dst)
+def T(a, grad=True, dtype=None):
+    """The PyTorch tensor P(a) mirrors."""
+    return torch.tensor(a, dtype=dtype or torch.float64, requires_grad=grad)
+
+
+def close(p, t, tol=1e-9):
+    """p (pyth) equals t (PyTorch tensor or array) within tol, relative and absolute."""
+    t = t.detach().numpy() if hasattr(t, "detach") else t
+    np.testing.assert_allclose(p.detach().numpy(), t, rtol=tol, atol=tol)
