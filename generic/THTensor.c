@@ -577,10 +577,17 @@ static void THTensor_(fillRow)(void *ctx, int64_t n, char **data, const int64_t 
 
 int THTensor_(fill)(THTensor *self, real value) {
   THTry(THTensor_(checkBounds)(self, "fill_()"), -1);
+  /* A stride-0 dim writes one element over and over: it is filled once (an expanded view of
+   * 2^40 elements over one would otherwise take hours; the result is the same). */
+  int64_t size[TH_MAX_DIM];
+  for (int d = 0; d < self->nDimension; d++) {
+    if (self->size[d] == 0) return 0;
+    size[d] = self->stride[d] == 0 ? 1 : self->size[d];
+  }
   THIter it;
   const int64_t *strides[1] = {self->stride};
   const int64_t elsize[1] = {sizeof(real)};
-  THIter_init(&it, 1, self->nDimension, self->size, strides, elsize, 0);
+  THIter_init(&it, 1, self->nDimension, size, strides, elsize, 0);
   char *base[1] = {(char *)THTensor_(data)(self)};
   THIter_run(&it, base, THTensor_(fillRow), &value, TH_WEIGHT_MEMORY);
   return 0;

@@ -41,8 +41,11 @@ def test_as_strided_at_the_edges_is_inside_or_refused(size, stride, offset, n):
     except TYPED:
         return
     # accepted: every element it reaches lies inside the storage, so reading and writing work
-    v.fill_(1)
-    assert v.sum().item() == pytest.approx(min(v.numel(), 10**9)) or v.numel() > n
+    v.fill_(1)    # a stride-0 dim of 2^40 is one element written once
+    if v.numel() <= 2**20:
+        assert v.sum().item() == v.numel()
+    elif v.numel():   # only stride-0 dims make a view this large: its corners show the reach
+        assert v[(0,) * v.dim()].item() == 1 and v[(-1,) * v.dim()].item() == 1
     assert len(v.storage()) == n
 
 

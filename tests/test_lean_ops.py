@@ -310,3 +310,21 @@ def test_inplace_on_a_multi_view_output_is_refused_as_torch(how):
     with pytest.raises(RuntimeError) as ours:
         views(pyth)[-1].add_(1)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_fill_of_a_stride_zero_view_writes_each_element_once():
+    b = pyth.arange(3.0)
+    v = b.as_strided([2**40, 3], [0, 1], 0)     # 3 * 2^40 elements over 3: instant
+    v.fill_(7)
+    assert b.tolist() == [7.0, 7.0, 7.0]
+    e = pyth.arange(6.0).view(2, 3)[:, :1].expand(2, 5)
+    e.zero_()
+    assert e.tolist() == [[0.0] * 5] * 2
+    z = pyth.ones(2).as_strided([0, 2**40], [0, 0])   # no elements: nothing written
+    z.fill_(5)
+    torch = pytest.importorskip("torch")
+    t = torch.arange(6.0).view(2, 3)
+    t[:, :1].expand(2, 5).fill_(3)
+    p = pyth.arange(6.0).view(2, 3)
+    p[:, :1].expand(2, 5).fill_(3)
+    np.testing.assert_array_equal(p.numpy(), t.numpy())
