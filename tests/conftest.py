@@ -1,10 +1,12 @@
-"""Shared test configuration: hypothesis profiles for the fuzz suites, and a guard that a
-sanitized run (scripts/sanitize.sh) really imports the sanitized core."""
+"""Shared test configuration: hypothesis profiles for the fuzz suites, a guard that a
+sanitized run (scripts/sanitize.sh) really imports the sanitized core, and the fixtures
+several suites use (restore_threads)."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Profiles (PYTH_FUZZ=<name>) set the example count of every test that does not fix its own:
@@ -27,3 +29,13 @@ def pytest_configure(config) -> None:
         got = os.path.realpath(pyth._th.__file__)
         if got != os.path.realpath(expected):
             raise RuntimeError(f"PYTH_EXPECT_CORE: tests would import {got}, not {expected}")
+
+
+@pytest.fixture
+def restore_threads():
+    """The test may change the thread count and the grain size: both are put back after it."""
+    import pyth
+    threads, grain = pyth.get_num_threads(), pyth.get_grain_size()
+    yield
+    pyth.set_num_threads(threads)
+    pyth.set_grain_size(grain)

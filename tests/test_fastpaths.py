@@ -151,14 +151,6 @@ def test_short_path_results_are_owned_and_freed():
 
 # ---- threads and the grain ---------------------------------------------------------------------
 
-@pytest.fixture
-def restore_threads():
-    threads, grain = pyth.get_num_threads(), pyth.get_grain_size()
-    yield
-    pyth.set_num_threads(threads)
-    pyth.set_grain_size(grain)
-
-
 def test_thread_api_round_trips_and_checks(restore_threads):
     pyth.set_num_threads(1)
     assert pyth.get_num_threads() == 1

@@ -503,17 +503,9 @@ def test_new_forms_against_numpy_in_every_layout(dt):
                 check_close(dt, got.numpy(), op(bn), f"{dt.name} {name} {layout}")
 
 
-@pytest.fixture
-def threads_and_grain():
-    threads, grain = pyth.get_num_threads(), pyth.get_grain_size()
-    yield
-    pyth.set_num_threads(threads)
-    pyth.set_grain_size(grain)
-
-
 @pytest.mark.parametrize("dt", [_dt.float32, _dt.int64, _dt.uint8],
                          ids=["float32", "int64", "uint8"])
-def test_large_inputs_take_the_threaded_path(dt, threads_and_grain):
+def test_large_inputs_take_the_threaded_path(dt, restore_threads):
     """Above the grain the fast path steps aside for the general, threaded one: results equal
     numpy both for a size above the default grain and for a tiny grain (every op threaded)."""
     pyth.set_num_threads(2)
@@ -536,7 +528,7 @@ INT_DTYPES = [dt for dt in _dt.ALL_DTYPES if dt.kind in "ui"]
 
 
 @pytest.mark.parametrize("dt", INT_DTYPES, ids=[d.name for d in INT_DTYPES])
-def test_integer_division_by_zero_still_raises(dt, threads_and_grain):
+def test_integer_division_by_zero_still_raises(dt, restore_threads):
     def divide_by_zero(n):
         a = pyth.ones(n, dtype=dt)
         zero = pyth.zeros(n, dtype=dt)
