@@ -328,3 +328,64 @@ def test_fill_of_a_stride_zero_view_writes_each_element_once():
     p = pyth.arange(6.0).view(2, 3)
     p[:, :1].expand(2, 5).fill_(3)
     np.testing.assert_array_equal(p.numpy(), t.numpy())
+
+
+# ---- the per-class operators: t + u for two tensors of one class or a tensor and a float ----
+
+OPERATORS = {"add": (lambda a, b: a + b, np.add), "sub": (lambda a, b: a - b, np.subtract),
+             "mul": (lambda a, b: a * b, np.multiply), "div": (lambda a, b: a / b, np.true_divide),
+             "mod": (lambda a, b: a % b, np.fmod), "pow": (lambda a, b: a ** b, np.power)}
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+@pytest.mark.parametrize("dt", FLOATS + INTS, ids=lambda d: d.name)
+def test_class_operators_match_numpy(name, dt):
+    op, ref = OPERATORS[name]
+    for a, b in _layouts(dt):
+        an, bn = a.numpy(), b.numpy()
+        r = op(a, b)
+        with np.errstate(all="ignore"):
+            want = ref(an, bn)
+        if name in ("mod", "pow") and not dt.is_floating_point:
+            want = {"mod": np.remainder, "pow": np.power}[name](an, bn)
+        if name == "div" and not dt.is_floating_point:
+            assert r.dtype is pyth.float32     # int / int promotes to the default float
+        else:
+            assert r.dtype is dt
+        assert type(r) is r.dtype.tensor_class and r.grad_fn is None and not r.requires_grad
+        np.testing.assert_allclose(r.numpy(), want.astype(r.numpy().dtype), rtol=1e-6)
+        if dt.is_floating_point:     # a Python float on the right: the scalar C call
+            with np.errstate(all="ignore"):
+                want = ref(an, np.asarray(1.5, an.dtype))
+            np.testing.assert_allclose(op(a, 1.5).numpy(), want, rtol=1e-6)
+
+
+def test_class_operators_leave_every_other_case_to_the_general_path():
+    torch = pytest.importorskip("torch")
+    x = pyth.tensor([1.0, 2.0, 3.0])
+    assert (x + pyth.tensor([1, 2, 3])).dtype is pyth.float32          # promotion
+    assert (pyth.tensor([1, 2, 3]) + 0.5).dtype is pyth.float32        # int tensor, float
+    assert (x.double() + x).dtype is pyth.float64
+    assert (x + 2).tolist() == [3.0, 4.0, 5.0]                           # a Python int
+    assert (x + np.float32(2)).tolist() == [3.0, 4.0, 5.0]               # a numpy scalar
+    assert (x * True).tolist() == [1.0, 2.0, 3.0]                        # a bool
+    assert (x + pyth.ones(2, 1)).shape == (2, 3)                         # broadcasting
+
+    class Sub(type(x)):
+        __slots__ = ()
+    s = object.__new__(Sub)
+    s._h, s._ag, s._vb = x.clone()._h, None, None
+    assert type(s) is Sub and (s + x).tolist() == [2.0, 4.0, 6.0]
+    # errors are the general path's, same type and message as before the short path
+    with pytest.raises(RuntimeError, match="size of tensor a \\(3\\) must match"):
+        x + pyth.ones(4)
+    with pytest.raises(RuntimeError, match="size of tensor a \\(3\\) must match"):
+        torch.ones(3) + torch.ones(4)
+    # autograd inputs are recorded as before
+    w = pyth.ones(3, requires_grad=True)
+    y = x * w
+    assert y.grad_fn.name() == "MulBackward0"
+    (x * w * 2.0).sum().backward()
+    assert w.grad.tolist() == [2.0, 4.0, 6.0]
+    with pyth.no_grad():
+        assert (w + x).grad_fn is None and (w * 2.0).grad_fn is None

@@ -1318,8 +1318,11 @@ def _install_operators(pointwise: Any) -> None:
     for py, name in pairs.items():
         w = F[name]
         fast, rfast = T[f"__{py}__"], T[f"__r{py}__"]
-        setattr(Tensor, f"__{py}__", _binop(fast, w, False))
+        op = _binop(fast, w, False)
+        setattr(Tensor, f"__{py}__", op)
         setattr(Tensor, f"__r{py}__", _binop(rfast, w, True))
+        for cls, entries in _class_entries(getattr(fast, "table", {})).items():
+            setattr(cls, f"__{py}__", _class_binop(cls, entries, op))
     for py in ("neg", "abs"):
         raw = T[f"__{py}__"]
         w = F[py]
@@ -1403,6 +1406,46 @@ def _unary_method(table: dict, w: Callable, recorded: Callable) -> Callable:
                     return r
         return w(self, *args, **kwargs)
     method.__name__, method.__doc__ = getattr(w, "__name__", "op"), getattr(w, "__doc__", None)
+    return method
+
+
+def _class_entries(table: dict) -> dict[type, dict]:
+    """pointwise's direct table regrouped by the left operand's class: {cls: {other's type:
+    entry}} for the pairs with a tensor of cls itself or a Python float on the right."""
+    out: dict[type, dict] = {}
+    for (a, b), entry in table.items():
+        if b is a or b is float:
+            out.setdefault(a, {})[b] = entry
+    return out
+
+
+def _class_binop(cls: type, entries: dict, op: Callable) -> Callable:
+    """t + u for t of one tensor class (FloatTensor, ...): a u of the same class or a Python
+    float, neither in autograd, is the table's C call with no lookup at all (the 10-element
+    add's cost is mostly Python's); every other case is the general operator op."""
+    new, gc = object.__new__, ffi.gc
+    fn, rcls, free = entries[cls][:3] if cls in entries else (None, None, None)
+    sfn, srcls, sfree = entries[float][:3] if float in entries else (None, None, None)
+
+    def method(self: Tensor, other: Any) -> Any:
+        if type(other) is cls:
+            if fn is not None and type(self) is cls and self._ag is None and other._ag is None:
+                h = fn(self._h, other._h)
+                if h:
+                    r = new(rcls)
+                    r._h = gc(h, free)
+                    r._ag = r._vb = None
+                    return r
+        elif type(other) is float and sfn is not None and type(self) is cls and \
+                self._ag is None:
+            h = sfn(self._h, other)
+            if h:
+                r = new(srcls)
+                r._h = gc(h, sfree)
+                r._ag = r._vb = None
+                return r
+        return op(self, other)   # and a failed call: the general path raises its error
+    method.__name__, method.__doc__ = op.__name__, op.__doc__
     return method
 
 
