@@ -179,13 +179,9 @@ def _nonzero_static(self: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
 
 
 def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
-    """self split along dim into pieces of the given sizes (which must add up)."""
-    sizes = list(split_sizes)
-    if sum(sizes) != self.size(dim):
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to "
-                           f"{self.size(dim)} (input tensor's size at dimension {dim}), but got "
-                           f"split_sizes={sizes}")
-    return self.split(sizes, dim)
+    """self split along dim into pieces of the given sizes (see pyth.split_with_sizes)."""
+    from . import shape_ops  # the recorded function, installed after this module loads
+    return shape_ops.split_with_sizes(self, split_sizes, dim)
 
 
 def _resize(self: Tensor, *sizes: Any) -> Tensor:

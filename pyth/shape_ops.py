@@ -248,20 +248,34 @@ def _pieces(t: Tensor, d: int, sizes: Sequence[int]) -> tuple:
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Views of consecutive pieces along dim: of split_size each (the last may be smaller),
-    or of the listed sizes, which must add up to the dim's size."""
+    or of the listed sizes, which must add up to the dim's size. Recorded as PyTorch's two ops
+    (SplitBackward0 / SplitWithSizesBackward0) by the functions below."""
+    if isinstance(split_size_or_sections, (list, tuple)):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
+    return _split_size(tensor, split_size_or_sections, dim)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """Views of consecutive pieces along dim of the listed sizes, which must add up to the
+    dim's size."""
+    d = _split_dim(input, dim, "split_with_sizes")
+    n = input.size(d)
+    sizes = _int_list(split_sizes, "split_with_sizes", "split_sizes")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes(): expects split_sizes have only non-negative "
+                           f"entries, but got split_sizes={list(sizes)}")
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes(): expects split_sizes to sum exactly to {n} "
+                           f"(input tensor's size at dimension {d}), but got "
+                           f"split_sizes={list(sizes)}")
+    return _pieces(input, d, sizes)
+
+
+def _split_size(tensor: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """split() with one int size: pieces of split_size each, the last may be smaller."""
     d = _split_dim(tensor, dim, "split")
     n = tensor.size(d)
-    if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = _int_list(split_size_or_sections, "split", "split_size_or_sections")
-        if any(s < 0 for s in sizes):
-            raise RuntimeError(f"split_with_sizes(): expects split_sizes have only non-negative "
-                               f"entries, but got split_sizes={list(sizes)}")
-        if sum(sizes) != n:
-            raise RuntimeError(f"split_with_sizes(): expects split_sizes to sum exactly to {n} "
-                               f"(input tensor's size at dimension {d}), but got "
-                               f"split_sizes={list(sizes)}")
-        return _pieces(tensor, d, sizes)
-    size = as_count(split_size_or_sections, "split", "split_size")
+    size = as_count(split_size, "split", "split_size")
     if size < 0:
         raise RuntimeError(f"split(): expects split_size be non-negative, but got "
                            f"split_size={size}")
@@ -540,7 +554,8 @@ FUNCTIONS: dict[str, Any] = {
     "cat": cat, "concat": cat, "concatenate": concatenate, "stack": stack,
     "hstack": hstack, "vstack": vstack, "dstack": dstack, "atleast_1d": atleast_1d,
     "atleast_2d": atleast_2d, "atleast_3d": atleast_3d,
-    "split": split, "chunk": chunk, "unbind": unbind, "diagonal": diagonal,
+    "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk, "unbind": unbind,
+    "diagonal": diagonal,
     "meshgrid": meshgrid, "flip": flip, "fliplr": fliplr, "flipud": flipud, "rot90": rot90,
     "roll": roll, "tile": tile, "tril": tril, "triu": triu, "diag": diag,
 }

@@ -294,11 +294,17 @@ def test_lean_unary_backward_matches_torch(name, dt):
         np.testing.assert_allclose(q.grad.numpy(), t.grad.numpy(), rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("how", ["unbind", "chunk2", "chunk1"])
+MULTI_VIEWS = {"unbind": lambda y: y.unbind(), "chunk2": lambda y: y.chunk(2),
+               "chunk1": lambda y: y.chunk(1), "split": lambda y: y.split(3),
+               "split_dim1": lambda y: y.split(2, 1), "split_sizes": lambda y: y.split([1, 3]),
+               "split_with_sizes": lambda y: y.split_with_sizes([2, 1], dim=-1)}
+
+
+@pytest.mark.parametrize("how", sorted(MULTI_VIEWS))
 def test_inplace_on_a_multi_view_output_is_refused_as_torch(how):
     def views(lib):
         y = lib.zeros(4, 3, requires_grad=True).clone()
-        return y.unbind() if how == "unbind" else y.chunk(int(how[-1]))
+        return MULTI_VIEWS[how](y)
     outs = views(pyth)
     with pytest.raises(RuntimeError, match=r"Output \d of \w+ is a view and is being modified "
                                            "inplace. This view is the output of a function "
@@ -389,3 +395,28 @@ def test_class_operators_leave_every_other_case_to_the_general_path():
     assert w.grad.tolist() == [2.0, 4.0, 6.0]
     with pyth.no_grad():
         assert (w + x).grad_fn is None and (w * 2.0).grad_fn is None
+
+
+@pytest.mark.parametrize("how", sorted(MULTI_VIEWS))
+def test_multi_view_nodes_and_gradients_match_torch(how):
+    """Each output's node is PyTorch's (SplitBackward0, SplitWithSizesBackward0, ...) and the
+    gradient through some of the outputs (the others unused) is PyTorch's."""
+    torch = pytest.importorskip("torch")
+    data = np.arange(12.0).reshape(4, 3)
+    grads = []
+    for lib, make in ((pyth, pyth.from_numpy), (torch, torch.from_numpy)):
+        x = make(data.copy()).requires_grad_()
+        outs = MULTI_VIEWS[how](x * 1)
+        grads.append([o.grad_fn.name() for o in outs])
+        (outs[0] * 2).sum().backward()
+        grads.append(x.grad.numpy().copy())
+    assert grads[0] == grads[2]
+    np.testing.assert_array_equal(grads[1], grads[3])
+
+
+@pytest.mark.parametrize("how", sorted(MULTI_VIEWS))
+def test_multi_view_gradcheck(how):
+    x = pyth.from_numpy(np.random.default_rng(0).standard_normal((4, 3))).requires_grad_()
+    assert gradcheck(lambda t: MULTI_VIEWS[how](t), (x,))
+    assert gradcheck(lambda t: MULTI_VIEWS[how](t.t().t())[-1], (x,))   # one output used
+    assert gradgradcheck(lambda t: [o * o for o in MULTI_VIEWS[how](t)], (x,))

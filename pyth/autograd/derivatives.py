@@ -673,12 +673,22 @@ def _stack(g: Tensor, a: dict) -> list:
     return list(g.unbind(d))
 
 
-defop("split", outputs=tuple(range(1 << 16)))(
-    lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
-defop("chunk", outputs=tuple(range(1 << 16)), node="SplitBackward0")(   # PyTorch's name
-    lambda gs, a: P.cat(gs, int(a["dim"]) % a["input"].dim()))
-defop("unbind", outputs=tuple(range(1 << 16)))(
-    lambda gs, a: P.stack(gs, int(a["dim"]) % a["input"].dim()))
+def _joined(join: str, name: str = "input") -> Callable:
+    """The backward of an op returning pieces of its input along dim: the pieces' gradients
+    joined back by pyth.<join> (looked up per call: the recorded function, for double
+    backward); a node of one output is handed its one gradient, not a list."""
+    def backward(gs: Any, a: dict) -> Tensor:
+        return getattr(P, join)(gs if isinstance(gs, (list, tuple)) else [gs],
+                                int(a["dim"]) % a[name].dim())
+    return backward
+
+
+_PIECES = tuple(range(1 << 16))
+# split() is a dispatcher over PyTorch's two ops (shape_ops): one size, or a list of sizes
+defop("split", "tensor", outputs=_PIECES)(_joined("cat", "tensor"))
+defop("split_with_sizes", outputs=_PIECES)(_joined("cat"))
+defop("chunk", outputs=_PIECES, node="SplitBackward0")(_joined("cat"))   # PyTorch's name
+defop("unbind", outputs=_PIECES)(_joined("stack"))
 
 
 # ---- indexing ------------------------------------------------------------------------------------
@@ -1260,6 +1270,7 @@ def install() -> None:
     for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
               "linalg"):
         sources.update(mods[n].FUNCTIONS)
+    sources["split"] = mods["shape_ops"]._split_size   # FUNCTIONS' split dispatches to it
     sources["cholesky_solve"] = mods["linalg"].TOPLEVEL["cholesky_solve"]
     sources["pinv"] = importlib.import_module("pyth.linalg_extra").LINALG["pinv"]
     sources["relu"] = importlib.import_module("pyth.math_extra").FUNCTIONS["relu"]

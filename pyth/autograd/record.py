@@ -490,7 +490,7 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "tracked) or both outside (if you want the inplace to be tracked).")
 
 
-_MULTI_VIEW = ("chunk", "split", "unbind")   # ops returning several views (even one)
+_MULTI_VIEW = ("chunk", "split", "split_with_sizes", "unbind")   # ops returning several views (even one)
 
 
 def _multi_view_message(nr: int, node: Any) -> str:
