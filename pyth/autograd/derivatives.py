@@ -1193,17 +1193,33 @@ def _modules() -> list:
             not name.startswith("pyth.autograd")]
 
 
-def _replace_everywhere(raw: Any, new: Any) -> None:
-    """new in place of raw: in the pyth namespace, the modules' globals and their tables."""
-    for m in _modules():
-        d = vars(m)
-        for k, v in list(d.items()):
-            if v is raw:
+class _Places:
+    """Where each function sits in the pyth namespace, the modules' globals and their tables
+    (dicts): built once, so that replacing the ~130 recorded functions is not a scan of every
+    module per function (that scan was a fifth of `import pyth`). Rebuilt when modules were
+    imported since."""
+
+    def __init__(self) -> None:
+        self.places: dict[int, list] = {}
+        self.n_modules = len(sys.modules)
+        for m in _modules():
+            d = vars(m)
+            for k, v in d.items():
+                if callable(v):
+                    self.places.setdefault(id(v), []).append((d, k))
+                elif type(v) is dict:
+                    for dk, dv in v.items():
+                        if callable(dv):
+                            self.places.setdefault(id(dv), []).append((v, dk))
+
+    def replace(self, raw: Any, new: Any) -> None:
+        """new in place of raw wherever raw sits."""
+        if len(sys.modules) != self.n_modules:
+            self.__init__()
+        for d, k in self.places.pop(id(raw), ()):
+            if d.get(k) is raw:
                 d[k] = new
-            elif type(v) is dict:
-                for dk, dv in list(v.items()):
-                    if dv is raw:
-                        v[dk] = new
+                self.places.setdefault(id(new), []).append((d, k))
 
 
 def _method_of(fn: Callable) -> Callable:
@@ -1214,10 +1230,11 @@ def _method_of(fn: Callable) -> Callable:
     return method
 
 
-def _function_op(name: str, raw: Callable, op: Op, method_names: tuple = ()) -> Callable:
+def _function_op(name: str, raw: Callable, op: Op, places: _Places,
+                 method_names: tuple = ()) -> Callable:
     prim = _SIGNATURES.get(name)
     w = differentiable(op, raw, prim)
-    _replace_everywhere(raw, w)
+    places.replace(raw, w)
     for attr in (name,) + _ALIASES.get(name, ()) + method_names:
         v = vars(Tensor).get(attr)
         if v is raw:
@@ -1275,6 +1292,7 @@ def install() -> None:
     sources["pinv"] = importlib.import_module("pyth.linalg_extra").LINALG["pinv"]
     sources["relu"] = importlib.import_module("pyth.math_extra").FUNCTIONS["relu"]
     sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
+    places = _Places()
     for name, op in TABLE.items():
         if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
                 name.endswith("_"):
@@ -1284,7 +1302,7 @@ def install() -> None:
             continue
         if getattr(raw, "__wrapped__", None) is not None:
             continue
-        _function_op(name, raw, op)
+        _function_op(name, raw, op, places)
     math_extra = sys.modules["pyth.math_extra"]   # its methods are put on Tensor later
     math_extra.METHODS["relu"] = _method_of(math_extra.FUNCTIONS["relu"])
     shape_ops = mods["shape_ops"]
