@@ -22,6 +22,7 @@ from .storage import Storage, wrap_storage
 
 _INT_MAX = 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_ARRAY = ffi.typeof("int64_t[]")
 
 
 def wrap(dt: _dt.dtype, ptr) -> "Tensor":
@@ -66,7 +67,7 @@ def parse_sizes(args: Sequence[Any], op: str = "size") -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = args[0]
     try:
-        return tuple(operator.index(s) for s in args)
+        return tuple(map(operator.index, args))
     except TypeError:
         names = ", ".join(type(s).__name__ for s in args)
         raise TypeError(f"{op}(): sizes must be integers, got ({names})") from None
@@ -75,7 +76,7 @@ def parse_sizes(args: Sequence[Any], op: str = "size") -> tuple:
 def c_sizes(sizes: Sequence[int]):
     """An int64_t[] for sizes (raises MemoryError on overflowing values, like the C checks)."""
     try:
-        return ffi.new("int64_t[]", list(sizes))
+        return ffi.new(_INT64_ARRAY, sizes if type(sizes) in (tuple, list) else list(sizes))
     except OverflowError:
         raise MemoryError(f"sizes {list(sizes)} do not fit in int64") from None
 

@@ -420,3 +420,33 @@ def test_multi_view_gradcheck(how):
     assert gradcheck(lambda t: MULTI_VIEWS[how](t), (x,))
     assert gradcheck(lambda t: MULTI_VIEWS[how](t.t().t())[-1], (x,))   # one output used
     assert gradgradcheck(lambda t: [o * o for o in MULTI_VIEWS[how](t)], (x,))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+def test_full_reduction_gradient_is_an_expanded_view_as_torch(reduce):
+    """The plain backward of sum() hands on a stride-0 view (made without the recorded expand)
+    that cannot be written, mean() a new tensor: a hook sees PyTorch's strides and values."""
+    torch = pytest.importorskip("torch")
+    seen = {}
+    for lib in (pyth, torch):
+        x = lib.arange(1.0, 4.0, requires_grad=True)
+        y = x * 2
+        got = []
+
+        def hook(g, got=got):
+            got.append((tuple(g.stride()), g.tolist()))
+            if reduce == "sum":
+                with pytest.raises(RuntimeError, match="more than one element of the written"):
+                    g.add_(1)
+            else:     # mean's gradient is a new tensor: a hook may change it
+                g.add_(1)
+        y.register_hook(hook)
+        getattr(y, reduce)().backward()
+        seen[lib.__name__] = (got, x.grad.tolist())
+        z = x * x                                     # and under create_graph: recorded
+        (g,) = lib.autograd.grad(getattr(z, reduce)(), x, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), x)
+        seen[lib.__name__ + " 2nd"] = (g.tolist(), gg.tolist())
+    assert seen["pyth"][0] == seen["torch"][0]
+    np.testing.assert_allclose(seen["pyth"][1], seen["torch"][1], rtol=1e-6)
+    np.testing.assert_allclose(seen["pyth 2nd"], seen["torch 2nd"], rtol=1e-6)

@@ -24,10 +24,10 @@ import pyth as P
 
 from .._errors import check, raise_error
 from .._th import ffi
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, c_sizes, wrap
 from . import grad_mode, pointwise_nodes
 from .graph import _FREED, Node
-from .record import Op, differentiable, geometry, in_place
+from .record import Op, differentiable, geometry, in_place, mark_view
 from .variable import requires_grad_of
 
 TABLE: dict[str, Op] = {}
@@ -58,6 +58,11 @@ def _dims(dim: Any, n: int) -> list:
 def unreduce(g: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
     """A reduction's gradient as an expanded view of input's shape (no copy)."""
     if dim is None and g.dim() == 0:   # over all elements: the 0-dim g expands as it is
+        if not grad_mode.state.enabled:     # a plain backward: the C view, nothing recorded
+            dt = g.dtype
+            r = wrap(dt, dt.tensor.newExpand(g._h, len(shape), c_sizes(shape)))
+            mark_view(r, g)
+            return r
         return g.expand(tuple(shape))
     if not keepdim:
         for d in _dims(dim, len(shape)):
@@ -394,8 +399,9 @@ def _dim_of(a: dict) -> Any:
 
 
 defop("sum", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["keepdim"]))
-defop("mean", "input")(lambda g, a: unreduce(g / _count(a["input"].shape, a["dim"]),
-                                             a["input"].shape, a["dim"], a["keepdim"]))
+# divided after expanding, as PyTorch: the gradient is a new tensor (a hook may write into it)
+defop("mean", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["keepdim"]) /
+                       _count(a["input"].shape, a["dim"]))
 
 
 def _exclusive_prod(x: Tensor, d: int) -> Tensor:

@@ -466,14 +466,20 @@ def _view_wrapper(fn: Callable, record: Callable, may_copy: bool) -> Callable:
         if args:
             first = args[0]
             if r is not first and (not may_copy or r._h.storage == first._h.storage):
-                vb = getattr(first, "_vb", None)
-                if not _state.enabled:
-                    vb = NoGradView(first if vb is None else view_base(first))
-                elif vb is None:
-                    vb = first
-                r._vb = vb
+                mark_view(r, first)
         return r
     return view
+
+
+def mark_view(r: Tensor, first: Any) -> None:
+    """r, a view of first, remembers first's root base (`_vb`); with grad mode off, wrapped as
+    a NoGradView."""
+    vb = getattr(first, "_vb", None)
+    if not _state.enabled:
+        vb = NoGradView(first if vb is None else view_base(first))
+    elif vb is None:
+        vb = first
+    r._vb = vb
 
 
 _anomaly = [False]
