@@ -141,7 +141,7 @@ static int THNN_(convThreads)(const THNNConvGeom *g) {
   const int par = g->batch > 1 &&
       THParallel_worth(g->batch * g->gridC * g->gridH * g->gridW,
                        (int64_t)sizeof(real) * TH_MAX(K, 1));
-  return par ? TH_MIN(omp_get_max_threads(), (int)TH_MIN(g->batch, 1 << 20)) : 1;
+  return par ? TH_MIN(THThreads_max(), (int)TH_MIN(g->batch, 1 << 20)) : 1;
 }
 
 /* The plan of a product over g: its sizes, threads and chunks, and its workspace (`extra` more

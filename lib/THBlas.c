@@ -23,7 +23,7 @@
 
 static int THBlas_splitThreads(int64_t m, int64_t n, int64_t k) {
   if ((double)m * (double)n * (double)k < TH_GEMM_SPLIT_WORK || omp_in_parallel()) return 1;
-  return (int)TH_MIN((int64_t)omp_get_max_threads(), TH_MAX(TH_MAX(m, n) / 64, 1));
+  return (int)TH_MIN((int64_t)THThreads_max(), TH_MAX(TH_MAX(m, n) / 64, 1));
 }
 
 /* The C kernel's hot function is compiled twice, for AVX2 and for baseline x86-64, and the

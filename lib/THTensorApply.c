@@ -1,8 +1,36 @@
 #include "THTensorApply.h"
 
 #include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 static int64_t th_grain = TH_GRAIN_DEFAULT;
+
+/* OpenMP thread teams were made in this process (th_teams: set by the first parallel kernel),
+ * and this process is a fork of one that had made them (th_forked: set in the child). */
+static atomic_int th_teams, th_forked;
+
+static void THThreads_afterFork(void) {
+  if (atomic_load_explicit(&th_teams, memory_order_relaxed))
+    atomic_store_explicit(&th_forked, 1, memory_order_relaxed);
+}
+
+__attribute__((constructor)) static void THThreads_init(void) {
+  pthread_atfork(NULL, NULL, THThreads_afterFork);
+}
+
+int THThreads_forkedAfterOpenMP(void) {
+  return atomic_load_explicit(&th_forked, memory_order_relaxed);
+}
+
+int THThreads_max(void) {
+  if (atomic_load_explicit(&th_forked, memory_order_relaxed)) return 1;
+  const int n = omp_get_max_threads();
+  /* a caller asking may start a team: remember that one may exist from here on */
+  if (n > 1 && !atomic_load_explicit(&th_teams, memory_order_relaxed))
+    atomic_store_explicit(&th_teams, 1, memory_order_relaxed);
+  return n;
+}
 
 int THSetNumThreads(int n) {
   THArgCheck(n >= 1, TH_ERR_RUNTIME, -1,
@@ -10,16 +38,22 @@ int THSetNumThreads(int n) {
   THArgCheck(n <= TH_MAX_THREADS, TH_ERR_VALUE, -1,
              "set_num_threads(): %d threads requested, but at most %d are supported", n,
              TH_MAX_THREADS);
+  THArgCheck(n == 1 || !THThreads_forkedAfterOpenMP(), TH_ERR_RUNTIME, -1,
+             "set_num_threads(): this process was forked after its parent ran OpenMP threads, "
+             "which cannot be restarted in a forked child (libgomp); kernels here run on one "
+             "thread. Start workers with the 'spawn' or 'forkserver' method to use threads");
   omp_set_num_threads(n);
   return 0;
 }
-int THGetNumThreads(void) { return omp_get_max_threads(); }
+int THGetNumThreads(void) {
+  return THThreads_forkedAfterOpenMP() ? 1 : omp_get_max_threads();
+}
 void THSetGrainSize(int64_t grain) { th_grain = grain > 0 ? grain : 1; }
 int64_t THGetGrainSize(void) { return th_grain; }
 
 int THParallel_worth(int64_t elements, int64_t bytes) {
   if (elements <= 1 || bytes <= 0 || elements < th_grain / bytes) return 0;
-  return omp_get_max_threads() > 1 && !omp_in_parallel();
+  return THThreads_max() > 1 && !omp_in_parallel();
 }
 
 void THIter_init(THIter *it, int narg, int ndim, const int64_t *size,

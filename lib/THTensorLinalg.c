@@ -101,7 +101,7 @@ static int THMatrices_foldRows(int64_t *rows, int64_t *s0, const THMatrices *mt,
 static int THLapack_batchThreads(int64_t nbatch, int64_t rows, int64_t cols) {
   const double work = (double)nbatch * (double)rows * (double)cols * (double)TH_MAX(TH_MIN(rows, cols), 1);
   if (nbatch < 2 || work < TH_BATCH_PARALLEL_WORK || omp_in_parallel()) return 1;
-  return (int)TH_MIN((int64_t)omp_get_max_threads(), nbatch);
+  return (int)TH_MIN((int64_t)THThreads_max(), nbatch);
 }
 
 #include "generic/THTensorLapack.c"

@@ -225,7 +225,7 @@ static int THReduce_run(const THReduction *p, const THReduceOp *op, void *ctx, i
   THIter it;
   THIter_init(&it, narg, p->ndim, p->size, strides, elsize, 1);
   if (it.numel == 0) return 0;
-  int nt = omp_get_max_threads(), priv = 0, d = -1;
+  int nt = THThreads_max(), priv = 0, d = -1;
   if (THParallel_worth(it.numel, elsize[1]))
     d = THReduce_splitDim(&it, nt, op->merge != NULL, p->nout, op->accsize, &priv);
   if (d < 0) {
