@@ -120,6 +120,86 @@ def test_file_system_strategy():
         mp.set_sharing_strategy("file_descriptor")
 
 
+class _FdCounting(pyth.utils.data.Dataset):
+    """Items that carry the worker's count of open descriptors when made."""
+
+    def __len__(self):
+        return 1500
+
+    def __getitem__(self, i):
+        return pyth.full((256,), float(len(os.listdir("/proc/self/fd"))))
+
+
+def test_file_system_senders_let_go_once_received():
+    """A worker sending batches by path held every one for good: one descriptor and its memory
+    per batch, until 'Too many open files'. Receipts let the sender go once received."""
+    mp.set_sharing_strategy("file_system")
+    try:
+        loader = pyth.utils.data.DataLoader(_FdCounting(), batch_size=1, num_workers=1,
+                                            multiprocessing_context="fork")
+        counts = [int(b[0, 0]) for b in loader]
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+    assert len(counts) == 1500
+    assert max(counts[500:]) <= counts[100] + 8     # flat, not one more per batch
+
+
+def test_file_system_receipts_in_one_process():
+    import pickle
+    from multiprocessing.reduction import ForkingPickler
+
+    from pyth.multiprocessing import _receipts
+    mp.set_sharing_strategy("file_system")
+    try:
+        t = pyth.arange(6.0)
+        payload = bytes(ForkingPickler.dumps(t))
+        book = _receipts.book()
+        key = id(t.storage())
+        assert key in book.waiting                 # held until received
+        del t
+        gc.collect()
+        r = pickle.loads(payload)                   # the path still opens: the book held it
+        assert r.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        slot = book.waiting[key][1][0]
+        assert book.flags[slot] == 1                 # signed
+        book.settle()                                # (each send settles first)
+        assert key not in book.waiting and slot in book.free
+        ForkingPickler.dumps(pyth.ones(2))           # the slot is used again, cleared
+        assert book.flags[slot] == 0 and slot not in book.free
+        # a storage sent twice is held until both are received
+        u = pyth.ones(3)
+        p1, p2 = bytes(ForkingPickler.dumps(u)), bytes(ForkingPickler.dumps(u))
+        assert len(book.waiting[id(u.storage())][1]) == 2
+        pickle.loads(p1)
+        book.settle()
+        assert len(book.waiting[id(u.storage())][1]) == 1
+        pickle.loads(p2)
+        book.settle()
+        assert id(u.storage()) not in book.waiting
+        # no slot left: kept for good, as before receipts
+        free, book.free = book.free, []
+        try:
+            v = pyth.ones(4)
+            payload = bytes(ForkingPickler.dumps(v))
+            assert any(s is v.storage() or s._h == v.storage()._h for s in book.kept)
+            assert pickle.loads(payload).tolist() == [1.0] * 4
+        finally:
+            book.free = free
+        # a forked child keeps a book of its own
+        rd, wr = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.write(wr, b"1" if _receipts.book() is not book and
+                         _receipts.book().pid == os.getpid() else b"0")
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        assert os.read(rd, 1) == b"1"
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+
+
 def _square(t):
     return t * t
 

@@ -7,7 +7,8 @@ multiprocessing's pickler, so a tensor put on a queue or passed to a child moves
 into shared memory (share_memory_(), in place) and the other side maps the same memory.
 
 Strategies (set_sharing_strategy): "file_descriptor" (default) passes the shared memory's
-descriptor; "file_system" passes a path naming it (/proc/<pid>/fd/<n>). Shared memory never has a
+descriptor; "file_system" passes a path naming it (/proc/<pid>/fd/<n>), the sender holding the
+storage until the receiver signs for it (_receipts.py). Shared memory never has a
 name in /dev/shm, so nothing is left behind there, whichever way a process ends.
 """
 

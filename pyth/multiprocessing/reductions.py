@@ -20,11 +20,10 @@ from .._errors import check_ptr
 from .._th import ffi, lib
 from ..storage import Storage, wrap_storage
 from ..tensor import Tensor
+from . import _receipts
 
 # inode of the shared memory -> the storage mapping it in this process
-_received: "weakref.WeakValueDictionary[tuple, Storage]" = weakref.WeakValueDictionary()
-# file_system strategy: storages whose memory another process may still open by path
-_pinned: dict[int, Storage] = {}
+_received: weakref.WeakValueDictionary[tuple, Storage] = weakref.WeakValueDictionary()
 
 _FLAGS = (lib.TH_ALLOCATOR_MAPPED_SHARED | lib.TH_ALLOCATOR_MAPPED_SHAREDMEM
           | lib.TH_ALLOCATOR_MAPPED_KEEPFD)
@@ -66,12 +65,16 @@ def rebuild_storage_fd(dtype_name: str, size: int, dupfd: Any) -> Storage:
         os.close(fd)
 
 
-def rebuild_storage_filename(dtype_name: str, size: int, path: str) -> Storage:
+def rebuild_storage_filename(dtype_name: str, size: int, path: str, book: str | None = None,
+                             slot: int = -1) -> Storage:
     fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:
-        return _from_fd(dtype_name, size, fd)
+        s = _from_fd(dtype_name, size, fd)
     finally:
         os.close(fd)
+    if book is not None:   # mapped: the sender may let go of its copy
+        _receipts.sign(book, slot)
+    return s
 
 
 def rebuild_storage_empty(dtype_name: str) -> Storage:
@@ -84,8 +87,12 @@ def reduce_storage(s: Storage) -> tuple:
         return (rebuild_storage_empty, (s.dtype.name,))
     fd = _shared_fd(s)
     if get_sharing_strategy() == "file_system":
-        _pinned[id(s)] = s  # the path is valid only while this process holds the memory
-        return (rebuild_storage_filename, (s.dtype.name, len(s), f"/proc/{os.getpid()}/fd/{fd}"))
+        # the path is valid only while this process holds the memory: kept until the
+        # receiver signs for it (see _receipts)
+        b = _receipts.book()
+        slot = b.hold(s)
+        return (rebuild_storage_filename, (s.dtype.name, len(s), f"/proc/{os.getpid()}/fd/{fd}",
+                                           b.path if slot >= 0 else None, slot))
     return (rebuild_storage_fd, (s.dtype.name, len(s), DupFd(fd)))
 
 

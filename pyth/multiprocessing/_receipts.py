@@ -1,0 +1,112 @@
+"""Receipts for the "file_system" strategy: when the sender may let go of a storage it sent.
+
+Under file_system a storage travels as a path, /proc/<sender>/fd/<n>, valid only while the sender
+keeps that descriptor open, so the sender must hold the storage until the receiver has opened
+it. Holding every sent storage for good (as pyth did) leaked one descriptor and its memory per
+message: a DataLoader worker ran out of descriptors after about a thousand batches.
+
+Each sending process keeps one page of flags in shared memory (its receipt book) and sends, with
+each storage, the book's own path and a slot in it. The receiver opens the storage, then sets
+that slot; the sender, at its next send, lets go of every storage whose slots were all set
+(PyTorch's file_system strategy gets the same effect from a reference count inside the shared
+memory, incremented when pickled and decremented when unpickled). A message never unpickled
+keeps its storage until the sender exits, as before; so does a send when every slot is taken.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+SLOTS = 1 << 16
+
+
+class Book:
+    """This process's receipt book: SLOTS one-byte flags in shared memory, and the storages
+    waiting for theirs."""
+
+    def __init__(self) -> None:
+        from .. import uint8, zeros
+        from .reductions import _shared_fd
+        self.pid = os.getpid()
+        self.flags_tensor = zeros(SLOTS, dtype=uint8)
+        self.path = f"/proc/{self.pid}/fd/{_shared_fd(self.flags_tensor.storage())}"
+        self.flags = self.flags_tensor.numpy()      # the same shared memory
+        self.free = list(range(SLOTS - 1, -1, -1))
+        self.waiting: dict[int, tuple[Any, list]] = {}   # id(storage) -> (storage, its slots)
+        self.kept: list = []     # sent while every slot was taken: held until exit
+        self.lock = threading.Lock()   # queues pickle in their feeder threads
+
+    def hold(self, storage: Any) -> int:
+        """Keep storage until its receiver signs for it: the slot to sign, or -1 (no slot
+        free: the storage is kept for good)."""
+        with self.lock:
+            return self._hold(storage)
+
+    def _hold(self, storage: Any) -> int:
+        self._settle()
+        if not self.free:
+            self.kept.append(storage)
+            return -1
+        slot = self.free.pop()
+        self.flags[slot] = 0
+        entry = self.waiting.get(id(storage))
+        if entry is None:
+            self.waiting[id(storage)] = (storage, [slot])
+        else:
+            entry[1].append(slot)
+        return slot
+
+    def settle(self) -> None:
+        """Let go of the storages whose every receiver has signed."""
+        with self.lock:
+            self._settle()
+
+    def _settle(self) -> None:
+        flags = self.flags
+        for key, (storage, slots) in list(self.waiting.items()):
+            signed = [k for k in slots if flags[k]]
+            if not signed:
+                continue
+            self.free.extend(signed)
+            left = [k for k in slots if not flags[k]]
+            if left:
+                self.waiting[key] = (storage, left)
+            else:
+                del self.waiting[key]
+
+
+_book: list = [None]
+
+
+def book() -> Book:
+    """This process's book (a forked child starts its own: the parent's slots are the
+    parent's)."""
+    b = _book[0]
+    if b is None or b.pid != os.getpid():
+        b = _book[0] = Book()
+    return b
+
+
+# (device, inode) of a sender's book -> its flags, mapped once per receiving process
+_books_seen: dict[tuple, np.ndarray] = {}
+
+
+def sign(path: str, slot: int) -> None:
+    """Set slot in the book at path (the receiver's side), mapping the book once."""
+    fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino)
+        flags = _books_seen.get(key)
+        if flags is None:
+            from .reductions import _from_fd
+            storage = _from_fd("uint8", SLOTS, fd)
+            from .. import tensor
+            flags = _books_seen[key] = tensor([], dtype=storage.dtype).set_(storage).numpy()
+    finally:
+        os.close(fd)
+    flags[slot] = 1
