@@ -41,6 +41,9 @@ DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64",
                "bfloat16", "bool"]
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
+# each integer dtype's (min, max)
+INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
+             "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 # numpy carrier of each dtype's values (bfloat16 values are exact in float32)
 NP_CARRIER = {n: np.dtype(n if n not in ("bfloat16", "bool") else
@@ -65,6 +68,14 @@ def dtype_name(x) -> str:
 def torch_or_skip():
     """The torch module, or a skip of the calling test when it is not installed."""
     return pytest.importorskip("torch")
+
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+def kw(*words: str) -> str:
+    """A regex (for pytest.raises(match=)) matching when every keyword occurs, any order/case."""
+    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 # ==== data and layouts ===========================================================================
@@ -266,8 +277,6 @@ def _np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
 
 # ==== hypothesis strategies and view steps =======================================================
 
-_INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
-              "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 # float values exact in every float type (bfloat16 has 8 significant bits)
 _FLOAT_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.25, 2.0**10, -(2.0**-6), math.inf, -math.inf,
                   math.nan, 3.0, 96.0, -112.0]
@@ -278,7 +287,7 @@ def values(name: str, n: int, small: bool = False) -> st.SearchStrategy:
     if name == "bool":
         elem = st.booleans()
     elif name in INTS:
-        lo, hi = _INT_RANGE[name]
+        lo, hi = INT_RANGE[name]
         if small:
             lo, hi = max(lo, -20), min(hi, 20)
         elem = st.one_of(st.integers(max(lo, -20), min(hi, 20)), st.sampled_from([lo, hi, 0]))
@@ -563,9 +572,6 @@ def broadcast_pair(draw) -> tuple[tuple, tuple]:
 
 
 # ==== layer-test operands ========================================================================
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-
 
 def P(a, grad=True, dtype=None):
     """A pyth tensor (float64 unless dtype) of a, requiring grad unless grad=False."""

@@ -20,6 +20,7 @@ from _support import (
     distinct_cells,
     laid_out,
     make,
+    needs_torch,
     np_cast,
     of_shape,
     pdt,
@@ -33,9 +34,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import pyth
-
-needs_torch = pytest.mark.skipif(torch is None, reason="torch is the oracle for write-through")
-
 
 # ---- views --------------------------------------------------------------------------------------
 
