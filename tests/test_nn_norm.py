@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support import P, T, close
 
 import pyth
 from pyth import nn
@@ -14,18 +15,6 @@ from pyth.nn import functional as F
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(3)
-
-
-def P(a, grad=True, dtype=None):
-    return pyth.tensor(a, dtype=dtype or pyth.float64).requires_grad_(grad)
-
-
-def T(a, grad=True, dtype=None):
-    return torch.tensor(a, dtype=dtype or torch.float64, requires_grad=grad)
-
-
-def close(p, t, tol=1e-9):
-    np.testing.assert_allclose(p.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
 
 
 def load_from_torch(pm, tm):
