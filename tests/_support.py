@@ -18,6 +18,7 @@ test_nn_fastpaths.py). conftest.py's directory is on sys.path, so tests import i
 
 from __future__ import annotations
 
+import gc
 import math
 import zlib
 from dataclasses import dataclass
@@ -138,6 +139,22 @@ def layouts(p, t):
         yield "transposed", p.transpose(0, 1), t.transpose(0, 1)
         yield "stepped", p[:, ::2], t[:, ::2]
     yield "expanded", p[:1].expand(*p.shape), t[:1].expand(*t.shape)
+
+
+def settle() -> None:
+    """Collects garbage, so that the memory counters count only live objects."""
+    gc.collect()
+
+
+def memory_now() -> dict:
+    """pyth.memory_stats() after a collection."""
+    settle()
+    return pyth.memory_stats()
+
+
+def memory_counter(stats: dict, allocator: str | None = None, key: str = "live_bytes") -> int:
+    """One counter of a memory_stats() dict: the total, or that of one allocator."""
+    return stats[key] if allocator is None else stats["allocators"][allocator][key]
 
 
 # ==== comparisons ================================================================================
