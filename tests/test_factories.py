@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, FLOATS, NP_CARRIER, dtype_name, kw, pdt
 
 import pyth
 
@@ -15,37 +16,16 @@ import pyth
 # helpers
 # --------------------------------------------------------------------------------------------
 
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
 ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
             "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
 CLASS_PREFIX = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
                 "int64": "Long", "float32": "Float", "float64": "Double", "float16": "Half",
                 "bfloat16": "BFloat16", "bool": "Bool"}
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def dtype_name(t):
-    for n in DTYPE_NAMES:
-        if t.dtype == pdt(n):
-            return n
-    raise AssertionError(f"unknown dtype {t.dtype!r}")
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def to_np(t):
     name = dtype_name(t)
-    return np.array(t.tolist(), dtype=NP_DTYPES[name]).reshape(tuple(t.shape))
+    return np.array(t.tolist(), dtype=NP_CARRIER[name]).reshape(tuple(t.shape))
 
 
 def c_strides(shape):
@@ -84,7 +64,7 @@ def sample(shape, name, seed=0):
         v = (k % 251 - 125) * 0.5
     else:
         v = k - n // 2
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,7 +92,7 @@ def sample(shape, name, seed=0):
 def test_tensor_infers_dtype_and_shape(data, name, shape):
     t = pyth.tensor(data)
     check_fresh(t, shape, name)
-    np.testing.assert_array_equal(to_np(t), np.array(data, dtype=NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(t), np.array(data, dtype=NP_CARRIER[name]))
 
 
 def test_tensor_inference_matches_torch():
@@ -143,10 +123,10 @@ def test_tensor_with_dtype(name):
     data = [[0, 1, 2], [3, 4, 5]]
     t = pyth.tensor(data, dtype=pdt(name))
     check_fresh(t, (2, 3), name)
-    np.testing.assert_array_equal(to_np(t), np.array(data).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(t), np.array(data).astype(NP_CARRIER[name]))
     s = pyth.tensor(7, dtype=pdt(name))
     check_fresh(s, (), name)
-    assert s.item() == np.array(7).astype(NP_DTYPES[name]).item()
+    assert s.item() == np.array(7).astype(NP_CARRIER[name]).item()
 
 
 def test_tensor_float_to_int_truncates_like_torch():
@@ -265,7 +245,7 @@ def test_zeros_ones_empty_dtype(fname, val, name):
     u = f((4,), dtype=pdt(name))
     check_fresh(u, (4,), name)
     if val is not None:
-        np.testing.assert_array_equal(to_np(t), np.full((2, 3), val, NP_DTYPES[name]))
+        np.testing.assert_array_equal(to_np(t), np.full((2, 3), val, NP_CARRIER[name]))
 
 
 def test_zeros_of_large_size_is_zero():
@@ -279,7 +259,7 @@ def test_zeros_of_large_size_is_zero():
 def test_full_infers_dtype_like_torch(value, name):
     t = pyth.full((2, 3), value)
     check_fresh(t, (2, 3), name)
-    np.testing.assert_array_equal(to_np(t), np.full((2, 3), value, NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(t), np.full((2, 3), value, NP_CARRIER[name]))
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
@@ -287,7 +267,7 @@ def test_full_with_dtype(name):
     v = True if name == "bool" else (7 if name not in FLOATS else 2.5)
     t = pyth.full((3, 2), v, dtype=pdt(name))
     check_fresh(t, (3, 2), name)
-    np.testing.assert_array_equal(to_np(t), np.full((3, 2), v, NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(t), np.full((3, 2), v, NP_CARRIER[name]))
     z = pyth.full((), v, dtype=pdt(name))
     check_fresh(z, (), name)
     e = pyth.full((0, 4), v, dtype=pdt(name))
@@ -359,7 +339,7 @@ def test_like_factories(fname, args, val, src):
         assert all(t.stride(d) != 0 for d in range(t.dim()) if t.size(d) > 1), \
             "a *_like result must own one element per position (no stride 0)"
     if val is not None:
-        np.testing.assert_array_equal(to_np(t), np.full(tuple(x.shape), val, NP_DTYPES[name]))
+        np.testing.assert_array_equal(to_np(t), np.full(tuple(x.shape), val, NP_CARRIER[name]))
     np.testing.assert_array_equal(to_np(x), before)   # the source is untouched
     # dtype override
     u = getattr(pyth, fname)(x, *args, dtype=pyth.float64)
@@ -399,7 +379,7 @@ def test_arange_matches_numpy(args, name):
 def test_arange_with_dtype(name):
     t = pyth.arange(0, 10, 2, dtype=pdt(name))
     check_fresh(t, (5,), name)
-    np.testing.assert_array_equal(to_np(t), np.arange(0, 10, 2).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(t), np.arange(0, 10, 2).astype(NP_CARRIER[name]))
     if name in FLOATS:
         f = pyth.arange(0, 1, 0.25, dtype=pdt(name))
         check_fresh(f, (4,), name)
@@ -505,7 +485,7 @@ def test_eye_matches_numpy(args):
 def test_eye_dtype(name):
     t = pyth.eye(3, 4, dtype=pdt(name))
     check_fresh(t, (3, 4), name)
-    np.testing.assert_array_equal(to_np(t), np.eye(3, 4).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(t), np.eye(3, 4).astype(NP_CARRIER[name]))
 
 
 def test_eye_keyword_m():
@@ -540,16 +520,16 @@ def test_legacy_constructors(name):
     data = [[1, 0], [1, 1]]
     d = cls(data)
     check_fresh(d, (2, 2), name)
-    np.testing.assert_array_equal(to_np(d), np.array(data).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(d), np.array(data).astype(NP_CARRIER[name]))
     # FloatTensor(storage): a 1-D view of all of it, sharing memory
     vals = [1, 0, 1, 1, 0]
     s = scls(vals)
     v = cls(s)
     assert tuple(v.shape) == (5,) and v.dtype == pdt(name)
     assert v.storage().data_ptr() == s.data_ptr()
-    np.testing.assert_array_equal(to_np(v), np.array(vals).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(to_np(v), np.array(vals).astype(NP_CARRIER[name]))
     s[0] = 0
-    assert v.tolist()[0] == np.array(0).astype(NP_DTYPES[name]).item()
+    assert v.tolist()[0] == np.array(0).astype(NP_CARRIER[name]).item()
 
 
 def test_legacy_float_tensor_from_float_list():

@@ -6,6 +6,7 @@ where the advanced dims go.  Assignment broadcasts scalars, tensors and lists.
 """
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, FLOATS, NP_CARRIER, dtype_name, kw, pdt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,28 +15,6 @@ import pyth
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def dtype_name(t):
-    for n in DTYPE_NAMES:
-        if t.dtype == pdt(n):
-            return n
-    raise AssertionError(f"unknown dtype {t.dtype!r}")
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def sample(shape, name, seed=0):
@@ -53,7 +32,7 @@ def sample(shape, name, seed=0):
         v = (k % 251 - 125) * 0.5
     else:
         v = k - n // 2
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
 
 
 def mk(a, name):
@@ -62,7 +41,7 @@ def mk(a, name):
 
 def to_np(t):
     name = dtype_name(t)
-    return np.array(t.tolist(), dtype=NP_DTYPES[name]).reshape(tuple(t.shape))
+    return np.array(t.tolist(), dtype=NP_CARRIER[name]).reshape(tuple(t.shape))
 
 
 def shares(a, b):
@@ -163,7 +142,7 @@ def check_get(shape, idx, name, layout):
         # a copy: writing into it leaves the source alone
         if exp.size:
             before = to_np(rp)
-            got.copy_(mk(np.zeros(exp.shape, NP_DTYPES[name]), name))
+            got.copy_(mk(np.zeros(exp.shape, NP_CARRIER[name]), name))
             np.testing.assert_array_equal(to_np(rp), before)
     else:
         # a view: same storage, numpy's strides and offset

@@ -8,25 +8,16 @@ exception type, the message's keywords and that a failing call wrote nothing.
 """
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, FLOATS, NP_CARRIER, kw
+from pyth._th import lib
 
 import pyth
-from pyth._th import lib
 
 # torch warns that scatter_(reduce=) with a src tensor is deprecated; it is the oracle here
 pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 
-DTYPES = ["uint8", "int8", "int16", "int32", "int64",
-          "float32", "float64", "float16", "bfloat16", "bool"]
-NP = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-      "int64": np.int64, "float32": np.float32, "float64": np.float64,
-      "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
-FLOATS = ("float16", "bfloat16", "float32", "float64")
 LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
 WRITABLE = ["contig", "transposed", "stepped"]
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def values(shape, name, seed=0, small=False):
@@ -45,7 +36,7 @@ def values(shape, name, seed=0, small=False):
         v = (k % 251 - 125) * 0.5
     else:
         v = k - n // 2
-    return np.asarray(v).astype(NP[name]).reshape(shape)
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
 
 
 def P(a, name):
@@ -56,7 +47,7 @@ def P(a, name):
 def N(t):
     """A pyth tensor's values as numpy (bfloat16 as float32)."""
     name = t.dtype.name
-    return np.array(t.tolist(), dtype=NP[name]).reshape(tuple(t.shape))
+    return np.array(t.tolist(), dtype=NP_CARRIER[name]).reshape(tuple(t.shape))
 
 
 def L(a):
@@ -73,7 +64,7 @@ def build(shape, name, layout, seed=0, small=False):
         perm = tuple(range(len(shape)))[::-1]
         return P(a.transpose(perm).copy(), name).permute(*perm), a
     if layout == "stepped":
-        big = np.zeros(shape[:-1] + (2 * shape[-1],), NP[name])
+        big = np.zeros(shape[:-1] + (2 * shape[-1],), NP_CARRIER[name])
         big[..., ::2] = a
         return P(big, name)[..., ::2], a
     if layout == "expanded":
@@ -115,7 +106,7 @@ def TN(t):
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_select_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     for dim, idx in [(0, [3, 0, 0, 2]), (1, [4]), (2, [5, 1, 3, 1, 0]), (-1, [2, 2]),
@@ -141,7 +132,7 @@ def test_index_select_shapes_and_int32_index():
 
 def test_index_select_matches_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4, 5), name, "transposed")
         for dim, idx in [(0, [2, 0]), (2, [4, 4, 1]), (-2, [3])]:
             exp = torch.index_select(T(a, name), dim, torch.tensor(idx))
@@ -159,7 +150,7 @@ def np_gather(a, dim, idx):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_gather_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     rng = np.random.default_rng(1)
@@ -179,7 +170,7 @@ def test_gather_0dim_and_torch():
     check(pyth.tensor(5.0).gather(0, pyth.tensor(0)), np.array(5.0))
     check(pyth.tensor([1.0, 2, 3]).gather(0, pyth.tensor(1)), np.array(2.0))
     check(pyth.tensor(7.0).gather(0, L([0, 0])), np.array([7.0, 7.0]))
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "stepped")
         idx = np.array([[3, 0], [1, 1]])
         exp = torch.gather(T(a, name), 1, torch.from_numpy(idx))
@@ -191,7 +182,7 @@ def test_gather_0dim_and_torch():
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_take_matches_numpy(name, layout):
     t, a = build((3, 4, 5), name, layout)
     for idx in ([0, 59, -1, -60, 17, 17], [[1, 2], [3, -4]], 7, []):
@@ -203,7 +194,7 @@ def test_take_matches_numpy(name, layout):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_put_matches_numpy(name, layout):
     t, a = build((3, 4, 5), name, layout)
     idx = np.array([[0, 59], [-1 - 5, 17]], np.int64)           # distinct positions
@@ -225,7 +216,7 @@ def test_put_matches_numpy(name, layout):
 
 def test_put_out_of_place_and_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed", small=True)
         idx = np.array([[0, 11], [5, 5]])
         src = values((4,), name, seed=2, small=True)
@@ -247,7 +238,7 @@ def np_slices(a, dim, k):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_copy_matches_numpy(name, layout):
     for dim, idx in [(0, [3, 0]), (1, [4, 1, 2]), (-1, [5, 0, 3, 1]), (2, [])]:
         t, a = build((4, 5, 6), name, layout)
@@ -270,7 +261,7 @@ def test_index_copy_matches_numpy(name, layout):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_add_accumulates_duplicates(name, layout):
     for dim, idx in [(0, [1, 1, 3, 1]), (1, [0, 4, 0]), (-1, [5, 5, 5, 2, 0]), (2, [])]:
         t, a = build((4, 5, 6), name, layout, small=True)
@@ -285,7 +276,7 @@ def test_index_add_accumulates_duplicates(name, layout):
 
 def test_index_add_alpha_wraps_and_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed", small=True)
         src = values((3, 2), name, seed=6, small=True)
         idx = [3, 3]
@@ -307,7 +298,7 @@ def test_index_add_alpha_wraps_and_torch():
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_fill_matches_numpy(name, layout):
     v = {"bool": True, "uint8": 200, "int8": -7}.get(name, 2.5 if name in FLOATS else -9)
     for dim, idx in [(0, [3, -1]), (1, [-5, 2, 2]), (-1, [5]), (2, [])]:
@@ -335,7 +326,7 @@ def test_index_ops_on_0dim_and_size0():
 
 def test_index_ops_match_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4, 2), name, "stepped")
         src = values((3, 2, 2), name, seed=4)
         v = True if name == "bool" else 3
@@ -378,7 +369,7 @@ def distinct_along(shape, dim, size, seed):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_scatter_matches_numpy(name, layout):
     for dim, ishape in [(0, (3, 5, 6)), (1, (4, 2, 3)), (2, (2, 5, 6)), (-1, (4, 1, 2))]:
         t, a = build((4, 5, 6), name, layout)
@@ -390,14 +381,14 @@ def test_scatter_matches_numpy(name, layout):
         check(t, exp)
         t, _ = build((4, 5, 6), name, layout)
         v = True if name == "bool" else 7
-        check(t.scatter_(dim, L(idx), v), np_scatter(a, dim, idx, np.array(v, NP[name])))
+        check(t.scatter_(dim, L(idx), v), np_scatter(a, dim, idx, np.array(v, NP_CARRIER[name])))
         t, _ = build((4, 5, 6), name, layout)
-        check(pyth.scatter(t, dim, L(idx), value=v), np_scatter(a, dim, idx, np.array(v, NP[name])))
+        check(pyth.scatter(t, dim, L(idx), value=v), np_scatter(a, dim, idx, np.array(v, NP_CARRIER[name])))
         check(t, a)
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_scatter_add_and_reduce_accumulate_duplicates(name, layout):
     rng = np.random.default_rng(2)
     for dim, ishape in [(0, (9, 5, 6)), (1, (4, 7, 3)), (-1, (2, 5, 8))]:
@@ -421,7 +412,7 @@ def test_scatter_add_and_reduce_accumulate_duplicates(name, layout):
 def test_scatter_matches_torch():
     torch = pytest.importorskip("torch")
     idx = np.array([[3, 3, 0], [1, 1, 1]])
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed", small=True)
         src = values((2, 3), name, seed=3, small=True)
         ti = torch.from_numpy(idx)
@@ -454,7 +445,7 @@ def mask_of(shape, seed):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_masked_select_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     for mshape in [(4, 5, 6), (5, 6), (4, 1, 6), (1,), (), (2, 4, 5, 6)]:
@@ -474,24 +465,24 @@ def test_masked_select_matches_numpy(name, layout):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_masked_fill_matches_numpy(name, layout):
     v = {"bool": True, "uint8": 200, "int8": -7}.get(name, 2.5 if name in FLOATS else -9)
     for mshape in [(4, 5, 6), (6,), (5, 1), ()]:
         t, a = build((4, 5, 6), name, layout)
         m = mask_of(mshape, 2)
-        exp = np.where(m, np.array(v, NP[name]), a)
+        exp = np.where(m, np.array(v, NP_CARRIER[name]), a)
         assert t.masked_fill_(pyth.tensor(m), v) is t
         check(t, exp)
     # out-of-place: input and mask broadcast together
     t, a = build((5, 6), name, layout)
     m = mask_of((4, 1, 6), 3)
-    check(pyth.masked_fill(t, pyth.tensor(m), pyth.tensor(v)), np.where(m, np.array(v, NP[name]), a))
+    check(pyth.masked_fill(t, pyth.tensor(m), pyth.tensor(v)), np.where(m, np.array(v, NP_CARRIER[name]), a))
     check(t, a)
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_masked_scatter_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     m = mask_of((5, 6), 4)
@@ -513,7 +504,7 @@ def test_masked_scatter_matches_numpy(name, layout):
 
 def test_masks_match_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed")
         m = mask_of((3, 4), 7)
         v = True if name == "bool" else 5
@@ -543,7 +534,7 @@ def test_masks_on_0dim_and_size0():
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_nonzero_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     exp = np.argwhere(a)

@@ -12,6 +12,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _support import pdt
 
 import pyth
 
@@ -31,10 +32,6 @@ NUMPY = {
 ALL = list(NUMPY)
 WITH_NUMPY = [n for n in ALL if NUMPY[n] is not None]
 PY_TYPE = {n: (bool if n == "bool" else float if "float" in n else int) for n in ALL}
-
-
-def dt(name: str):
-    return getattr(pyth, name)
 
 
 def sample(name: str, shape=(3, 4), seed: int = 0) -> np.ndarray:
@@ -88,7 +85,7 @@ def test_tensor_of_a_python_scalar_is_zero_dim(value):
 @pytest.mark.parametrize("name", ALL)
 def test_item_gives_the_python_scalar(name):
     a = sample(name, (1,), seed=3)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     got = t.item()
     expected = a.item() if name != "bfloat16" else float(a[0])
     assert type(got) is PY_TYPE[name]
@@ -243,7 +240,7 @@ def test_len_of_zero_dim_is_a_type_error():
 @pytest.mark.parametrize("name", ALL)
 def test_scalar_conversions_of_one_element(name):
     a = sample(name, (1,), seed=5)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     v = a.astype(np.float64)[0] if name == "bfloat16" else a[0]
     assert bool(t) is bool(v)
     assert float(t) == float(v) and type(float(t)) is float
@@ -322,7 +319,7 @@ def test_copy_copy_shares_storage_as_torch_does():
 @pytest.mark.parametrize("name", ALL)
 def test_deepcopy_is_independent(name):
     a = sample(name)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     view = t.t()[1:]
     c = copy.deepcopy(view)
     assert c.dtype is view.dtype
@@ -354,7 +351,7 @@ def test_deepcopy_keeps_sharing_inside_a_list():
                                     "size0_rows", "expanded"])
 def test_pickle_round_trip(name, layout):
     a = sample(name)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     view = LAYOUTS[layout][0](t)
     back = pickle.loads(pickle.dumps(view))
     assert type(back) is type(view)
@@ -468,7 +465,7 @@ def test_from_numpy_is_zero_copy(layout):
 def test_from_numpy_every_dtype(name):
     a = sample(name)
     t = pyth.from_numpy(a)
-    assert t.dtype is dt(name)
+    assert t.dtype is pdt(name)
     assert t.data_ptr() == a.ctypes.data
     same_list(t.tolist(), a.tolist())
 

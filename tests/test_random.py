@@ -17,20 +17,14 @@ import threading
 
 import numpy as np
 import pytest
-
-import pyth
+from _support import DTYPE_NAMES, FLOATS, INTS, kw, pdt
 from pyth._th import lib
 
+import pyth
+
 N = 100_000
-FLOATS = ("float32", "float64", "float16", "bfloat16")
-INTS = ("uint8", "int8", "int16", "int32", "int64")
-ALL = INTS + FLOATS + ("bool",)
 STATE_SIZE = 2536
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def pdt(name):
-    return getattr(pyth, name)
 
 
 def npy(t):
@@ -38,10 +32,6 @@ def npy(t):
     if t.dtype in (pyth.bfloat16, pyth.float16):
         t = t.to(pyth.float32)
     return np.array(t.numpy(), dtype=np.float64)
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def gen(seed=0):
@@ -617,7 +607,7 @@ def test_geometric_saturates_small_integer_types():
         assert max(x) == hi and min(x) >= 1
 
 
-@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dt", DTYPE_NAMES)
 def test_bernoulli_scalar(dt):
     x = npy(pyth.zeros(N, dtype=pdt(dt)).bernoulli_(0.3, generator=gen(14)))
     assert set(np.unique(x)) <= {0.0, 1.0}
@@ -647,7 +637,7 @@ def test_bernoulli_tensor_p():
     assert b.tolist() == [True] * 10
 
 
-@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dt", DTYPE_NAMES)
 def test_random_default_ranges(dt):
     x = npy(pyth.zeros(20000, dtype=pdt(dt)).random_(generator=gen(18)))
     hi = {"uint8": 255, "int8": 127, "int16": 32767, "int32": 2**31 - 1, "int64": 2**63 - 1,
@@ -658,7 +648,7 @@ def test_random_default_ranges(dt):
         assert len(np.unique(x)) > 0.9 * min(hi + 1, 2000)
 
 
-@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dt", DTYPE_NAMES)
 def test_random_from_to(dt):
     lo, hi = (0, 2) if dt == "bool" else (-3 if dt not in ("uint8",) else 3, 9)
     x = npy(pyth.zeros(30000, dtype=pdt(dt)).random_(lo, hi, generator=gen(19)))
@@ -799,10 +789,10 @@ SAMPLERS = {
     "cauchy_": (FLOATS, lambda t, g: t.cauchy_(generator=g), lambda x: ~np.isnan(x)),
     "log_normal_": (FLOATS, lambda t, g: t.log_normal_(0, 0.5, generator=g), lambda x: x >= 0),
     "geometric_": (FLOATS + INTS, lambda t, g: t.geometric_(0.5, generator=g), lambda x: x >= 1),
-    "bernoulli_": (ALL, lambda t, g: t.bernoulli_(0.5, generator=g), lambda x: (x == 0) | (x == 1)),
-    "bernoulli_t": (ALL, lambda t, g: t.bernoulli_(pyth.full((), 0.5), generator=g),
+    "bernoulli_": (DTYPE_NAMES, lambda t, g: t.bernoulli_(0.5, generator=g), lambda x: (x == 0) | (x == 1)),
+    "bernoulli_t": (DTYPE_NAMES, lambda t, g: t.bernoulli_(pyth.full((), 0.5), generator=g),
                     lambda x: (x == 0) | (x == 1)),
-    "random_": (ALL, lambda t, g: t.random_(0, 2, generator=g), lambda x: (x == 0) | (x == 1)),
+    "random_": (DTYPE_NAMES, lambda t, g: t.random_(0, 2, generator=g), lambda x: (x == 0) | (x == 1)),
 }
 
 

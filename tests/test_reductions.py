@@ -8,14 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, FLOATS, INTS
 from pyth._th import lib
 
 import pyth
 
-ALL = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16", "bfloat16",
-       "bool"]
-FLOATS = ["float32", "float64", "float16", "bfloat16"]
-INTS = ["uint8", "int8", "int16", "int32", "int64"]
 TOL = {"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12), "float16": (2e-3, 1e-3),
        "bfloat16": (1.6e-2, 1e-2)}
 
@@ -87,7 +84,7 @@ DIMS = [None, 0, 1, -1, (0, 1), (-1, 0), ()]
 # ---- sum / prod / amax / amin / all / any against torch, every dtype and layout ---------------
 
 @pytest.mark.parametrize("op", ["sum", "prod", "amax", "amin", "all", "any"])
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_simple_reductions_match_torch(op, dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
@@ -124,7 +121,7 @@ def test_simple_reductions_match_torch(op, dtype):
                     assert_matches(getattr(x, op)(dim, keepdim), want)
 
 
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_sum_against_numpy(dtype):
     for name, x in layouts(dtype):
         a = as_numpy(x)
@@ -243,7 +240,7 @@ def test_logsumexp_matches_torch(dtype):
 
 # ---- max / min / argmax / argmin ------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_max_min_match_torch(dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
@@ -309,7 +306,7 @@ def test_argmax_long_rows_first_occurrence():
 # ---- cumsum / cumprod -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_scans_match_torch(op, dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):

@@ -9,6 +9,7 @@ The float-step behaviour of arange / linspace / logspace is checked against PyTo
 """
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, NP_CARRIER, kw
 
 import pyth
 
@@ -16,17 +17,7 @@ import pyth
 # helpers
 # --------------------------------------------------------------------------------------------
 
-NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
-         "bfloat16", "bool"]
-NP = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-      "int64": np.int64, "float32": np.float32, "float64": np.float64, "float16": np.float16,
-      "bfloat16": np.float32, "bool": np.bool_}
 LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
-
-
-def kw(*words):
-    """Regex matching when every keyword occurs, in any order, any case."""
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def values(shape, name, seed=0):
@@ -39,7 +30,7 @@ def values(shape, name, seed=0):
         v = k % 200 + 1
     else:
         v = k % 200 - 99
-    return np.asarray(v).astype(NP[name]).reshape(shape)
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
 
 
 def make(a, name, layout="contig"):
@@ -105,7 +96,7 @@ def torch_same(t, expected):
 # cat / stack
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_cat_values_dtypes_layouts(name, layout):
     a, b = values((3, 4), name, 1), values((3, 2), name, 2)
@@ -118,7 +109,7 @@ def test_cat_values_dtypes_layouts(name, layout):
     same(pyth.concat([ta], dim=0), a, name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_cat_size0_and_3d(name):
     a, z = values((2, 3, 4), name), values((2, 0, 4), name)
     for d in range(-3, 3):
@@ -140,8 +131,8 @@ def test_cat_result_is_a_copy():
 
 def test_cat_promotes_like_torch():
     torch = pytest.importorskip("torch")
-    for n1 in NAMES:
-        for n2 in NAMES:
+    for n1 in DTYPE_NAMES:
+        for n2 in DTYPE_NAMES:
             a, b = values((2, 2), n1, 1), values((1, 2), n2, 2)
             got = pyth.cat([make(a, n1), make(b, n2)])
             exp = torch.cat([to_torch(make(a, n1)), to_torch(make(b, n2))])
@@ -232,7 +223,7 @@ def test_cat_errors_match_torch_types():
         assert ours.type is theirs.type, (ours.value, theirs.value)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_stack(name, layout):
     a, b = values((3, 4), name, 1), values((3, 4), name, 2)
@@ -241,7 +232,7 @@ def test_stack(name, layout):
         same(pyth.stack([ta, tb, ta], d), np.stack([a, b, a], d), name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_stack_0dim_and_size0(name):
     s = [values((), name, k) for k in range(3)]
     same(pyth.stack([make(x, name) for x in s]), np.stack(s), name)
@@ -296,7 +287,7 @@ def sizes_of(pieces, d):
     return [p.size(d) for p in pieces]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_split_int_and_sections(name, layout):
     a = values((10, 4), name)
@@ -354,7 +345,7 @@ def test_split_matches_torch():
             assert ours == theirs, (n, size)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_chunk_values(name, layout):
     a = values((3, 10), name)
@@ -391,7 +382,7 @@ def test_chunk_errors():
         pyth.ones(10).chunk(2.5)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_unbind(name):
     a = values((3, 4, 2), name)
     t = make(a, name, "transposed")
@@ -409,7 +400,7 @@ def test_unbind(name):
 # flip / rot90 / roll
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_flip(name, layout):
     a = values((3, 4, 5), name)
@@ -424,7 +415,7 @@ def test_flip(name, layout):
     same(pyth.flipud(t), np.flipud(a), name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_flip_size0_0dim_large(name):
     z = values((0, 3), name)
     same(pyth.flip(make(z, name), (0, 1)), z, name)
@@ -478,7 +469,7 @@ def test_rot90(name):
         pyth.rot90(pyth.arange(3))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_roll(name, layout):
     a = values((3, 4, 5), name)
@@ -493,7 +484,7 @@ def test_roll(name, layout):
         same(t.roll(shift), np.roll(a, shift), name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_roll_size0_0dim(name):
     z = values((0, 3), name)
     same(pyth.roll(make(z, name), 2, 1), np.roll(z, 2, 1), name)
@@ -526,7 +517,7 @@ def test_roll_errors_and_torch():
 # repeat / tile
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_repeat(name, layout):
     a = values((2, 3), name)
@@ -540,7 +531,7 @@ def test_repeat(name, layout):
     same(t.repeat(pyth.Size([2, 1])), np.tile(a, (2, 1)), name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_repeat_0dim_size0_and_tile(name):
     s = values((), name)
     same(make(s, name).repeat(2, 3), np.tile(s, (2, 3)), name)
@@ -575,7 +566,7 @@ def test_repeat_errors_and_torch():
 # tril / triu
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_tril_triu(name, layout):
     for shape in [(4, 6), (6, 4), (2, 3, 5, 4)]:
@@ -590,7 +581,7 @@ def test_tril_triu(name, layout):
         assert not shares(t.tril(), t)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_tril_triu_inplace_and_out(name):
     a = values((3, 5, 4), name)
     for op in ("tril", "triu"):
@@ -640,7 +631,7 @@ def test_tril_triu_torch():
 # diag / diagonal
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_diag(name, layout):
     v = values((4,), name)
@@ -717,7 +708,7 @@ def test_diagonal_errors_and_torch():
 # meshgrid
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("indexing", ["ij", "xy"])
 def test_meshgrid(name, indexing):
     xs = [values((3,), name, 1), values((2,), name, 2), values((4,), name, 3)]
@@ -823,7 +814,7 @@ def _compare_factory(fn, args, name, ulps=1):
         np.testing.assert_array_equal(to_np(got), exp, err_msg=f"{fn}{args} {name}")
 
 
-@pytest.mark.parametrize("name", [None] + NAMES)
+@pytest.mark.parametrize("name", [None] + DTYPE_NAMES)
 def test_arange_matches_torch(name):
     for args in ARANGE_CASES:
         _compare_factory("arange", args, name)
@@ -852,7 +843,7 @@ LINSPACE_CASES = [(0, 1, 0), (0, 1, 1), (3, -1, 1), (0, 1, 2), (0, 1, 5), (-3, 7
                   (-2.7, 7.9, 4), (0, 2**40, 5), (300, 7, 3), (0, 1000, 5), (0, 1, 1000)]
 
 
-@pytest.mark.parametrize("name", [None] + NAMES)
+@pytest.mark.parametrize("name", [None] + DTYPE_NAMES)
 def test_linspace_matches_torch(name):
     for args in LINSPACE_CASES:
         _compare_factory("linspace", args, name, ulps=2)
@@ -863,7 +854,7 @@ LOGSPACE_CASES = [(0, 1, 0), (0, 1, 1), (3, -1, 1), (0, 2, 3), (0, 1, 5), (-3, 3
                   (0.5, 2.5, 3, 2), (0, 10, 3, 2), (0, 70, 3, 2)]
 
 
-@pytest.mark.parametrize("name", [None] + NAMES)
+@pytest.mark.parametrize("name", [None] + DTYPE_NAMES)
 def test_logspace_matches_torch(name):
     for args in LOGSPACE_CASES:
         _compare_factory("logspace", args, name, ulps=4)

@@ -14,26 +14,12 @@ import math
 
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, FLOATS, NP_CARRIER, kw, pdt
 
 import pyth
 
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-FLOATS = ["float32", "float64", "float16", "bfloat16"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
 LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
 NO_BOOL = [n for n in DTYPE_NAMES if n != "bool"]  # PyTorch refuses bool for the selections
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def kw(*words):
-    """Regex matching when every keyword occurs, in any order, any case."""
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def sample(shape, name, seed=0, nan=True, spread=4):
@@ -52,7 +38,7 @@ def sample(shape, name, seed=0, nan=True, spread=4):
             v[rng.random(n) < 0.05] = -np.inf
     else:
         v = rng.integers(-spread, spread + 1, n)
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
 
 
 def P(arr, name):

@@ -9,6 +9,7 @@ is_set_to, set_, resize_, resize_as_.
 """
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, NP_CARRIER, dtype_name, kw, pdt
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -18,28 +19,7 @@ import pyth
 # helpers
 # --------------------------------------------------------------------------------------------
 
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
 LAYOUTS = ["contig", "transposed", "stepped", "offset"]
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def dtype_name(t):
-    for n in DTYPE_NAMES:
-        if t.dtype == pdt(n):
-            return n
-    raise AssertionError(f"unknown dtype {t.dtype!r}")
-
-
-def kw(*words):
-    """Regex that matches when every key word (a regex) occurs, in any order, any case."""
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def sample(shape, name, seed=0):
@@ -57,7 +37,7 @@ def sample(shape, name, seed=0):
         v = (k % 251 - 125) * 0.5
     else:
         v = k - n // 2
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
 
 
 def mk(a, name):
@@ -66,7 +46,7 @@ def mk(a, name):
 
 def to_np(t):
     name = dtype_name(t)
-    return np.array(t.tolist(), dtype=NP_DTYPES[name]).reshape(tuple(t.shape))
+    return np.array(t.tolist(), dtype=NP_CARRIER[name]).reshape(tuple(t.shape))
 
 
 def np_offset(view, root):
@@ -404,8 +384,8 @@ def new_values(n, name):
     if name == "int8":
         return (-(k % 100) - 1).astype(np.int8)
     if name in ("float16", "bfloat16", "float32", "float64"):
-        return (-(k % 120) * 0.5 - 1.0).astype(NP_DTYPES[name])
-    return (-k - 1000).astype(NP_DTYPES[name])
+        return (-(k % 120) * 0.5 - 1.0).astype(NP_CARRIER[name])
+    return (-k - 1000).astype(NP_CARRIER[name])
 
 
 @pytest.mark.parametrize("layout", ["contig", "transposed", "stepped"])
