@@ -157,6 +157,75 @@ def memory_counter(stats: dict, allocator: str | None = None, key: str = "live_b
     return stats[key] if allocator is None else stats["allocators"][allocator][key]
 
 
+# ---- fixed samples and storage geometry (the op suites: test_views, test_indexing, ...) ---------
+
+def distinct_values(shape, name: str, seed: int = 0, small: bool = False) -> np.ndarray:
+    """Distinct values (up to 251 elements) exact in dtype name, in its numpy carrier, in a
+    seeded order; small: 0..3 instead (bool: every third True), so that sums stay exact."""
+    shape = tuple(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    k = np.random.default_rng(seed).permutation(n) if n else np.zeros(0, np.int64)
+    if small:
+        v = k % 4 if name != "bool" else k % 3 == 0
+    elif name == "bool":
+        v = k % 3 == 0
+    elif name == "uint8":
+        v = k % 251
+    elif name == "int8":
+        v = k % 251 - 125
+    elif name in FLOATS:
+        v = (k % 251 - 125) * 0.5
+    else:
+        v = k - n // 2
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
+
+
+def tensor_of(a, name: str):
+    """A pyth tensor of dtype name holding array a's values."""
+    return pyth.tensor(np.asarray(a), dtype=pdt(name))
+
+
+def np_via_tolist(t) -> np.ndarray:
+    """A pyth tensor's values in its numpy carrier, read through tolist() (not the numpy
+    bridge, so that the bridge is not part of the oracle)."""
+    return np.array(t.tolist(), dtype=NP_CARRIER[dtype_name(t)]).reshape(tuple(t.shape))
+
+
+def same_storage(a, b) -> bool:
+    """Whether two tensors view the same storage."""
+    return a.storage().data_ptr() == b.storage().data_ptr()
+
+
+def np_offset(view, root) -> int:
+    """Element offset of view's first element within root (pyth tensors or ndarrays)."""
+    def addr(x):
+        return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
+    return (addr(view) - addr(root)) // view.itemsize
+
+
+def c_strides(shape) -> tuple:
+    """The strides (in elements) of a contiguous tensor of shape (size-0 dims count as 1)."""
+    st_, acc = [], 1
+    for s in reversed(shape):
+        st_.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st_))
+
+
+def run_all(items, f) -> None:
+    """Runs f(*item) for every item; fails once, listing every item that failed."""
+    errors = []
+    for it in items:
+        try:
+            f(*it)
+        except (Exception, pytest.fail.Exception) as e:  # noqa: BLE001
+            msg = str(e).strip().splitlines()
+            errors.append(f"{it}: {type(e).__name__}: {' | '.join(msg[:6])[:600]}")
+    if errors:
+        pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
+                    pytrace=False)
+
+
 # ==== comparisons ================================================================================
 
 def to_numpy_exact(p) -> np.ndarray:

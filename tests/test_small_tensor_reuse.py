@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 import pytest
+from _support import c_strides
 from pyth._th import ffi, lib
 
 import pyth
@@ -54,14 +55,6 @@ def new_float(*shape: int):
     return h
 
 
-def contiguous_strides(shape) -> list:
-    out, s = [], 1
-    for n in reversed(shape):
-        out.append(s)
-        s *= max(n, 1)
-    return out[::-1]
-
-
 def geometry(h) -> tuple:
     n = h.nDimension
     return (tuple(h.size[d] for d in range(n)), tuple(h.stride[d] for d in range(n)),
@@ -84,7 +77,7 @@ def test_reuse_gives_fresh_geometry_and_refcounts(cache_on):
         for shape in SHAPES:
             h = new_float(*shape)
             numel = int(np.prod(shape))
-            assert geometry(h) == (shape, tuple(contiguous_strides(shape)), 0)
+            assert geometry(h) == (shape, c_strides(shape), 0)
             assert h.refcount == 1 and lib.THFloatTensor_nElement(h) == numel
             st = h.storage
             assert st.refcount == 1 and st.exports == 0 and st.size == numel
@@ -148,7 +141,7 @@ def test_dims_move_between_inline_and_own_block(cache_on):
     for shape in [(5,), (2, 3, 4, 5, 6), (7, 2), (1, 2, 3, 4, 5, 6, 7), (), (3, 3, 3, 3), (6,),
                   (2,) * 12, (4, 5)]:
         assert lib.THFloatTensor_resize(h, len(shape), sizes(*shape)) == 0
-        assert geometry(h) == (shape, tuple(contiguous_strides(shape)), 0)
+        assert geometry(h) == (shape, c_strides(shape), 0)
         blocks = 2 + (len(shape) > 4)  # header, storage, and own dims beyond 4
         assert lib.THAlloc_liveCount() - before == blocks
     lib.THFloatTensor_free(h)
