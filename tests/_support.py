@@ -185,6 +185,70 @@ def tensor_of(a, name: str):
     return pyth.tensor(np.asarray(a), dtype=pdt(name))
 
 
+# layouts of an operand for the op suites (laid_out_as); every one holds the same logical values
+LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
+
+
+def laid_out_as(a: np.ndarray, name: str, layout: str):
+    """A pyth tensor of dtype name holding a's values in a memory layout (one of LAYOUTS):
+    contig; transposed (a contiguous tensor with the dims reversed, permuted back); stepped
+    (every other element of a last dim interleaved with zeros); expanded (a[:1] expanded: a's
+    rows along dim 0 must be equal, see rows_repeated). 0-dim: contig."""
+    if layout == "contig" or a.ndim == 0:
+        return tensor_of(a, name)
+    if layout == "transposed":
+        rev = tuple(range(a.ndim))[::-1]
+        t = tensor_of(np.ascontiguousarray(a.transpose(rev)), name).permute(*rev)
+        assert a.ndim < 2 or not t.is_contiguous() or 0 in a.shape or 1 in a.shape
+        return t
+    if layout == "stepped":
+        wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+        wide[..., ::2] = a
+        return tensor_of(wide, name)[..., ::2]
+    if layout == "expanded":
+        np.testing.assert_array_equal(a, rows_repeated(a), "expanded needs equal rows")
+        return tensor_of(a[:1], name).expand(*a.shape)
+    raise ValueError(layout)
+
+
+def rows_repeated(a: np.ndarray) -> np.ndarray:
+    """a's first row along dim 0 repeated over dim 0: the values an expanded tensor holds."""
+    return np.broadcast_to(a[:1], a.shape).copy()
+
+
+# views over a fresh contiguous root, for the suites that check offsets into it (rooted_view)
+ROOTED_LAYOUTS = ["contig", "transposed", "stepped", "offset"]
+
+
+def rooted_view(shape, name: str, layout: str) -> tuple:
+    """(root, view, root ndarray, view ndarray): a view of shape, in a layout of
+    ROOTED_LAYOUTS, over a fresh contiguous root of distinct values: contig (the root itself),
+    transposed (the dims reversed), stepped (every other element of the last dim, made with
+    narrow/unfold/select so that indexing plays no part), offset (the root less its first and
+    last rows). 0-dim: the root."""
+    shape = tuple(shape)
+    nd = len(shape)
+    if nd == 0 or layout == "contig":
+        rn = distinct_values(shape, name)
+        rp = tensor_of(rn, name)
+        return rp, rp, rn, rn
+    if layout == "transposed":
+        rn = distinct_values(shape[::-1], name)
+        rp = tensor_of(rn, name)
+        perm = tuple(range(nd))[::-1]
+        return rp, rp.permute(*perm), rn, rn.transpose(perm)
+    if layout == "stepped":
+        rn = distinct_values(shape[:-1] + (2 * shape[-1] + 1,), name)
+        rp = tensor_of(rn, name)
+        vp = rp.narrow(-1, 1, 2 * shape[-1]).unfold(-1, 1, 2).select(-1, 0)
+        return rp, vp, rn, rn[..., 1::2]
+    if layout == "offset":
+        rn = distinct_values((shape[0] + 2,) + shape[1:], name)
+        rp = tensor_of(rn, name)
+        return rp, rp.narrow(0, 1, shape[0]), rn, rn[1:1 + shape[0]]
+    raise ValueError(layout)
+
+
 def np_via_tolist(t) -> np.ndarray:
     """A pyth tensor's values in its numpy carrier, read through tolist() (not the numpy
     bridge, so that the bridge is not part of the oracle)."""

@@ -14,6 +14,7 @@ from _support import (
     kw,
     np_offset,
     np_via_tolist,
+    rooted_view,
     run_all,
     same_storage,
     tensor_of,
@@ -26,27 +27,6 @@ import pyth
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-
-def build(shape, name, layout):
-    """(root_pyth, base_pyth, root_np, base_np) with base a view of a fresh root."""
-    shape = tuple(shape)
-    nd = len(shape)
-    if nd == 0 or layout == "contig":
-        rn = distinct_values(shape, name)
-        rp = tensor_of(rn, name)
-        return rp, rp, rn, rn
-    if layout == "transposed":
-        rn = distinct_values(shape[::-1], name)
-        rp = tensor_of(rn, name)
-        perm = tuple(range(nd))[::-1]
-        return rp, rp.permute(*perm), rn, rn.transpose(perm)
-    if layout == "stepped":   # built with narrow/unfold/select so indexing is not used here
-        rn = distinct_values(shape[:-1] + (2 * shape[-1] + 1,), name)
-        rp = tensor_of(rn, name)
-        bp = rp.narrow(-1, 1, 2 * shape[-1]).unfold(-1, 1, 2).select(-1, 0)
-        return rp, bp, rn, rn[..., 1::2]
-    raise ValueError(layout)
 
 
 class T:
@@ -91,7 +71,7 @@ def is_advanced(idx):
 
 
 def check_get(shape, idx, name, layout):
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     exp = np.asarray(bn[idx_np(idx)])
     got = bp[idx_pyth(idx)]
     assert isinstance(got, type(bp)) or hasattr(got, "storage"), "indexing must give a tensor"
@@ -287,7 +267,7 @@ SET_CASES = [
 
 
 def set_case(idx, kind, vshape, name, layout):
-    rp, bp, rn, bn = build(S, name, layout)
+    rp, bp, rn, bn = rooted_view(S, name, layout)
     expected_root = rn.copy()
     # a mirror of the base on the expected copy
     en = expected_root if layout == "contig" else (
@@ -493,7 +473,7 @@ def test_hypothesis_getitem(case, name, layout):
        layout=st.sampled_from(["contig", "transposed"]))
 def test_hypothesis_setitem_scalar(case, name, layout):
     shape, idx = case
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     exp_root = rn.copy()
     en = exp_root if layout == "contig" or len(shape) == 0 else exp_root.transpose()
     v = scalar_for(name)
@@ -509,7 +489,7 @@ def test_hypothesis_setitem_tensor_basic(case):
     shape, idx = case
     if is_advanced(idx):
         return  # duplicates in index lists make tensor assignment order-dependent
-    rp, bp, rn, bn = build(shape, "int32", "transposed")
+    rp, bp, rn, bn = rooted_view(shape, "int32", "transposed")
     exp_root = rn.copy()
     en = exp_root if len(shape) == 0 else exp_root.transpose()
     target = en[idx_np(idx)]

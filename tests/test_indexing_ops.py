@@ -11,10 +11,13 @@ import pytest
 from _support import (
     DTYPE_NAMES,
     FLOATS,
+    LAYOUTS,
     NP_CARRIER,
     distinct_values,
     kw,
+    laid_out_as,
     np_via_tolist,
+    rows_repeated,
     tensor_of,
 )
 from pyth._th import lib
@@ -24,7 +27,6 @@ import pyth
 # torch warns that scatter_(reduce=) with a src tensor is deprecated; it is the oracle here
 pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 
-LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
 WRITABLE = ["contig", "transposed", "stepped"]
 
 
@@ -33,22 +35,11 @@ def L(a):
 
 
 def build(shape, name, layout, seed=0, small=False):
-    """(pyth tensor with the given layout, numpy array with its distinct_values)."""
-    shape = tuple(shape)
+    """(pyth tensor with the given layout, numpy array with its values)."""
     a = distinct_values(shape, name, seed, small)
-    if layout == "contig" or len(shape) == 0:
-        return tensor_of(a, name), a
-    if layout == "transposed":
-        perm = tuple(range(len(shape)))[::-1]
-        return tensor_of(a.transpose(perm).copy(), name).permute(*perm), a
-    if layout == "stepped":
-        big = np.zeros(shape[:-1] + (2 * shape[-1],), NP_CARRIER[name])
-        big[..., ::2] = a
-        return tensor_of(big, name)[..., ::2], a
-    if layout == "expanded":
-        a = np.broadcast_to(a[:1], shape).copy()
-        return tensor_of(a[:1], name).expand(*shape), a
-    raise ValueError(layout)
+    if layout == "expanded" and a.ndim:
+        a = rows_repeated(a)
+    return laid_out_as(a, name, layout), a
 
 
 def check(got, exp):
@@ -338,7 +329,7 @@ def np_scatter(a, dim, idx, src, ufunc=None):
 
 
 def distinct_along(shape, dim, size, seed):
-    """An index of `shape` whose distinct_values are distinct along dim (a plain scatter is then
+    """An index of `shape` whose values are distinct along dim (a plain scatter is then
     well-defined)."""
     rng = np.random.default_rng(seed)
     n = shape[dim]

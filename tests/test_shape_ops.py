@@ -9,15 +9,13 @@ The float-step behaviour of arange / linspace / logspace is checked against PyTo
 """
 import numpy as np
 import pytest
-from _support import DTYPE_NAMES, NP_CARRIER, kw, same_storage
+from _support import DTYPE_NAMES, LAYOUTS, NP_CARRIER, kw, laid_out_as, same_storage
 
 import pyth
 
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
 
 
 def values(shape, name, seed=0):
@@ -34,25 +32,13 @@ def values(shape, name, seed=0):
 
 
 def make(a, name, layout="contig"):
-    """A pyth tensor with a's values in the given memory layout."""
-    dt = getattr(pyth, name)
-    if layout == "contig" or a.ndim == 0:
-        return pyth.tensor(a, dtype=dt)
-    if layout == "transposed":
-        rev = tuple(range(a.ndim))[::-1]
-        t = pyth.tensor(np.ascontiguousarray(a.transpose(rev)), dtype=dt).permute(*rev)
-        assert a.ndim < 2 or not t.is_contiguous() or 0 in a.shape or 1 in a.shape
-        return t
-    if layout == "stepped":
-        wide = np.repeat(a, 2, axis=-1) if a.ndim else a
-        return pyth.tensor(wide, dtype=dt)[..., ::2]
-    if layout == "expanded":
-        if a.ndim == 0 or a.shape[0] == 0:
-            return pyth.tensor(a, dtype=dt)
-        row = pyth.tensor(a[:1], dtype=dt)
-        a[...] = a[:1]                       # the oracle sees what the expanded view holds
-        return row.expand(*a.shape)
-    raise AssertionError(layout)
+    """A pyth tensor with a's values in the given memory layout (laid_out_as). expanded makes
+    a's rows equal first, in place, so that the oracle sees what the expanded view holds."""
+    if layout == "expanded" and a.ndim and a.shape[0]:
+        a[...] = a[:1]
+    elif layout == "expanded":
+        layout = "contig"                    # no row to expand from
+    return laid_out_as(a, name, layout)
 
 
 def to_np(t):

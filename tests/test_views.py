@@ -12,12 +12,14 @@ import pytest
 from _support import (
     DTYPE_NAMES,
     NP_CARRIER,
+    ROOTED_LAYOUTS,
     c_strides,
     distinct_values,
     kw,
     np_offset,
     np_via_tolist,
     pdt,
+    rooted_view,
     run_all,
     same_storage,
     tensor_of,
@@ -31,35 +33,9 @@ import pyth
 # helpers
 # --------------------------------------------------------------------------------------------
 
-LAYOUTS = ["contig", "transposed", "stepped", "offset"]
-
 
 def np_strides(a):
     return tuple(s // a.itemsize for s in a.strides)
-
-
-def build(shape, name, layout):
-    """(root_pyth, base_pyth, root_np, base_np): base is a view of a fresh contiguous root."""
-    shape = tuple(shape)
-    nd = len(shape)
-    if nd == 0 or layout == "contig":
-        rn = distinct_values(shape, name)
-        rp = tensor_of(rn, name)
-        return rp, rp, rn, rn
-    if layout == "transposed":
-        rn = distinct_values(shape[::-1], name)
-        rp = tensor_of(rn, name)
-        perm = tuple(range(nd))[::-1]
-        return rp, rp.permute(*perm), rn, rn.transpose(perm)
-    if layout == "stepped":
-        rn = distinct_values(shape[:-1] + (2 * shape[-1] + 1,), name)
-        rp = tensor_of(rn, name)
-        return rp, rp[..., 1::2], rn, rn[..., 1::2]
-    if layout == "offset":
-        rn = distinct_values((shape[0] + 2,) + shape[1:], name)
-        rp = tensor_of(rn, name)
-        return rp, rp.narrow(0, 1, shape[0]), rn, rn[1:1 + shape[0]]
-    raise ValueError(layout)
 
 
 def np_unfold(a, d, size, step):
@@ -287,7 +263,7 @@ NONOVERLAP_PARAMS = [pytest.param(c[1], c[2], c[3], c[4], id=c[0]) for c in CASE
 
 
 def run_case(shape, fn, npfn, kind, name, layout):
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     try:
         vn = npfn(bn)
     except (ValueError, AttributeError):
@@ -312,7 +288,7 @@ def run_case(shape, fn, npfn, kind, name, layout):
     return rp, bp, rn, bn, vp, vn
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout", ROOTED_LAYOUTS)
 @pytest.mark.parametrize("shape,fn,npfn,kind", CASE_PARAMS)
 def test_view_matches_numpy_layouts(shape, fn, npfn, kind, layout):
     run_case(shape, fn, npfn, kind, "float32", layout)
@@ -375,7 +351,7 @@ def write_through(shape, fn, npfn, kind, layout, name):
 # --------------------------------------------------------------------------------------------
 
 def torch_build(torch, shape, name, layout):
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     rt = torch.tensor(rn)            # a fresh contiguous tensor with standard strides
     if name == "bfloat16":
         rt = rt.to(torch.bfloat16)
@@ -398,7 +374,7 @@ def torch_values(t):
     return t.numpy()
 
 
-TORCH_COMBOS = ([("float32", lay) for lay in LAYOUTS]
+TORCH_COMBOS = ([("float32", lay) for lay in ROOTED_LAYOUTS]
                 + [(n, lay) for n in ("bfloat16", "bool", "int16") for lay in ("contig", "transposed")])
 
 
@@ -707,7 +683,7 @@ def test_contiguous_and_clone(shape, fn, npfn, kind):
 
 
 def contiguous_and_clone(shape, fn, npfn, layout):
-    rp, bp, rn, bn = build(shape, "float32", layout)
+    rp, bp, rn, bn = rooted_view(shape, "float32", layout)
     try:
         vn = npfn(bn)
     except (ValueError, AttributeError):
