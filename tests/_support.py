@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import math
+import warnings
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -401,6 +402,78 @@ def bf16_round(x: np.ndarray) -> np.ndarray:
     u = x.view(np.uint32).astype(np.uint64)
     r = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(np.float32)
     return np.where(np.isnan(x), x, r).astype(np.float32)
+
+
+def exact_in(v, name: str) -> bool:
+    """Whether Python number v is exactly representable in dtype name."""
+    if name == "bool":
+        return v in (0, 1)
+    if name in INTS:
+        lo, hi = INT_RANGE[name]
+        return float(v).is_integer() and lo <= v <= hi
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name == "float64":
+            return float(v) == v
+        f32 = np.float32(v)
+        # compare as Python numbers: exact for ints of any size
+        if not np.isfinite(f32) or float(f32) != v:
+            return False
+        if name == "float32":
+            return True
+        if name == "float16":
+            h = np.float16(f32)
+            return bool(np.isfinite(h)) and float(h) == v
+        return float(bf16_round([f32])[0]) == v
+
+
+# candidates; each (src, dst) pair keeps those whose conversion is exact or well defined
+CAST_POOL = [0, 1, -1, 2.5, -2.75, 0.5, -0.5, 100, -100, 127, -128, 200, 255, 300, -300, 7.25,
+             1024, -0.0, 40000, -32768, 65536, 2**31 - 1, -(2**31), 2**40, 2**40 + 3, 0.75]
+
+
+def convertible_values(src: str, dst: str) -> list:
+    """Python values of dtype src (from CAST_POOL) whose conversion to dst is well defined
+    (and exact into floats)."""
+    if src == "bool":
+        return [False, True, True, False, True]
+    out = []
+    for v in CAST_POOL:
+        if not exact_in(v, src):
+            continue
+        if dst in FLOATS and not exact_in(v, dst):
+            continue
+        if dst in INTS and src in FLOATS and not (INT_RANGE[dst][0] <= math.trunc(v)
+                                                  <= INT_RANGE[dst][1]):
+            continue
+        out.append(int(v) if src in INTS else float(v))
+    assert len(out) >= 3, (src, dst, out)
+    return out
+
+
+def torch_convertible(src: str, dst: str, n: int, seed: int):
+    """A 1-D torch tensor of dtype src: n seeded values (its extremes, signed zeros, halves,
+    inf and nan where dst is a float) whose conversion to dst is defined in C."""
+    rng_ = np.random.default_rng(seed)
+    tdt_ = tdt(src)
+    if src == "bool":
+        return torch.tensor(rng_.integers(0, 2, n).astype(bool))
+    if src in INTS:
+        lo, hi = INT_RANGE[src]
+        v = rng_.integers(lo, hi, n, dtype=np.int64, endpoint=True)
+        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
+        return torch.tensor(v, dtype=tdt_)
+    v = rng_.standard_normal(n) * 10.0 ** rng_.integers(-3, 6, n)
+    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
+    if dst in INTS:
+        lo, hi = INT_RANGE[dst]
+        v = np.clip(v, max(lo, -(2.0**62)), min(hi, 2.0**62))
+    else:
+        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
+    t = torch.tensor(v, dtype=torch.float64).to(tdt_)
+    if dst in INTS:  # rounding into src may have left dst's range: replace those by 0
+        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt_), t)
+    return t
 
 
 def np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:

@@ -10,70 +10,25 @@ including inexact conversions (rounding into half / bfloat16, large integers int
 
 from __future__ import annotations
 
-import math
 import re
-import warnings
 
 import numpy as np
 import pytest
-from _support import DTYPE_NAMES, FLOATS, INT_RANGE, INTS, NP_CARRIER, pdt
+from _support import (
+    DTYPE_NAMES,
+    NP_CARRIER,
+    bf16_round,
+    convertible_values,
+    pdt,
+    torch_convertible,
+)
 
 import pyth
 
 
-def bf16_round(values):
-    """float32 -> nearest bfloat16 (ties to even), as float32 (finite inputs)."""
-    a = np.asarray(values, dtype=np.float32)
-    b = a.view(np.uint32).astype(np.uint64)
-    b = (b + ((b >> 16) & 1) + 0x7FFF) & 0xFFFF0000
-    return b.astype(np.uint32).view(np.float32)
-
-
-def exact_in(v, name):
-    if name == "bool":
-        return v in (0, 1)
-    if name in INTS:
-        lo, hi = INT_RANGE[name]
-        return float(v).is_integer() and lo <= v <= hi
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "float64":
-            return float(v) == v
-        f32 = np.float32(v)
-        if not np.isfinite(f32) or float(f32) != v:
-            return False
-        if name == "float32":
-            return True
-        if name == "float16":
-            h = np.float16(f32)
-            return bool(np.isfinite(h)) and float(h) == v
-        return float(bf16_round([f32])[0]) == v
-
-
-POOL = [0, 1, -1, 2.5, -2.75, 0.5, -0.5, 100, -100, 127, -128, 200, 255, 300, -300, 7.25,
-        1024, -0.0, 40000, -32768, 65536, 2**31 - 1, -(2**31), 2**40, 2**40 + 3, 0.75]
-
-
-def pair_values(src, dst):
-    """Values of type src whose conversion to dst is well defined (and exact into floats)."""
-    if src == "bool":
-        return [False, True, True, False, True]
-    out = []
-    for v in POOL:
-        if not exact_in(v, src):
-            continue
-        if dst in FLOATS and not exact_in(v, dst):
-            continue
-        if dst in INTS and src in FLOATS and not INT_RANGE[dst][0] <= math.trunc(v) <= INT_RANGE[dst][1]:
-            continue
-        out.append(int(v) if src in INTS else float(v))
-    assert len(out) >= 3
-    return out
-
-
 def data(src, dst, shape, shift=0):
     """An array of type NP_CARRIER[src] and the given shape, cycling through the pair's values."""
-    vals = pair_values(src, dst)
+    vals = convertible_values(src, dst)
     vals = vals[shift % len(vals):] + vals[:shift % len(vals)]
     return np.resize(np.array(vals, dtype=NP_CARRIER[src]), shape)
 
@@ -421,37 +376,6 @@ def test_copy_into_expanded_destination_raises():
 
 # ---- PyTorch as a second oracle -------------------------------------------------------------
 
-TORCH_NAMES = {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
-               "int64": "int64", "float32": "float32", "float64": "float64",
-               "float16": "float16", "bfloat16": "bfloat16", "bool": "bool"}
-
-
-def torch_values(torch, src, dst, n, seed):
-    """A torch tensor of type src with n values whose conversion to dst is defined in C."""
-    rng = np.random.default_rng(seed)
-    tdt = getattr(torch, TORCH_NAMES[src])
-    if src == "bool":
-        return torch.tensor(rng.integers(0, 2, n).astype(bool))
-    if src in INTS:
-        lo, hi = INT_RANGE[src]
-        v = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
-        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
-        return torch.tensor(v, dtype=tdt)
-    scale = 10.0 ** rng.integers(-3, 6, n)
-    v = rng.standard_normal(n) * scale
-    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
-    if dst in INTS:
-        lo, hi = INT_RANGE[dst]
-        v = np.clip(v, max(lo, -1e15), min(hi, 1e15))
-        if dst == "int64":
-            v = np.clip(v, -(2.0**62), 2.0**62)
-    else:
-        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
-    t = torch.tensor(v, dtype=torch.float64).to(tdt)
-    if dst in INTS:  # src rounding may have pushed a value out of dst's range: trim back
-        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt), t)
-    return t
-
 
 def pyth_from_torch(torch, t, name):
     if name == "bfloat16":
@@ -474,11 +398,11 @@ def same_lists(a, b):
 @pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_copy_matches_torch_all_pairs(dst, src):
     torch = pytest.importorskip("torch")
-    ts = torch_values(torch, src, dst, 240, seed=DTYPE_NAMES.index(src) * 10 + DTYPE_NAMES.index(dst))
+    ts = torch_convertible(src, dst, 240, seed=DTYPE_NAMES.index(src) * 10 + DTYPE_NAMES.index(dst))
     ts = ts.reshape(12, 20)
     ps = pyth_from_torch(torch, ts, src)
     assert same_lists(ps.tolist(), as_list(torch, ts))
-    tdt = getattr(torch, TORCH_NAMES[dst])
+    tdt = getattr(torch, dst)
     # contiguous, transposed source, broadcast row
     td = torch.empty(12, 20, dtype=tdt).copy_(ts)
     pd = pyth.empty(12, 20, dtype=pdt(dst)).copy_(ps)
@@ -501,9 +425,9 @@ def test_copy_broadcasting_matches_torch(shapes, pair):
     dst_shape, src_shape = shapes
     dst, src = pair
     n = int(np.prod(src_shape))
-    ts = torch_values(torch, src, dst, max(n, 10), seed=n)[:n].reshape(src_shape)
+    ts = torch_convertible(src, dst, max(n, 10), seed=n)[:n].reshape(src_shape)
     ps = pyth_from_torch(torch, ts, src)
-    td = torch.zeros(dst_shape, dtype=getattr(torch, TORCH_NAMES[dst])).copy_(ts)
+    td = torch.zeros(dst_shape, dtype=getattr(torch, dst)).copy_(ts)
     pd = pyth.zeros(*dst_shape, dtype=pdt(dst)) if dst_shape else mk(np.zeros(()), dst)
     pd.copy_(ps)
     assert tuple(pd.shape) == tuple(td.shape)

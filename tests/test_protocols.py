@@ -12,7 +12,7 @@ import pickle
 
 import numpy as np
 import pytest
-from _support import pdt
+from _support import bf16_round, pdt
 
 import pyth
 
@@ -61,13 +61,6 @@ def same_list(got, expected) -> None:
         assert got != got
     else:
         assert got == expected
-
-
-def bfloat16_round(values: np.ndarray) -> np.ndarray:
-    """Round float32 values to bfloat16 (nearest, ties to even) by bit arithmetic: the oracle."""
-    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
-    return rounded.astype(np.uint32).view(np.float32)
 
 
 # ---------------------------------------------------------------- construction of scalars
@@ -138,12 +131,12 @@ def test_tolist_bfloat16_matches_rounded_float32(layout):
     a = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4) + np.float32(1 / 3)
     view_t, view_a = LAYOUTS[layout]
     got = view_t(pyth.tensor(a).bfloat16()).tolist()
-    same_list(got, view_a(bfloat16_round(a)).astype(np.float64).tolist())
+    same_list(got, view_a(bf16_round(a)).astype(np.float64).tolist())
 
 
 def test_bfloat16_rounding_oracle_is_ties_to_even():
     # 1 + 2**-8 is halfway between 1 and 1 + 2**-7: ties go to the even one, 1.0
-    assert bfloat16_round(np.float32([1 + 2**-8, 1 + 3 * 2**-8]))[0] == 1.0
+    assert bf16_round(np.float32([1 + 2**-8, 1 + 3 * 2**-8]))[0] == 1.0
     assert pyth.tensor([1 + 2**-8, 1 + 3 * 2**-8]).bfloat16().tolist() == [1.0, 1 + 2**-6]
 
 

@@ -13,11 +13,21 @@ import math
 import pathlib
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
-from _support import DTYPE_NAMES, FLOATS, INT_RANGE, INTS, NP_CARRIER
+from _support import (
+    CAST_POOL,
+    DTYPE_NAMES,
+    FLOATS,
+    INT_RANGE,
+    INTS,
+    NP_CARRIER,
+    bf16_round,
+    convertible_values,
+    exact_in,
+    torch_convertible,
+)
 from pyth._th import ffi, lib
 
 import pyth
@@ -42,42 +52,6 @@ def storage_cls(name):
     return getattr(pyth, REAL[name] + "Storage")
 
 
-def bf16_round(values):
-    """float32 -> nearest bfloat16 (ties to even), returned as float32 (finite inputs)."""
-    a = np.asarray(values, dtype=np.float32)
-    b = a.view(np.uint32).astype(np.uint64)
-    b = (b + ((b >> 16) & 1) + 0x7FFF) & 0xFFFF0000
-    return b.astype(np.uint32).view(np.float32)
-
-
-def exact_in(v, name):
-    """Whether python number v is exactly representable in type `name`."""
-    if name == "bool":
-        return v in (0, 1)
-    if name in INTS:
-        lo, hi = INT_RANGE[name]
-        return float(v).is_integer() and lo <= v <= hi
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "float64":
-            return float(v) == v
-        f32 = np.float32(v)
-        # compare as Python numbers: exact for ints of any size
-        if not np.isfinite(f32) or float(f32) != v:
-            return False
-        if name == "float32":
-            return True
-        if name == "float16":
-            h = np.float16(f32)
-            return bool(np.isfinite(h)) and float(h) == v
-        return float(bf16_round([f32])[0]) == v
-
-
-# candidates; each (src, dst) pair keeps those whose conversion is exact or well defined
-POOL = [0, 1, -1, 2.5, -2.75, 0.5, -0.5, 100, -100, 127, -128, 200, 255, 300, -300, 7.25,
-        1024, -0.0, 40000, -32768, 65536, 2**31 - 1, -(2**31), 2**40, 2**40 + 3, 0.75]
-
-
 def pyvalue(v, name):
     """v as the Python scalar a storage of `name` takes and returns."""
     if name == "bool":
@@ -90,22 +64,7 @@ def pyvalue(v, name):
 def src_values(name):
     if name == "bool":
         return [False, True, True, False, True]
-    return [pyvalue(v, name) for v in POOL if exact_in(v, name)]
-
-
-def pair_values(src, dst):
-    """Values of type src whose conversion to dst is well defined (and exact for floats)."""
-    out = []
-    for v in src_values(src):
-        if dst in FLOATS and not exact_in(v, dst):
-            continue
-        if dst in INTS and src in FLOATS:
-            lo, hi = INT_RANGE[dst]
-            if not lo <= math.trunc(v) <= hi:
-                continue
-        out.append(v)
-    assert len(out) >= 3, (src, dst, out)
-    return out
+    return [pyvalue(v, name) for v in CAST_POOL if exact_in(v, name)]
 
 
 def expected_cast(values, src, dst):
@@ -289,7 +248,7 @@ def test_nan_and_inf_survive(name):
 @pytest.mark.parametrize("src", DTYPE_NAMES)
 @pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_copy_all_pairs(dst, src):
-    vals = pair_values(src, dst)
+    vals = convertible_values(src, dst)
     s = storage_cls(src)(vals)
     d = storage_cls(dst)(len(vals))
     r = d.copy_(s)
@@ -426,7 +385,7 @@ def test_element_size(name):
 @pytest.mark.parametrize("src", DTYPE_NAMES)
 def test_conversion_methods_copy(src, method):
     dst = METHODS[method]
-    vals = pair_values(src, dst)
+    vals = convertible_values(src, dst)
     s = storage_cls(src)(vals)
     r = getattr(s, method)()
     assert type(r) is storage_cls(dst)
@@ -566,7 +525,7 @@ def test_c_resize_keeps_prefix(name):
 def test_c_copy_all_pairs():
     for src in DTYPE_NAMES:
         for dst in DTYPE_NAMES:
-            vals = pair_values(src, dst)
+            vals = convertible_values(src, dst)
             s = cfn(src, "newWithSize")(len(vals))
             d = cfn(dst, "newWithSize")(len(vals))
             for i, v in enumerate(vals):
@@ -636,35 +595,11 @@ def test_shrinking_a_storage_under_a_view_never_reads_freed_memory():
 # ---- PyTorch as a second oracle (inexact conversions too) ----------------------------------
 
 
-def torch_values(torch, src, dst, n, seed):
-    """A 1-D torch tensor of type src whose conversion to dst is defined in C."""
-    rng = np.random.default_rng(seed)
-    tdt = getattr(torch, src)
-    if src == "bool":
-        return torch.tensor(rng.integers(0, 2, n).astype(bool))
-    if src in INTS:
-        lo, hi = INT_RANGE[src]
-        v = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
-        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
-        return torch.tensor(v, dtype=tdt)
-    v = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)
-    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
-    if dst in INTS:
-        lo, hi = INT_RANGE[dst]
-        v = np.clip(v, max(lo, -(2.0**62)), min(hi, 2.0**62))
-    else:
-        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
-    t = torch.tensor(v, dtype=torch.float64).to(tdt)
-    if dst in INTS:  # rounding into src may have left dst's range: replace those by 0
-        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt), t)
-    return t
-
-
 @pytest.mark.parametrize("src", DTYPE_NAMES)
 @pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_storage_copy_matches_torch(dst, src):
     torch = pytest.importorskip("torch")
-    ts = torch_values(torch, src, dst, 200, seed=DTYPE_NAMES.index(src) * 10 + DTYPE_NAMES.index(dst))
+    ts = torch_convertible(src, dst, 200, seed=DTYPE_NAMES.index(src) * 10 + DTYPE_NAMES.index(dst))
     vals = (ts.float() if src == "bfloat16" else ts).tolist()
     s = storage_cls(src)(vals)
     assert same(s.tolist(), vals)
