@@ -1,19 +1,25 @@
 """Helpers the test suite shares, in one place. Sections:
 
-- dtype tables: the dtype names (all, float, integer), their numpy carriers and pyth/torch
-  dtypes, and torch as an optional oracle (None when not installed).
+- dtype tables: the dtype names (all, float, integer), integer ranges, their numpy carriers and
+  pyth/torch dtypes, torch as an optional oracle (None when not installed), `needs_torch`, and
+  `kw` (a message regex for pytest.raises).
 - data and layouts: `Triple` (one logical tensor in pyth, numpy and torch) for the fuzz suites;
   seeded sample values, (pyth, torch) pairs and their layouts (contiguous, transposed, stepped,
-  expanded) for the surface tests.
+  expanded) for the surface tests; the memory counters (`memory_now`); for the op suites,
+  distinct exact values (`distinct_values`), an operand in a layout (`LAYOUTS`, `laid_out_as`),
+  a view over a fresh root (`ROOTED_LAYOUTS`, `rooted_view`) and storage geometry helpers.
 - comparisons: values, dtype and geometry against numpy/torch; `check_call` (same result or same
-  exception class as torch); the numpy reference for dtype conversions.
+  exception class as torch); the numpy reference for dtype conversions and the values whose
+  conversions are defined (`convertible_values`, `torch_convertible`).
 - hypothesis strategies and view steps: values, shapes and tensors in random layouts;
   `VIEW_STEPS`, a table of view ops applied alike to all three of a Triple.
-- layer-test operands: float64 pyth/torch operands from one array, and a closeness check.
+- layer-test operands: float64 pyth/torch operands from one array (P, T, grad_pair), a closeness
+  check, and parameter copies between a pyth and a torch module.
 
-Users: the differential fuzz suites (test_fuzz_*.py, test_hardening_py.py), the surface tests
-(test_surface_*.py) and the layer tests (test_nn_conv.py, test_nn_pool.py,
-test_nn_fastpaths.py). conftest.py's directory is on sys.path, so tests import it as `_support`.
+Users: most suites; the differential fuzz suites (test_fuzz_*.py, test_hardening_py.py), the
+surface tests (test_surface_*.py), the op suites (test_views.py, test_indexing*.py,
+test_copy.py, test_storage.py, ...) and the layer tests (test_nn_*.py). conftest.py's directory
+is on sys.path, so tests import it as `_support`; fixtures live in conftest.py.
 """
 
 from __future__ import annotations
@@ -810,3 +816,26 @@ def close(p, t, tol=1e-9):
     """p (pyth) equals t (PyTorch tensor or array) within tol, relative and absolute."""
     t = t.detach().numpy() if hasattr(t, "detach") else t
     np.testing.assert_allclose(p.detach().numpy(), t, rtol=tol, atol=tol)
+
+
+def grad_pair(a, requires_grad: bool = True, dtype: str = "float64"):
+    """(pyth tensor, torch tensor) of dtype holding a's values, both requiring grad unless
+    requires_grad=False."""
+    a = np.asarray(a, dtype=dtype)
+    return (pyth.tensor(a, dtype=pdt(dtype)).requires_grad_(requires_grad),
+            torch.tensor(a, dtype=tdt(dtype), requires_grad=requires_grad))
+
+
+def copy_params(pm, tm) -> None:
+    """Copies the parameters of pyth module pm into torch module tm (same names and shapes)."""
+    assert [k for k, _ in pm.named_parameters()] == [k for k, _ in tm.named_parameters()]
+    with torch.no_grad():
+        for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
+            assert tuple(p.shape) == tuple(t.shape)
+            t.copy_(torch.from_numpy(p.detach().numpy()))
+
+
+def load_from_torch(pm, tm) -> None:
+    """Copies torch module tm's state into pyth module pm (keys and shapes must agree, strict)."""
+    pm.load_state_dict({k: pyth.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    assert list(pm.state_dict()) == list(tm.state_dict())

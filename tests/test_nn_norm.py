@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _support import P, T, close
+from _support import P, T, close, load_from_torch
 
 import pyth
 from pyth import nn
@@ -15,11 +15,6 @@ from pyth.nn import functional as F
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(3)
-
-
-def load_from_torch(pm, tm):
-    pm.load_state_dict({k: pyth.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    assert list(pm.state_dict()) == list(tm.state_dict())
 
 
 def randomize(tm):

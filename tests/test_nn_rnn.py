@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _support import P, T, close
+from _support import P, T, close, load_from_torch
 
 import pyth
 from pyth import nn
@@ -14,13 +14,6 @@ from pyth.autograd import gradcheck
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(7)
-
-
-def load_from_torch(pm, tm):
-    """Copies tm's state into pm (keys and shapes must agree, strict)."""
-    sd = {k: pyth.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()}
-    pm.load_state_dict(sd)
-    assert list(pm.state_dict()) == list(tm.state_dict())
 
 
 def flat(out):
