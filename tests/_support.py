@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import gc
 import math
+import threading
 import warnings
 import zlib
 from dataclasses import dataclass
@@ -295,6 +296,24 @@ def run_all(items, f) -> None:
     if errors:
         pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
                     pytrace=False)
+
+
+def run_in_threads(bodies) -> None:
+    """Runs each zero-argument callable in a thread of its own, joins them all, and fails with
+    whatever they raised."""
+    errors = []
+
+    def guard(fn):
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=guard, args=(fn,)) for fn in bodies]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
 
 
 # ==== comparisons ================================================================================

@@ -7,17 +7,17 @@ algorithms (Lemire's bounded integers), analytic moments and CDFs (seeded sample
 one-sample Kolmogorov-Smirnov), and samples from numpy and PyTorch (two-sample KS), PyTorch also
 for result dtypes/shapes and exception types.
 """
+import functools
 import json
 import math
 import os
 import pickle
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
-from _support import DTYPE_NAMES, FLOATS, INTS, kw, pdt
+from _support import DTYPE_NAMES, FLOATS, INTS, kw, pdt, run_in_threads
 from pyth._th import lib
 
 import pyth
@@ -418,21 +418,6 @@ def test_forked_child_continues_a_copy_of_the_default_stream():
 # threads
 # --------------------------------------------------------------------------------------------
 
-def run_threads(fn, nthreads=4):
-    errors = []
-
-    def body(k):
-        try:
-            fn(k)
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-    ts = [threading.Thread(target=body, args=(k,)) for k in range(nthreads)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors, errors
-
 
 def test_threads_sharing_a_generator_take_whole_runs():
     g, size, calls = gen(21), 1000, 40
@@ -441,7 +426,7 @@ def test_threads_sharing_a_generator_take_whole_runs():
     def work(k):
         for _ in range(calls):
             chunks.append(tuple(pyth.rand(size, generator=g).tolist()))   # list.append is atomic
-    run_threads(work)
+    run_in_threads([functools.partial(work, k) for k in range(4)])
     total = 4 * calls * size
     seq = pyth.rand(total, generator=gen(21)).tolist()
     blocks = {tuple(seq[i:i + size]) for i in range(0, total, size)}
@@ -459,7 +444,7 @@ def test_threads_normals_with_odd_sizes():
     def work(k):
         for n in sizes:
             got.extend(pyth.randn(n, generator=g).tolist())
-    run_threads(work)
+    run_in_threads([functools.partial(work, k) for k in range(4)])
     seq = pyth.randn(4 * sum(sizes), generator=gen(22)).tolist()
     assert sorted(got) == sorted(seq)
 

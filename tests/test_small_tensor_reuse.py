@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import gc
 import queue
-import threading
 import time
 
 import numpy as np
 import pytest
-from _support import c_strides
+from _support import c_strides, run_in_threads
 from pyth._th import ffi, lib
 
 import pyth
@@ -253,22 +252,6 @@ def test_limit_bounds_the_lists():
         lib.THStructCache_setLimit(old)
 
 
-def run_threads(bodies) -> None:
-    errors = []
-
-    def guard(fn):
-        try:
-            fn()
-        except BaseException as e:  # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=guard, args=(fn,)) for fn in bodies]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-
-
 def test_threads_make_and_free_concurrently_and_across_threads(cache_on):
     """Four threads churn through tensors on their own while producers hand tensors (tagged
     with a value) to consumers on other threads, which check and free them."""
@@ -303,7 +286,7 @@ def test_threads_make_and_free_concurrently_and_across_threads(cache_on):
             assert (data == i).all()
             lib.THFloatTensor_free(h)  # made on the producer's thread
 
-    run_threads([churn(k) for k in range(4)] + [produce, consume])
+    run_in_threads([churn(k) for k in range(4)] + [produce, consume])
     assert meters() == base
 
 
@@ -317,7 +300,7 @@ def test_exited_threads_release_their_lists(cache_on):
     lib.THFloatTensor_free(new_float(1))  # this thread holds a record already
     threads = lib.THStructCache_threads()
     base = meters()
-    run_threads([work] * 4)
+    run_in_threads([work] * 4)
     deadline = time.monotonic() + 10
     while lib.THStructCache_threads() > threads and time.monotonic() < deadline:
         time.sleep(0.01)  # the key destructors run as the threads finish exiting
