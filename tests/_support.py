@@ -332,6 +332,20 @@ def torch_values(t) -> np.ndarray:
     return t.detach().contiguous().numpy()
 
 
+def values_of(x) -> np.ndarray:
+    """A pyth or torch tensor's values as a fresh ndarray of its own dtype (bfloat16 through
+    float32)."""
+    return to_numpy_exact(x) if isinstance(x, pyth.Tensor) else np.array(torch_values(x))
+
+
+def to_torch(p):
+    """A torch tensor with pyth tensor p's dtype and values (exact) and standard contiguous
+    strides (even when empty); skips the calling test when torch is not installed."""
+    torch_or_skip()
+    t = torch.from_numpy(to_numpy_exact(p)).to(tdt(dtype_name(p)))
+    return t.clone(memory_format=torch.contiguous_format)
+
+
 def to_numpy_float64(x) -> np.ndarray:
     """A pyth or torch tensor's values as an ndarray, floats widened to float64 (bool and
     integers keep their dtype): what `assert_same` compares."""

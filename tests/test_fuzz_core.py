@@ -25,6 +25,7 @@ from _support import (
     of_shape,
     pdt,
     shapes,
+    to_numpy_exact,
     torch,
     torch_values,
     values,
@@ -156,14 +157,10 @@ def test_overlapping_copy_within_one_storage(case, data):
     assume(n >= 2)
     length = data.draw(st.integers(1, n - 1))
     a0, b0 = data.draw(st.integers(0, n - length)), data.draw(st.integers(0, n - length))
-    ref = to_np_copy(base)
+    ref = to_numpy_exact(base)
     ref[a0:a0 + length] = ref[b0:b0 + length].copy()
     base.narrow(0, a0, length).copy_(base.narrow(0, b0, length))
     assert_same_values(base, ref)
-
-
-def to_np_copy(p) -> np.ndarray:
-    return p.float().numpy().copy() if p.dtype is pyth.bfloat16 else p.numpy().copy()
 
 
 # ---- indexing on any layout ---------------------------------------------------------------------

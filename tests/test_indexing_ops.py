@@ -19,6 +19,7 @@ from _support import (
     np_via_tolist,
     rows_repeated,
     tensor_of,
+    torch_values,
 )
 from pyth._th import lib
 
@@ -65,11 +66,6 @@ def T(a, name):
     return t.to(getattr(torch, name))
 
 
-def TN(t):
-    torch = pytest.importorskip("torch")
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
-
-
 # --------------------------------------------------------------------------------------------
 # index_select
 # --------------------------------------------------------------------------------------------
@@ -105,7 +101,7 @@ def test_index_select_matches_torch():
         t, a = build((3, 4, 5), name, "transposed")
         for dim, idx in [(0, [2, 0]), (2, [4, 4, 1]), (-2, [3])]:
             exp = torch.index_select(T(a, name), dim, torch.tensor(idx))
-            np.testing.assert_array_equal(np_via_tolist(t.index_select(dim, L(idx))), TN(exp))
+            np.testing.assert_array_equal(np_via_tolist(t.index_select(dim, L(idx))), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -143,7 +139,7 @@ def test_gather_0dim_and_torch():
         t, a = build((3, 4), name, "stepped")
         idx = np.array([[3, 0], [1, 1]])
         exp = torch.gather(T(a, name), 1, torch.from_numpy(idx))
-        np.testing.assert_array_equal(np_via_tolist(t.gather(1, L(idx))), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(t.gather(1, L(idx))), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,11 +187,11 @@ def test_put_out_of_place_and_torch():
         src = distinct_values((4,), name, seed=2, small=True)
         exp = T(a, name).put(torch.from_numpy(idx), T(src, name), accumulate=True)
         got = pyth.put(t, L(idx), tensor_of(src, name), accumulate=True)
-        np.testing.assert_array_equal(np_via_tolist(got), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
         check(t, a)                                                # input untouched
         got = t.put(L(idx[:, :1]), tensor_of(src[:2], name))
         exp = torch.put(T(a, name), torch.from_numpy(idx[:, :1]), T(src[:2], name))
-        np.testing.assert_array_equal(np_via_tolist(got), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,11 +248,11 @@ def test_index_add_alpha_wraps_and_torch():
         alpha = True if name == "bool" else 2
         exp = torch.index_add(T(a, name), 1, torch.tensor(idx), T(src, name), alpha=alpha)
         np.testing.assert_array_equal(np_via_tolist(pyth.index_add(t, 1, L(idx), tensor_of(src, name), alpha=alpha)),
-                                      TN(exp))
+                                      torch_values(exp))
         src2 = distinct_values((3, 4), name, seed=7, small=True)
         exp = T(a, name).index_add_(0, torch.tensor([2, 0, 2]), T(src2, name))
         got = t.index_add_(0, pyth.tensor([2, 0, 2], dtype=pyth.int32), tensor_of(src2, name))
-        np.testing.assert_array_equal(np_via_tolist(got), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
     # integer arithmetic wraps as numpy's does
     t = pyth.tensor(np.array([250, 10], np.uint8))
     t.index_add_(0, L([0, 0]), pyth.tensor(np.array([3, 4], np.uint8)))
@@ -307,7 +303,7 @@ def test_index_ops_match_torch():
         ]
         for mine, theirs in cases:
             got, exp = mine(t.clone()), theirs(T(a, name))
-            np.testing.assert_array_equal(np_via_tolist(got), TN(exp))
+            np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,14 +384,14 @@ def test_scatter_matches_torch():
         for reduce in ("add", "multiply"):
             exp = T(a, name).scatter_(1, ti, T(src, name), reduce=reduce)
             np.testing.assert_array_equal(np_via_tolist(t.clone().scatter_(1, L(idx), tensor_of(src, name),
-                                                               reduce=reduce)), TN(exp))
+                                                               reduce=reduce)), torch_values(exp))
             v = True if name == "bool" else 2
             exp = T(a, name).scatter_(1, ti, v, reduce=reduce)
             np.testing.assert_array_equal(np_via_tolist(t.clone().scatter_(1, L(idx), v, reduce=reduce)),
-                                          TN(exp))
+                                          torch_values(exp))
         exp = torch.scatter_add(T(a, name), 1, ti, T(src, name))
         got = pyth.scatter_add(t, 1, pyth.tensor(idx, dtype=pyth.int32), tensor_of(src, name))
-        np.testing.assert_array_equal(np_via_tolist(got), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
 
 
 def test_scatter_0dim_and_empty_index():
@@ -480,11 +476,11 @@ def test_masks_match_torch():
         src = distinct_values((12,), name, seed=2)
         tm = torch.from_numpy(m)
         np.testing.assert_array_equal(np_via_tolist(t.masked_select(pyth.tensor(m))),
-                                      TN(T(a, name).masked_select(tm)))
+                                      torch_values(T(a, name).masked_select(tm)))
         np.testing.assert_array_equal(np_via_tolist(t.masked_fill(pyth.tensor(m), v)),
-                                      TN(T(a, name).masked_fill(tm, v)))
+                                      torch_values(T(a, name).masked_fill(tm, v)))
         np.testing.assert_array_equal(np_via_tolist(t.masked_scatter(pyth.tensor(m), tensor_of(src, name))),
-                                      TN(T(a, name).masked_scatter(tm, T(src, name))))
+                                      torch_values(T(a, name).masked_scatter(tm, T(src, name))))
 
 
 def test_masks_on_0dim_and_size0():

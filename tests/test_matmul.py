@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import INTS, pdt
+from _support import INTS, pdt, to_numpy_float64
 
 import pyth
 
@@ -69,14 +69,8 @@ def oracle_matmul(x, y, name):
     return np.matmul(x, y)
 
 
-def as_np(t):
-    if t.dtype is pyth.bfloat16:
-        t = t.float()
-    return t.numpy().astype(np.float64) if t.dtype.is_floating_point else t.numpy()
-
-
 def assert_close(t, expected, name):
-    got = as_np(t)
+    got = to_numpy_float64(t)
     expected = np.asarray(expected)
     assert got.shape == expected.shape
     if name in INTS:
@@ -188,7 +182,7 @@ def test_reduced_precision_rounds_once(name):
     x, y = values(rng, (9, 33), name), values(rng, (33, 5), name)
     r = make(x, name) @ make(y, name)
     expected = make(x @ y, name)       # the exact float products rounded once
-    np.testing.assert_array_equal(as_np(r), as_np(expected))
+    np.testing.assert_array_equal(to_numpy_float64(r), to_numpy_float64(expected))
 
 
 # ---- the add* family ----------------------------------------------------------------------------

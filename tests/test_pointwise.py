@@ -22,7 +22,16 @@ import zlib
 
 import numpy as np
 import pytest
-from _support import DTYPE_NAMES, FLOATS, INT_RANGE, INTS, pdt, torch_or_skip
+from _support import (
+    DTYPE_NAMES,
+    FLOATS,
+    INT_RANGE,
+    INTS,
+    pdt,
+    to_torch,
+    torch_or_skip,
+    values_of,
+)
 
 import pyth
 
@@ -69,25 +78,6 @@ def p_from_np(arr, name):
     return pyth.tensor(np.asarray(arr)).to(pdt(name))
 
 
-def to_torch(p):
-    """A contiguous pyth tensor as a torch tensor with the same dtype and values (exact)."""
-    torch = torch_or_skip()
-    if p.dtype is pyth.bfloat16:
-        t = torch.from_numpy(np.array(p.float().numpy())).to(torch.bfloat16)
-    else:
-        t = torch.from_numpy(np.array(p.numpy()))
-    return t.clone(memory_format=torch.contiguous_format)
-
-
-def np_of(x):
-    """Values of a pyth or torch tensor as a numpy array (bfloat16 as float32, exact)."""
-    if isinstance(x, pyth.Tensor):
-        return np.array((x.float() if x.dtype is pyth.bfloat16 else x).numpy())
-    torch = torch_or_skip()
-    x = x.detach()
-    return np.array((x.float() if x.dtype == torch.bfloat16 else x).numpy())
-
-
 def tname(tdtype):
     return str(tdtype).replace("torch.", "")
 
@@ -99,7 +89,7 @@ def assert_matches(got, exp, tol=None, what=""):
     assert got.dtype.name == ename, f"{what}: dtype {got.dtype.name}, torch gives {ename}"
     assert tuple(got.shape) == tuple(exp.shape), \
         f"{what}: shape {tuple(got.shape)}, torch gives {tuple(exp.shape)}"
-    g, e = np_of(got), np_of(exp)
+    g, e = values_of(got), values_of(exp)
     if ename in FLOATS:
         rtol, atol = tol or TOL[ename]
         with np.errstate(invalid="ignore"):
@@ -343,17 +333,17 @@ def test_numpy_unary_float(op, name, layout):
     a = Arg(rng, name, shape, view, UNARY[op], torch=False)
     got = getattr(pyth, op)(a.p)
     assert got.dtype is pdt(name) and tuple(got.shape) == tuple(a.p.shape)
-    x = np_of(a.p).astype(np.float64)
+    x = values_of(a.p).astype(np.float64)
     exp = NP_UNARY[op](x)
     rtol = 1e-12 if name == "float64" else 2e-6
-    np.testing.assert_allclose(np_of(got), exp, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(values_of(got), exp, rtol=rtol, atol=rtol)
 
 
 def test_numpy_erfinv_inverts_erf():
     x = np.linspace(-0.99, 0.99, 199)
-    got = np_of(pyth.erfinv(pyth.tensor(x)))
+    got = values_of(pyth.erfinv(pyth.tensor(x)))
     np.testing.assert_allclose(np.vectorize(math.erf)(got), x, rtol=1e-12, atol=1e-13)
-    assert np_of(pyth.erfinv(pyth.tensor([0.0])))[0] == 0.0
+    assert values_of(pyth.erfinv(pyth.tensor([0.0])))[0] == 0.0
 
 
 @pytest.mark.parametrize("name", INTS)
@@ -373,7 +363,7 @@ def test_numpy_integer_division_python_semantics(op, name):
               "fmod": lambda x, y: int(math.fmod(x, y))}[op]
         exp = [py(x, y) for x, y in zip(a.tolist(), b.tolist())]
     assert got.dtype is pdt(name)
-    assert np_of(got).tolist() == exp
+    assert values_of(got).tolist() == exp
 
 
 @pytest.mark.parametrize("name", ["float64", "float32"])
@@ -382,12 +372,12 @@ def test_numpy_float_floor_divide_and_remainder(name):
     a = rng.uniform(-50, 50, 300)
     b = rng.uniform(0.5, 7, 300) * rng.choice([-1, 1], 300)
     pa, pb = p_from_np(a, name), p_from_np(b, name)
-    xa, xb = np_of(pa).astype(np.float64), np_of(pb).astype(np.float64)
+    xa, xb = values_of(pa).astype(np.float64), values_of(pb).astype(np.float64)
     rtol = 1e-12 if name == "float64" else 1e-5
-    np.testing.assert_allclose(np_of(pyth.remainder(pa, pb)), np.remainder(xa, xb),
+    np.testing.assert_allclose(values_of(pyth.remainder(pa, pb)), np.remainder(xa, xb),
                                rtol=rtol, atol=rtol * 10)
-    np.testing.assert_allclose(np_of(pyth.floor_divide(pa, pb)), np.floor_divide(xa, xb))
-    np.testing.assert_allclose(np_of(pyth.fmod(pa, pb)), np.fmod(xa, xb), rtol=rtol,
+    np.testing.assert_allclose(values_of(pyth.floor_divide(pa, pb)), np.floor_divide(xa, xb))
+    np.testing.assert_allclose(values_of(pyth.fmod(pa, pb)), np.fmod(xa, xb), rtol=rtol,
                                atol=rtol * 10)
 
 
@@ -400,7 +390,7 @@ def test_numpy_integer_arithmetic_wraps(op, name):
     a = gen(rng, name, (300,), D(i=None))
     b = gen(rng, name, (300,), D(i=None))
     a[:2], b[:2] = [lo, hi], [hi, lo]
-    got = np_of(getattr(pyth, op)(p_from_np(a, name), p_from_np(b, name)))
+    got = values_of(getattr(pyth, op)(p_from_np(a, name), p_from_np(b, name)))
     npdt = np.dtype(name)
     with np.errstate(over="ignore"):
         exp = getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply"}[op])(
@@ -422,7 +412,7 @@ def test_numpy_integer_binary(op, name):
     got = getattr(pyth, op)(p_from_np(a, name), p_from_np(b, name))
     exp = npop(a.astype(npdt), b.astype(npdt))
     assert got.dtype.name == exp.dtype.name
-    np.testing.assert_array_equal(np_of(got), exp)
+    np.testing.assert_array_equal(values_of(got), exp)
 
 
 @pytest.mark.parametrize("name", INTS)
@@ -433,8 +423,8 @@ def test_numpy_shifts_in_range(name):
     s = rng.integers(0, bits, 100)
     npdt = np.dtype(name)
     pa, ps = p_from_np(a, name), p_from_np(s, name)
-    np.testing.assert_array_equal(np_of(pa << ps), np.left_shift(a.astype(npdt), s.astype(npdt)))
-    np.testing.assert_array_equal(np_of(pa >> ps),
+    np.testing.assert_array_equal(values_of(pa << ps), np.left_shift(a.astype(npdt), s.astype(npdt)))
+    np.testing.assert_array_equal(values_of(pa >> ps),
                                   np.right_shift(a.astype(npdt), s.astype(npdt)))
 
 
@@ -444,13 +434,13 @@ def test_numpy_float_pow_atan2_hypot(name):
     a = rng.uniform(0.1, 3, 50)
     b = rng.uniform(-2, 2, 50)
     pa, pb = p_from_np(a, name), p_from_np(b, name)
-    xa, xb = np_of(pa).astype(np.float64), np_of(pb).astype(np.float64)
+    xa, xb = values_of(pa).astype(np.float64), values_of(pb).astype(np.float64)
     rtol = {"float64": 1e-12, "float32": 1e-6, "float16": 1e-3}[name]
     for op, f in (("pow", np.power), ("atan2", np.arctan2), ("hypot", np.hypot),
                   ("div", np.divide), ("maximum", np.maximum)):
         got = getattr(pyth, op)(pa, pb)
         assert got.dtype is pdt(name)
-        np.testing.assert_allclose(np_of(got), f(xa, xb), rtol=rtol, atol=rtol, err_msg=op)
+        np.testing.assert_allclose(values_of(got), f(xa, xb), rtol=rtol, atol=rtol, err_msg=op)
 
 
 def test_numpy_maximum_minimum_propagate_nan():
@@ -458,7 +448,7 @@ def test_numpy_maximum_minimum_propagate_nan():
     a = pyth.tensor([nan, 1.0, nan, 2.0])
     b = pyth.tensor([1.0, nan, nan, 3.0])
     for op in ("maximum", "minimum"):
-        got = np_of(getattr(pyth, op)(a, b))
+        got = values_of(getattr(pyth, op)(a, b))
         assert np.isnan(got[:3]).all() and got[3] == (3.0 if op == "maximum" else 2.0)
 
 
@@ -470,21 +460,21 @@ def test_numpy_integer_division_by_zero_raises():
 
 def test_numpy_round_half_to_even_and_predicates():
     x = pyth.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5])
-    assert np_of(pyth.round(x)).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 4.0]
+    assert values_of(pyth.round(x)).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 4.0]
     y = pyth.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -1.0])
-    assert np_of(pyth.isnan(y)).tolist() == [True, False, False, False, False]
-    assert np_of(pyth.isinf(y)).tolist() == [False, True, True, False, False]
-    assert np_of(pyth.isfinite(y)).tolist() == [False, False, False, True, True]
+    assert values_of(pyth.isnan(y)).tolist() == [True, False, False, False, False]
+    assert values_of(pyth.isinf(y)).tolist() == [False, True, True, False, False]
+    assert values_of(pyth.isfinite(y)).tolist() == [False, False, False, True, True]
 
 
 def test_numpy_where_clamp_lerp_addc():
     c = pyth.tensor([True, False, True])
     a, b = pyth.tensor([1.0, 2.0, 3.0]), pyth.tensor([10.0, 20.0, 30.0])
-    assert np_of(pyth.where(c, a, b)).tolist() == [1.0, 20.0, 3.0]
-    assert np_of(pyth.clamp(pyth.tensor([-5, 0, 5, 9]), -1, 6)).tolist() == [-1, 0, 5, 6]
-    np.testing.assert_allclose(np_of(pyth.lerp(a, b, 0.25)), [3.25, 6.5, 9.75])
-    np.testing.assert_allclose(np_of(pyth.addcmul(a, a, b, value=0.5)), [6.0, 22.0, 48.0])
-    np.testing.assert_allclose(np_of(pyth.addcdiv(a, a, b, value=2)), [1.2, 2.2, 3.2])
+    assert values_of(pyth.where(c, a, b)).tolist() == [1.0, 20.0, 3.0]
+    assert values_of(pyth.clamp(pyth.tensor([-5, 0, 5, 9]), -1, 6)).tolist() == [-1, 0, 5, 6]
+    np.testing.assert_allclose(values_of(pyth.lerp(a, b, 0.25)), [3.25, 6.5, 9.75])
+    np.testing.assert_allclose(values_of(pyth.addcmul(a, a, b, value=0.5)), [6.0, 22.0, 48.0])
+    np.testing.assert_allclose(values_of(pyth.addcdiv(a, a, b, value=2)), [1.2, 2.2, 3.2])
 
 
 # ============================================================================================
@@ -505,8 +495,8 @@ def test_unary_function_and_method(op, name):
     for layout, (shape, view) in UNARY_LAYOUTS.items():
         a = Arg(rng_for("u", op, name, layout), name, shape, view, UNARY[op])
         soft(layout, oracle, _unary_fn(op), [a.p], [a.t], what=f"{op}({name}, {layout})")
-        soft(layout + " input unchanged", np.testing.assert_array_equal, np_of(a.pbase),
-             np_of(a.tbase))
+        soft(layout + " input unchanged", np.testing.assert_array_equal, values_of(a.pbase),
+             values_of(a.tbase))
         if layout in ("transposed", "zerodim"):
             soft("method " + layout, oracle, lambda m, x: getattr(x, op)(), [a.p], [a.t],
                  what=f"{name}.{op}() {layout}")
@@ -650,7 +640,7 @@ def test_signbits_of_zero_results(name):
     p = p_from_np(np.array([0.0, -0.0, -0.25, 0.25, -1e-30]), name)
     t = to_torch(p)
     for op in ("reciprocal", "rsqrt", "ceil", "trunc", "round", "neg", "floor"):
-        got, exp = np_of(getattr(pyth, op)(p)), np_of(getattr(torch, op)(t))
+        got, exp = values_of(getattr(pyth, op)(p)), values_of(getattr(torch, op)(t))
         np.testing.assert_array_equal(np.signbit(got), np.signbit(exp), err_msg=op)
 
 
@@ -699,8 +689,8 @@ def test_binary_function_and_method(op, name):
     for layout in ALL_BIN_LAYOUTS:
         a, pb, tb = _binary_args(op, name, layout, "b")
         soft(layout, oracle, _binfn(op), [a.p, pb], [a.t, tb], what=f"{op}({name}, {layout})")
-        soft(layout + " input unchanged", np.testing.assert_array_equal, np_of(a.pbase),
-             np_of(a.tbase))
+        soft(layout + " input unchanged", np.testing.assert_array_equal, values_of(a.pbase),
+             values_of(a.tbase))
         if layout in ("transposed", "broadcast", "zerodim_a", "scalar_int", "scalar_float"):
             soft("method " + layout, oracle, lambda m, x, y: getattr(x, op)(y), [a.p, pb],
                  [a.t, tb], what=f"{name}.{op}() {layout}")
@@ -1589,14 +1579,14 @@ def test_inplace_result_not_storable(name):
                       ("add_(grow)", lambda m, x: x.add_(m.ones(2, 3, 4, dtype=x.dtype))),
                       ("mul_(3x1)", lambda m, x: x.mul_(m.ones(3, 1, dtype=x.dtype)))):
         a = Arg(rng_for("ins", name, label), name, (3, 4), ident, D(i=(1, 5)))
-        before = np_of(a.p)
+        before = values_of(a.p)
 
         def unchanged_after_error(fn=fn, a=a, before=before):
             exp = run_torch(fn, a.t)
             if isinstance(exp, BaseException):
                 with pytest.raises(expected_error(exp)):
                     fn(pyth, a.p)
-                np.testing.assert_array_equal(np_of(a.p), before, err_msg="self changed")
+                np.testing.assert_array_equal(values_of(a.p), before, err_msg="self changed")
             else:
                 assert fn(pyth, a.p) is a.p
                 assert_matches(a.p, a.t, what=label)

@@ -9,7 +9,16 @@ The float-step behaviour of arange / linspace / logspace is checked against PyTo
 """
 import numpy as np
 import pytest
-from _support import DTYPE_NAMES, LAYOUTS, NP_CARRIER, kw, laid_out_as, same_storage
+from _support import (
+    DTYPE_NAMES,
+    LAYOUTS,
+    NP_CARRIER,
+    kw,
+    laid_out_as,
+    same_storage,
+    to_numpy_exact,
+    to_torch,
+)
 
 import pyth
 
@@ -41,27 +50,13 @@ def make(a, name, layout="contig"):
     return laid_out_as(a, name, layout)
 
 
-def to_np(t):
-    """A pyth tensor's values as an ndarray (bfloat16 through float32)."""
-    if t.dtype is pyth.bfloat16:
-        t = t.float()
-    return np.array(np.asarray(t.contiguous()))
-
-
 def same(t, expected, name=None):
     """t has expected's shape, values and (given name) pyth dtype."""
     if name is not None:
         assert t.dtype is getattr(pyth, name), (t.dtype, name)
-    got = to_np(t)
+    got = to_numpy_exact(t)
     assert got.shape == np.asarray(expected).shape, (got.shape, np.asarray(expected).shape)
     np.testing.assert_array_equal(got, np.asarray(expected).astype(got.dtype))
-
-
-def to_torch(t):
-    torch = pytest.importorskip("torch")
-    if t.dtype is pyth.bfloat16:
-        return torch.from_numpy(to_np(t)).to(torch.bfloat16)
-    return torch.from_numpy(to_np(t))
 
 
 def torch_same(t, expected):
@@ -70,7 +65,7 @@ def torch_same(t, expected):
     assert t.dtype.name == str(expected.dtype).replace("torch.", ""), (t.dtype, expected.dtype)
     assert tuple(t.shape) == tuple(expected.shape)
     exp = expected.float() if expected.dtype == torch.bfloat16 else expected
-    np.testing.assert_array_equal(to_np(t), exp.numpy())
+    np.testing.assert_array_equal(to_numpy_exact(t), exp.numpy())
 
 
 # --------------------------------------------------------------------------------------------
@@ -553,7 +548,7 @@ def test_tril_triu(name, layout):
     for shape in [(4, 6), (6, 4), (2, 3, 5, 4)]:
         a = values(shape, name)
         t = make(a.copy(), name, layout)
-        a = to_np(t)                         # the expanded layout changes the values
+        a = to_numpy_exact(t)                         # the expanded layout changes the values
         for k in range(-7, 8):
             same(pyth.tril(t, k), np.tril(a, k), name)
             same(t.triu(k), np.triu(a, k), name)
@@ -619,9 +614,9 @@ def test_diag(name, layout):
     tv = make(v, name, layout)
     m = values((4, 6), name, 1)
     tm = make(m.copy(), name, layout)
-    m = to_np(tm)
+    m = to_numpy_exact(tm)
     for k in range(-7, 8):
-        same(pyth.diag(tv, k), np.diag(v if layout != "expanded" else to_np(tv), k), name)
+        same(pyth.diag(tv, k), np.diag(v if layout != "expanded" else to_numpy_exact(tv), k), name)
         r = tm.diag(k)
         same(r, np.diag(m, k), name)
         assert not same_storage(r, tm)
@@ -743,9 +738,9 @@ def test_function_and_method_forms_agree():
         if isinstance(f, tuple):
             assert len(f) == len(m)
             for x, y in zip(f, m):
-                same(x, to_np(y))
+                same(x, to_numpy_exact(y))
         else:
-            same(f, to_np(m))
+            same(f, to_numpy_exact(m))
 
 
 # --------------------------------------------------------------------------------------------
@@ -785,14 +780,14 @@ def _compare_factory(fn, args, name, ulps=1):
         # scales with the largest value of the range, not with each element
         eps = {"float16": 2.0**-10, "bfloat16": 2.0**-7, "float32": 2.0**-23,
                "float64": 2.0**-52}[got.dtype.name]
-        g, x = to_np(got).astype(np.float64), exp.astype(np.float64)
+        g, x = to_numpy_exact(got).astype(np.float64), exp.astype(np.float64)
         np.testing.assert_array_equal(np.isfinite(g), np.isfinite(x))
         fin = np.isfinite(x)
         np.testing.assert_array_equal(g[~fin], x[~fin])           # inf and nan where torch's
         scale = float(np.max(np.abs(x[fin]), initial=0.0))
         assert np.all(np.abs(g[fin] - x[fin]) <= ulps * eps * scale), (fn, args, name, g, x)
     else:
-        np.testing.assert_array_equal(to_np(got), exp, err_msg=f"{fn}{args} {name}")
+        np.testing.assert_array_equal(to_numpy_exact(got), exp, err_msg=f"{fn}{args} {name}")
 
 
 @pytest.mark.parametrize("name", [None] + DTYPE_NAMES)
@@ -806,7 +801,7 @@ def test_arange_counts_and_errors():
     for args in ARANGE_CASES:
         assert pyth.arange(*args).numel() == torch.arange(*args).numel(), args
     assert pyth.arange(1, 1.3, 0.1).numel() == 4             # ceil(3.0000000000000004)
-    np.testing.assert_allclose(to_np(pyth.arange(0, 1, 0.1, dtype=pyth.float64)),
+    np.testing.assert_allclose(to_numpy_exact(pyth.arange(0, 1, 0.1, dtype=pyth.float64)),
                                np.arange(10) * 0.1)
     with pytest.raises(RuntimeError, match=kw("step", "nonzero")):
         pyth.arange(0, 1, 0)
@@ -850,7 +845,7 @@ def test_linspace_errors():
         pyth.linspace(0, 1, 3, dtype=pyth.bool)
     same(pyth.linspace(0, 1, 0), np.linspace(0, 1, 0))
     same(pyth.linspace(3, -1, 1), np.linspace(3, -1, 1))
-    np.testing.assert_allclose(to_np(pyth.linspace(-1, 2, 7, dtype=pyth.float64)),
+    np.testing.assert_allclose(to_numpy_exact(pyth.linspace(-1, 2, 7, dtype=pyth.float64)),
                                np.linspace(-1, 2, 7))
-    np.testing.assert_allclose(to_np(pyth.logspace(-1, 2, 7, dtype=pyth.float64)),
+    np.testing.assert_allclose(to_numpy_exact(pyth.logspace(-1, 2, 7, dtype=pyth.float64)),
                                np.logspace(-1, 2, 7))

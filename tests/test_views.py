@@ -23,6 +23,7 @@ from _support import (
     run_all,
     same_storage,
     tensor_of,
+    torch_values,
 )
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 from numpy.lib.stride_tricks import sliding_window_view
@@ -365,13 +366,6 @@ def torch_build(torch, shape, name, layout):
     else:
         bt = rt.narrow(0, 1, shape[0])
     return rp, bp, rt, bt
-
-
-def torch_values(t):
-    import torch
-    if t.dtype == torch.bfloat16:
-        t = t.float()
-    return t.numpy()
 
 
 TORCH_COMBOS = ([("float32", lay) for lay in ROOTED_LAYOUTS]
