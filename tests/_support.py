@@ -58,6 +58,9 @@ INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 -
 NP_CARRIER = {n: np.dtype(n if n not in ("bfloat16", "bool") else
                           {"bfloat16": "float32", "bool": "bool"}[n]) for n in DTYPE_NAMES}
 
+# the pyth dtypes numpy has (all but bfloat16), as dtype objects
+NUMPY_DTYPES = [d for d in pyth.ALL_DTYPES if d is not pyth.bfloat16]
+
 
 def pdt(name: str):
     """The pyth dtype of a name."""

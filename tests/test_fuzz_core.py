@@ -14,6 +14,7 @@ from _support import (
     DTYPE_NAMES,
     FLOATS,
     INTS,
+    NP_CARRIER,
     assert_same_geometry,
     assert_same_values,
     broadcastable_to,
@@ -328,8 +329,8 @@ def test_storage_resize_copy_fill(name, data):
     n = data.draw(st.integers(0, 40))
     vals = data.draw(values(name, n, small=True))
     s = pdt(name).storage_class(vals) if n else pdt(name).storage_class(0)
-    ref = np.array(vals, dtype=np.float64).astype(np_cast_carrier(name)) if n else \
-        np.zeros(0, np_cast_carrier(name))
+    ref = np.array(vals, dtype=np.float64).astype(NP_CARRIER[name]) if n else \
+        np.zeros(0, NP_CARRIER[name])
     m = data.draw(st.integers(0, 60))
     s.resize_(m)
     assert len(s) == m
@@ -341,17 +342,13 @@ def test_storage_resize_copy_fill(name, data):
         vals2 = [abs(v) if np.isfinite(v) else 0.0 for v in vals2]
     src = pdt(other).storage_class(vals2) if m else pdt(other).storage_class(0)
     s.copy_(src)
-    expected = np_cast(np.array(vals2, dtype=np.float64).astype(np_cast_carrier(other)),
+    expected = np_cast(np.array(vals2, dtype=np.float64).astype(NP_CARRIER[other]),
                        other, name) if m else np.zeros(0)
     np.testing.assert_array_equal(np.array(s.tolist(), dtype=np.float64),
                                   np.asarray(expected, dtype=np.float64))
     v = data.draw(values(name, 1, small=True))[0]
     s.fill_(v)
     assert all(e == v or (np.isnan(e) and np.isnan(v)) for e in s.tolist())
-
-
-def np_cast_carrier(name: str):
-    return np.float32 if name == "bfloat16" else np.dtype(name)
 
 
 @given(name=st.sampled_from(DTYPE_NAMES), data=st.data())

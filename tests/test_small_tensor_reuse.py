@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 import pytest
-from _support import c_strides, run_in_threads
+from _support import NUMPY_DTYPES, c_strides, run_in_threads
 from pyth._th import ffi, lib
 
 import pyth
@@ -312,7 +312,6 @@ def test_exited_threads_release_their_lists(cache_on):
 
 # (dtype, C prefix) for every dtype
 DTYPES = [(dt, f"TH{dt.tensor._prefix[2:-len('Tensor_')]}Tensor_") for dt in _dt.ALL_DTYPES]
-NP_DTYPES = [dt for dt in _dt.ALL_DTYPES if dt is not _dt.bfloat16]
 
 
 def new_forms(prefix: str) -> list:
@@ -456,7 +455,7 @@ def result_dt(fn, dt):
     return _dt.bool_ if "Bool" in ffi.typeof(fn).result.cname else dt
 
 
-@pytest.mark.parametrize("dt", NP_DTYPES, ids=[d.name for d in NP_DTYPES])
+@pytest.mark.parametrize("dt", NUMPY_DTYPES, ids=[d.name for d in NUMPY_DTYPES])
 def test_new_forms_against_numpy_in_every_layout(dt):
     rng = np.random.default_rng(1)
     with np.errstate(all="ignore"):
