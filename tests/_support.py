@@ -58,6 +58,13 @@ INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 -
 NP_CARRIER = {n: np.dtype(n if n not in ("bfloat16", "bool") else
                           {"bfloat16": "float32", "bool": "bool"}[n]) for n in DTYPE_NAMES}
 
+# API.md's type table: each dtype's TH type name (ByteTensor, ByteStorage, THByteTensor_...)
+TH_NAME = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+           "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+           "bool": "Bool"}
+# bytes per element
+ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
+            "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
 # the pyth dtypes numpy has (all but bfloat16), as dtype objects
 NUMPY_DTYPES = [d for d in pyth.ALL_DTYPES if d is not pyth.bfloat16]
 

@@ -117,7 +117,7 @@ def test_copyslices_node_names_and_view_state_as_torch():
     assert type(buf.grad_fn).__name__ == type(tbuf.grad_fn).__name__ == "CopySlices"
     assert type(v.grad_fn).__name__ == type(tv.grad_fn).__name__ == "AsStridedBackward0"
     assert buf.grad_fn.next_functions[0][0] is None
-    # the view and the base grad_pair lead to x; gradients meet
+    # the view and the base both lead to x; gradients meet
     (v.sum() + (buf * 2).sum()).backward()
     (tv.sum() + (tbuf * 2).sum()).backward()
     close(x.grad, tx.grad)
@@ -148,7 +148,7 @@ def test_view_made_in_no_grad_refuses_a_recorded_inplace_op():
     v.add_(1)          # nothing requires grad: nothing recorded, no error (as torch)
     tv.add_(1)
     with pyth.no_grad():
-        v.add_(x)      # grad_pair in no_grad: not tracked
+        v.add_(x)      # both in no_grad: not tracked
     assert buf.grad_fn is None
 
 

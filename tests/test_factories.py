@@ -11,7 +11,9 @@ import pytest
 from _support import (
     DTYPE_NAMES,
     FLOATS,
+    ITEMSIZE,
     NP_CARRIER,
+    TH_NAME,
     c_strides,
     distinct_values,
     dtype_name,
@@ -25,12 +27,6 @@ import pyth
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
-            "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
-CLASS_PREFIX = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                "int64": "Long", "float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "bool": "Bool"}
 
 
 def check_fresh(t, shape, name):
@@ -269,7 +265,7 @@ def test_full_special_values():
 def test_dtype_aliases_in_factories(alias, name):
     t = pyth.zeros(2, dtype=getattr(pyth, alias))
     assert t.dtype == pdt(name)
-    assert t.type() == f"pyth.{CLASS_PREFIX[name]}Tensor"
+    assert t.type() == f"pyth.{TH_NAME[name]}Tensor"
 
 
 def test_factories_match_torch():
@@ -485,12 +481,12 @@ def test_eye_negative_raises():
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_legacy_constructors(name):
-    cls = getattr(pyth, CLASS_PREFIX[name] + "Tensor")
-    scls = getattr(pyth, CLASS_PREFIX[name] + "Storage")
+    cls = getattr(pyth, TH_NAME[name] + "Tensor")
+    scls = getattr(pyth, TH_NAME[name] + "Storage")
     e = cls()
     assert tuple(e.shape) == (0,) and e.dim() == 1 and e.numel() == 0
     assert e.dtype == pdt(name)
-    assert e.type() == f"pyth.{CLASS_PREFIX[name]}Tensor"
+    assert e.type() == f"pyth.{TH_NAME[name]}Tensor"
     assert isinstance(e, cls)
     u = cls(2, 3)
     check_fresh(u, (2, 3), name)

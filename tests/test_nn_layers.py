@@ -120,7 +120,7 @@ def test_binary_losses_match_torch(reduction):
     wp, tw = grad_pair(w, False)
     close(F.binary_cross_entropy(x, t_, wp, reduction=reduction),
           torch.nn.functional.binary_cross_entropy(tx, tt, tw, reduction=reduction), tol=1e-10)
-    logits = RNG.standard_normal((3, 4)) * 30  # far into grad_pair tails
+    logits = RNG.standard_normal((3, 4)) * 30  # far into both tails
     lx, tlx = grad_pair(logits)
     pw = RNG.uniform(0.5, 3, (4,))
     pp, tp = grad_pair(pw, False)

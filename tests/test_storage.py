@@ -22,7 +22,9 @@ from _support import (
     FLOATS,
     INT_RANGE,
     INTS,
+    ITEMSIZE,
     NP_CARRIER,
+    TH_NAME,
     bf16_round,
     convertible_values,
     exact_in,
@@ -34,11 +36,6 @@ import pyth
 
 # ---- the ten types ------------------------------------------------------------------------
 
-REAL = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-        "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-        "bool": "Bool"}
-ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
-            "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
 CTYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
          "int64": "int64_t", "float32": "float", "float64": "double", "float16": "THHalf",
          "bfloat16": "THBFloat16", "bool": "bool"}
@@ -49,7 +46,7 @@ METHODS = {"byte": "uint8", "char": "int8", "short": "int16", "int": "int32", "l
 
 
 def storage_cls(name):
-    return getattr(pyth, REAL[name] + "Storage")
+    return getattr(pyth, TH_NAME[name] + "Storage")
 
 
 def pyvalue(v, name):
@@ -402,7 +399,7 @@ def test_conversion_methods_copy(src, method):
 
 
 def cfn(name, fn):
-    return getattr(lib, f"TH{REAL[name]}Storage_{fn}")
+    return getattr(lib, f"TH{TH_NAME[name]}Storage_{fn}")
 
 
 def to_c(name, v):
@@ -530,7 +527,7 @@ def test_c_copy_all_pairs():
             d = cfn(dst, "newWithSize")(len(vals))
             for i, v in enumerate(vals):
                 cfn(src, "set")(s, i, to_c(src, v))
-            assert getattr(lib, f"TH{REAL[dst]}Storage_copy{REAL[src]}")(d, s) == 0
+            assert getattr(lib, f"TH{TH_NAME[dst]}Storage_copy{TH_NAME[src]}")(d, s) == 0
             got = [c_get(dst, d, i) for i in range(len(vals))]
             assert same(got, expected_cast(vals, src, dst)), (src, dst)
             cfn(src, "free")(s)

@@ -13,6 +13,7 @@ from _support import (
     DTYPE_NAMES,
     NP_CARRIER,
     ROOTED_LAYOUTS,
+    TH_NAME,
     c_strides,
     distinct_values,
     kw,
@@ -800,14 +801,9 @@ def test_is_set_to_matches_torch():
         assert xp.is_set_to(f(xp)) == xt.is_set_to(f(xt))
 
 
-STORAGE_CLASSES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                   "int64": "Long", "float32": "Float", "float64": "Double", "float16": "Half",
-                   "bfloat16": "BFloat16", "bool": "Bool"}
-
-
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_set_storage_offset_size_stride(name):
-    prefix = STORAGE_CLASSES[name]
+    prefix = TH_NAME[name]
     vals = distinct_values((12,), name)
     s = getattr(pyth, prefix + "Storage")(vals.tolist())
     t = getattr(pyth, prefix + "Tensor")()
