@@ -5,12 +5,14 @@
   `kw` (a message regex for pytest.raises).
 - data and layouts: `Triple` (one logical tensor in pyth, numpy and torch) for the fuzz suites;
   seeded sample values, (pyth, torch) pairs and their layouts (contiguous, transposed, stepped,
-  expanded) for the surface tests; the memory counters (`memory_now`); for the op suites,
-  distinct exact values (`distinct_values`), an operand in a layout (`LAYOUTS`, `laid_out_as`),
-  a view over a fresh root (`ROOTED_LAYOUTS`, `rooted_view`) and storage geometry helpers.
+  expanded) for the surface tests; for the op suites, distinct exact values
+  (`distinct_values`), an operand in a layout (`LAYOUTS`, `laid_out_as`), a view over a fresh
+  root (`ROOTED_LAYOUTS`, `rooted_view`) and storage geometry helpers.
 - comparisons: values, dtype and geometry against numpy/torch; `check_call` (same result or same
   exception class as torch); the numpy reference for dtype conversions and the values whose
   conversions are defined (`convertible_values`, `torch_convertible`).
+- memory counters and runners: `memory_now` (memory_stats after a collection), `run_all` (every
+  variant, one failure listing all), `run_in_threads`.
 - hypothesis strategies and view steps: values, shapes and tensors in random layouts;
   `VIEW_STEPS`, a table of view ops applied alike to all three of a Triple.
 - layer-test operands: float64 pyth/torch operands from one array (P, T, grad_pair), a closeness
@@ -159,22 +161,6 @@ def layouts(p, t):
     yield "expanded", p[:1].expand(*p.shape), t[:1].expand(*t.shape)
 
 
-def settle() -> None:
-    """Collects garbage, so that the memory counters count only live objects."""
-    gc.collect()
-
-
-def memory_now() -> dict:
-    """pyth.memory_stats() after a collection."""
-    settle()
-    return pyth.memory_stats()
-
-
-def memory_counter(stats: dict, allocator: str | None = None, key: str = "live_bytes") -> int:
-    """One counter of a memory_stats() dict: the total, or that of one allocator."""
-    return stats[key] if allocator is None else stats["allocators"][allocator][key]
-
-
 # ---- fixed samples and storage geometry (the op suites: test_views, test_indexing, ...) ---------
 
 def distinct_values(shape, name: str, seed: int = 0, small: bool = False) -> np.ndarray:
@@ -292,38 +278,6 @@ def c_strides(shape) -> tuple:
         st_.append(acc)
         acc *= max(s, 1)
     return tuple(reversed(st_))
-
-
-def run_all(items, f) -> None:
-    """Runs f(*item) for every item; fails once, listing every item that failed."""
-    errors = []
-    for it in items:
-        try:
-            f(*it)
-        except (Exception, pytest.fail.Exception) as e:  # noqa: BLE001
-            msg = str(e).strip().splitlines()
-            errors.append(f"{it}: {type(e).__name__}: {' | '.join(msg[:6])[:600]}")
-    if errors:
-        pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
-                    pytrace=False)
-
-
-def run_in_threads(bodies) -> None:
-    """Runs each zero-argument callable in a thread of its own, joins them all, and fails with
-    whatever they raised."""
-    errors = []
-
-    def guard(fn):
-        try:
-            fn()
-        except BaseException as e:  # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=guard, args=(fn,)) for fn in bodies]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
 
 
 # ==== comparisons ================================================================================
@@ -545,6 +499,56 @@ def _np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
         return arr.astype(np.float32).astype(np.float16) if src != "float64" else \
             arr.astype(np.float16)
     return arr.astype(dst)
+
+
+# ==== memory counters and runners ===============================================================
+
+def settle() -> None:
+    """Collects garbage, so that the memory counters count only live objects."""
+    gc.collect()
+
+
+def memory_now() -> dict:
+    """pyth.memory_stats() after a collection."""
+    settle()
+    return pyth.memory_stats()
+
+
+def memory_counter(stats: dict, allocator: str | None = None, key: str = "live_bytes") -> int:
+    """One counter of a memory_stats() dict: the total, or that of one allocator."""
+    return stats[key] if allocator is None else stats["allocators"][allocator][key]
+
+
+def run_all(items, f) -> None:
+    """Runs f(*item) for every item; fails once, listing every item that failed."""
+    errors = []
+    for it in items:
+        try:
+            f(*it)
+        except (Exception, pytest.fail.Exception) as e:  # noqa: BLE001
+            msg = str(e).strip().splitlines()
+            errors.append(f"{it}: {type(e).__name__}: {' | '.join(msg[:6])[:600]}")
+    if errors:
+        pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
+                    pytrace=False)
+
+
+def run_in_threads(bodies) -> None:
+    """Runs each zero-argument callable in a thread of its own, joins them all, and fails with
+    whatever they raised."""
+    errors = []
+
+    def guard(fn):
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=guard, args=(fn,)) for fn in bodies]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
 
 
 # ==== hypothesis strategies and view steps =======================================================
