@@ -1,24 +1,35 @@
 """Helpers the test suite shares, in one place. Sections:
 
-- dtype tables: the dtype names (all, float, integer), their numpy carriers and pyth/torch
-  dtypes, and torch as an optional oracle (None when not installed).
+- dtype tables: the dtype names (all, float, integer), integer ranges, their numpy carriers and
+  pyth/torch dtypes, torch as an optional oracle (None when not installed), `needs_torch`, and
+  `kw` (a message regex for pytest.raises).
 - data and layouts: `Triple` (one logical tensor in pyth, numpy and torch) for the fuzz suites;
   seeded sample values, (pyth, torch) pairs and their layouts (contiguous, transposed, stepped,
-  expanded) for the surface tests.
+  expanded) for the surface tests; for the op suites, distinct exact values
+  (`distinct_values`), an operand in a layout (`LAYOUTS`, `laid_out_as`), a view over a fresh
+  root (`ROOTED_LAYOUTS`, `rooted_view`) and storage geometry helpers.
 - comparisons: values, dtype and geometry against numpy/torch; `check_call` (same result or same
-  exception class as torch); the numpy reference for dtype conversions.
+  exception class as torch); the numpy reference for dtype conversions and the values whose
+  conversions are defined (`convertible_values`, `torch_convertible`).
+- memory counters and runners: `memory_now` (memory_stats after a collection), `run_all` (every
+  variant, one failure listing all), `run_in_threads`.
 - hypothesis strategies and view steps: values, shapes and tensors in random layouts;
   `VIEW_STEPS`, a table of view ops applied alike to all three of a Triple.
-- layer-test operands: float64 pyth/torch operands from one array, and a closeness check.
+- layer-test operands: float64 pyth/torch operands from one array (P, T, grad_pair), a closeness
+  check, and parameter copies between a pyth and a torch module.
 
-Users: the differential fuzz suites (test_fuzz_*.py, test_hardening_py.py), the surface tests
-(test_surface_*.py) and the layer tests (test_nn_conv.py, test_nn_pool.py,
-test_nn_fastpaths.py). conftest.py's directory is on sys.path, so tests import it as `_support`.
+Users: most suites; the differential fuzz suites (test_fuzz_*.py, test_hardening_py.py), the
+surface tests (test_surface_*.py), the op suites (test_views.py, test_indexing*.py,
+test_copy.py, test_storage.py, ...) and the layer tests (test_nn_*.py). conftest.py's directory
+is on sys.path, so tests import it as `_support`; fixtures live in conftest.py.
 """
 
 from __future__ import annotations
 
+import gc
 import math
+import threading
+import warnings
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -41,10 +52,23 @@ DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64",
                "bfloat16", "bool"]
 FLOATS = ["float32", "float64", "float16", "bfloat16"]
 INTS = ["uint8", "int8", "int16", "int32", "int64"]
+# each integer dtype's (min, max)
+INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
+             "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 
 # numpy carrier of each dtype's values (bfloat16 values are exact in float32)
 NP_CARRIER = {n: np.dtype(n if n not in ("bfloat16", "bool") else
                           {"bfloat16": "float32", "bool": "bool"}[n]) for n in DTYPE_NAMES}
+
+# API.md's type table: each dtype's TH type name (ByteTensor, ByteStorage, THByteTensor_...)
+TH_NAME = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+           "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+           "bool": "Bool"}
+# bytes per element
+ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
+            "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
+# the pyth dtypes numpy has (all but bfloat16), as dtype objects
+NUMPY_DTYPES = [d for d in pyth.ALL_DTYPES if d is not pyth.bfloat16]
 
 
 def pdt(name: str):
@@ -65,6 +89,14 @@ def dtype_name(x) -> str:
 def torch_or_skip():
     """The torch module, or a skip of the calling test when it is not installed."""
     return pytest.importorskip("torch")
+
+
+needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
+
+
+def kw(*words: str) -> str:
+    """A regex (for pytest.raises(match=)) matching when every keyword occurs, any order/case."""
+    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 # ==== data and layouts ===========================================================================
@@ -129,6 +161,125 @@ def layouts(p, t):
     yield "expanded", p[:1].expand(*p.shape), t[:1].expand(*t.shape)
 
 
+# ---- fixed samples and storage geometry (the op suites: test_views, test_indexing, ...) ---------
+
+def distinct_values(shape, name: str, seed: int = 0, small: bool = False) -> np.ndarray:
+    """Distinct values (up to 251 elements) exact in dtype name, in its numpy carrier, in a
+    seeded order; small: 0..3 instead (bool: every third True), so that sums stay exact."""
+    shape = tuple(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    k = np.random.default_rng(seed).permutation(n) if n else np.zeros(0, np.int64)
+    if small:
+        v = k % 4 if name != "bool" else k % 3 == 0
+    elif name == "bool":
+        v = k % 3 == 0
+    elif name == "uint8":
+        v = k % 251
+    elif name == "int8":
+        v = k % 251 - 125
+    elif name in FLOATS:
+        v = (k % 251 - 125) * 0.5
+    else:
+        v = k - n // 2
+    return np.asarray(v).astype(NP_CARRIER[name]).reshape(shape)
+
+
+def tensor_of(a, name: str):
+    """A pyth tensor of dtype name holding array a's values."""
+    return pyth.tensor(np.asarray(a), dtype=pdt(name))
+
+
+# layouts of an operand for the op suites (laid_out_as); every one holds the same logical values
+LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
+
+
+def laid_out_as(a: np.ndarray, name: str, layout: str):
+    """A pyth tensor of dtype name holding a's values in a memory layout (one of LAYOUTS):
+    contig; transposed (a contiguous tensor with the dims reversed, permuted back); stepped
+    (every other element of a last dim interleaved with zeros); expanded (a[:1] expanded: a's
+    rows along dim 0 must be equal, see rows_repeated). 0-dim: contig."""
+    if layout == "contig" or a.ndim == 0:
+        return tensor_of(a, name)
+    if layout == "transposed":
+        rev = tuple(range(a.ndim))[::-1]
+        t = tensor_of(np.ascontiguousarray(a.transpose(rev)), name).permute(*rev)
+        assert a.ndim < 2 or not t.is_contiguous() or 0 in a.shape or 1 in a.shape
+        return t
+    if layout == "stepped":
+        wide = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+        wide[..., ::2] = a
+        return tensor_of(wide, name)[..., ::2]
+    if layout == "expanded":
+        np.testing.assert_array_equal(a, rows_repeated(a), "expanded needs equal rows")
+        return tensor_of(a[:1], name).expand(*a.shape)
+    raise ValueError(layout)
+
+
+def rows_repeated(a: np.ndarray) -> np.ndarray:
+    """a's first row along dim 0 repeated over dim 0: the values an expanded tensor holds."""
+    return np.broadcast_to(a[:1], a.shape).copy()
+
+
+# views over a fresh contiguous root, for the suites that check offsets into it (rooted_view)
+ROOTED_LAYOUTS = ["contig", "transposed", "stepped", "offset"]
+
+
+def rooted_view(shape, name: str, layout: str) -> tuple:
+    """(root, view, root ndarray, view ndarray): a view of shape, in a layout of
+    ROOTED_LAYOUTS, over a fresh contiguous root of distinct values: contig (the root itself),
+    transposed (the dims reversed), stepped (every other element of the last dim, made with
+    narrow/unfold/select so that indexing plays no part), offset (the root less its first and
+    last rows). 0-dim: the root."""
+    shape = tuple(shape)
+    nd = len(shape)
+    if nd == 0 or layout == "contig":
+        rn = distinct_values(shape, name)
+        rp = tensor_of(rn, name)
+        return rp, rp, rn, rn
+    if layout == "transposed":
+        rn = distinct_values(shape[::-1], name)
+        rp = tensor_of(rn, name)
+        perm = tuple(range(nd))[::-1]
+        return rp, rp.permute(*perm), rn, rn.transpose(perm)
+    if layout == "stepped":
+        rn = distinct_values(shape[:-1] + (2 * shape[-1] + 1,), name)
+        rp = tensor_of(rn, name)
+        vp = rp.narrow(-1, 1, 2 * shape[-1]).unfold(-1, 1, 2).select(-1, 0)
+        return rp, vp, rn, rn[..., 1::2]
+    if layout == "offset":
+        rn = distinct_values((shape[0] + 2,) + shape[1:], name)
+        rp = tensor_of(rn, name)
+        return rp, rp.narrow(0, 1, shape[0]), rn, rn[1:1 + shape[0]]
+    raise ValueError(layout)
+
+
+def np_via_tolist(t) -> np.ndarray:
+    """A pyth tensor's values in its numpy carrier, read through tolist() (not the numpy
+    bridge, so that the bridge is not part of the oracle)."""
+    return np.array(t.tolist(), dtype=NP_CARRIER[dtype_name(t)]).reshape(tuple(t.shape))
+
+
+def same_storage(a, b) -> bool:
+    """Whether two tensors view the same storage."""
+    return a.storage().data_ptr() == b.storage().data_ptr()
+
+
+def np_offset(view, root) -> int:
+    """Element offset of view's first element within root (pyth tensors or ndarrays)."""
+    def addr(x):
+        return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
+    return (addr(view) - addr(root)) // view.itemsize
+
+
+def c_strides(shape) -> tuple:
+    """The strides (in elements) of a contiguous tensor of shape (size-0 dims count as 1)."""
+    st_, acc = [], 1
+    for s in reversed(shape):
+        st_.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st_))
+
+
 # ==== comparisons ================================================================================
 
 def to_numpy_exact(p) -> np.ndarray:
@@ -143,6 +294,20 @@ def torch_values(t) -> np.ndarray:
     if t.dtype == torch.bfloat16:
         t = t.float()
     return t.detach().contiguous().numpy()
+
+
+def values_of(x) -> np.ndarray:
+    """A pyth or torch tensor's values as a fresh ndarray of its own dtype (bfloat16 through
+    float32)."""
+    return to_numpy_exact(x) if isinstance(x, pyth.Tensor) else np.array(torch_values(x))
+
+
+def to_torch(p):
+    """A torch tensor with pyth tensor p's dtype and values (exact) and standard contiguous
+    strides (even when empty); skips the calling test when torch is not installed."""
+    torch_or_skip()
+    t = torch.from_numpy(to_numpy_exact(p)).to(tdt(dtype_name(p)))
+    return t.clone(memory_format=torch.contiguous_format)
 
 
 def to_numpy_float64(x) -> np.ndarray:
@@ -242,6 +407,78 @@ def bf16_round(x: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(x), x, r).astype(np.float32)
 
 
+def exact_in(v, name: str) -> bool:
+    """Whether Python number v is exactly representable in dtype name."""
+    if name == "bool":
+        return v in (0, 1)
+    if name in INTS:
+        lo, hi = INT_RANGE[name]
+        return float(v).is_integer() and lo <= v <= hi
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if name == "float64":
+            return float(v) == v
+        f32 = np.float32(v)
+        # compare as Python numbers: exact for ints of any size
+        if not np.isfinite(f32) or float(f32) != v:
+            return False
+        if name == "float32":
+            return True
+        if name == "float16":
+            h = np.float16(f32)
+            return bool(np.isfinite(h)) and float(h) == v
+        return float(bf16_round([f32])[0]) == v
+
+
+# candidates; each (src, dst) pair keeps those whose conversion is exact or well defined
+CAST_POOL = [0, 1, -1, 2.5, -2.75, 0.5, -0.5, 100, -100, 127, -128, 200, 255, 300, -300, 7.25,
+             1024, -0.0, 40000, -32768, 65536, 2**31 - 1, -(2**31), 2**40, 2**40 + 3, 0.75]
+
+
+def convertible_values(src: str, dst: str) -> list:
+    """Python values of dtype src (from CAST_POOL) whose conversion to dst is well defined
+    (and exact into floats)."""
+    if src == "bool":
+        return [False, True, True, False, True]
+    out = []
+    for v in CAST_POOL:
+        if not exact_in(v, src):
+            continue
+        if dst in FLOATS and not exact_in(v, dst):
+            continue
+        if dst in INTS and src in FLOATS and not (INT_RANGE[dst][0] <= math.trunc(v)
+                                                  <= INT_RANGE[dst][1]):
+            continue
+        out.append(int(v) if src in INTS else float(v))
+    assert len(out) >= 3, (src, dst, out)
+    return out
+
+
+def torch_convertible(src: str, dst: str, n: int, seed: int):
+    """A 1-D torch tensor of dtype src: n seeded values (its extremes, signed zeros, halves,
+    inf and nan where dst is a float) whose conversion to dst is defined in C."""
+    rng_ = np.random.default_rng(seed)
+    tdt_ = tdt(src)
+    if src == "bool":
+        return torch.tensor(rng_.integers(0, 2, n).astype(bool))
+    if src in INTS:
+        lo, hi = INT_RANGE[src]
+        v = rng_.integers(lo, hi, n, dtype=np.int64, endpoint=True)
+        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
+        return torch.tensor(v, dtype=tdt_)
+    v = rng_.standard_normal(n) * 10.0 ** rng_.integers(-3, 6, n)
+    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
+    if dst in INTS:
+        lo, hi = INT_RANGE[dst]
+        v = np.clip(v, max(lo, -(2.0**62)), min(hi, 2.0**62))
+    else:
+        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
+    t = torch.tensor(v, dtype=torch.float64).to(tdt_)
+    if dst in INTS:  # rounding into src may have left dst's range: replace those by 0
+        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt_), t)
+    return t
+
+
 def np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
     """What converting values of dtype src (carried by arr) to dst gives, as PyTorch does it.
     Callers keep float -> integer conversions in range (C leaves the rest undefined)."""
@@ -264,10 +501,58 @@ def _np_cast(arr: np.ndarray, src: str, dst: str) -> np.ndarray:
     return arr.astype(dst)
 
 
+# ==== memory counters and runners ===============================================================
+
+def settle() -> None:
+    """Collects garbage, so that the memory counters count only live objects."""
+    gc.collect()
+
+
+def memory_now() -> dict:
+    """pyth.memory_stats() after a collection."""
+    settle()
+    return pyth.memory_stats()
+
+
+def memory_counter(stats: dict, allocator: str | None = None, key: str = "live_bytes") -> int:
+    """One counter of a memory_stats() dict: the total, or that of one allocator."""
+    return stats[key] if allocator is None else stats["allocators"][allocator][key]
+
+
+def run_all(items, f) -> None:
+    """Runs f(*item) for every item; fails once, listing every item that failed."""
+    errors = []
+    for it in items:
+        try:
+            f(*it)
+        except (Exception, pytest.fail.Exception) as e:  # noqa: BLE001
+            msg = str(e).strip().splitlines()
+            errors.append(f"{it}: {type(e).__name__}: {' | '.join(msg[:6])[:600]}")
+    if errors:
+        pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
+                    pytrace=False)
+
+
+def run_in_threads(bodies) -> None:
+    """Runs each zero-argument callable in a thread of its own, joins them all, and fails with
+    whatever they raised."""
+    errors = []
+
+    def guard(fn):
+        try:
+            fn()
+        except BaseException as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=guard, args=(fn,)) for fn in bodies]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+
+
 # ==== hypothesis strategies and view steps =======================================================
 
-_INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
-              "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 # float values exact in every float type (bfloat16 has 8 significant bits)
 _FLOAT_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.25, 2.0**10, -(2.0**-6), math.inf, -math.inf,
                   math.nan, 3.0, 96.0, -112.0]
@@ -278,7 +563,7 @@ def values(name: str, n: int, small: bool = False) -> st.SearchStrategy:
     if name == "bool":
         elem = st.booleans()
     elif name in INTS:
-        lo, hi = _INT_RANGE[name]
+        lo, hi = INT_RANGE[name]
         if small:
             lo, hi = max(lo, -20), min(hi, 20)
         elem = st.one_of(st.integers(max(lo, -20), min(hi, 20)), st.sampled_from([lo, hi, 0]))
@@ -564,9 +849,6 @@ def broadcast_pair(draw) -> tuple[tuple, tuple]:
 
 # ==== layer-test operands ========================================================================
 
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
-
-
 def P(a, grad=True, dtype=None):
     """A pyth tensor (float64 unless dtype) of a, requiring grad unless grad=False."""
     return pyth.tensor(a, dtype=dtype or pyth.float64).requires_grad_(grad)
@@ -581,3 +863,26 @@ def close(p, t, tol=1e-9):
     """p (pyth) equals t (PyTorch tensor or array) within tol, relative and absolute."""
     t = t.detach().numpy() if hasattr(t, "detach") else t
     np.testing.assert_allclose(p.detach().numpy(), t, rtol=tol, atol=tol)
+
+
+def grad_pair(a, requires_grad: bool = True, dtype: str = "float64"):
+    """(pyth tensor, torch tensor) of dtype holding a's values, both requiring grad unless
+    requires_grad=False."""
+    a = np.asarray(a, dtype=dtype)
+    return (pyth.tensor(a, dtype=pdt(dtype)).requires_grad_(requires_grad),
+            torch.tensor(a, dtype=tdt(dtype), requires_grad=requires_grad))
+
+
+def copy_params(pm, tm) -> None:
+    """Copies the parameters of pyth module pm into torch module tm (same names and shapes)."""
+    assert [k for k, _ in pm.named_parameters()] == [k for k, _ in tm.named_parameters()]
+    with torch.no_grad():
+        for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
+            assert tuple(p.shape) == tuple(t.shape)
+            t.copy_(torch.from_numpy(p.detach().numpy()))
+
+
+def load_from_torch(pm, tm) -> None:
+    """Copies torch module tm's state into pyth module pm (keys and shapes must agree, strict)."""
+    pm.load_state_dict({k: pyth.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
+    assert list(pm.state_dict()) == list(tm.state_dict())

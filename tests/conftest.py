@@ -1,9 +1,10 @@
 """Shared test configuration: hypothesis profiles for the fuzz suites, a guard that a
 sanitized run (scripts/sanitize.sh) really imports the sanitized core, and the fixtures
-several suites use (restore_threads)."""
+several suites use (restore_threads, frozen_gc)."""
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
@@ -39,3 +40,13 @@ def restore_threads():
     yield
     pyth.set_num_threads(threads)
     pyth.set_grain_size(grain)
+
+
+@pytest.fixture(scope="module")
+def frozen_gc():
+    """The objects pytest already holds are frozen for the module, so that its many
+    gc.collect() calls stay cheap."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()

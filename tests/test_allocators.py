@@ -7,12 +7,12 @@ counts the storages must hold (n elements * element size).
 
 from __future__ import annotations
 
-import gc
 import glob
 import os
 
 import numpy as np
 import pytest
+from _support import memory_counter, memory_now, settle
 
 import pyth
 
@@ -20,27 +20,7 @@ ALLOCATORS = ("default", "mapped", "shared", "numpy")
 COUNTERS = ("live_bytes", "peak_bytes", "live_allocations")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _fast_gc():
-    """Freeze the objects pytest already holds, so the many gc.collect() calls stay cheap."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
-
-
-def settle():
-    """Collect garbage so counters reflect only live objects."""
-    gc.collect()
-
-
-def stats():
-    settle()
-    return pyth.memory_stats()
-
-
-def live(st, allocator=None, key="live_bytes"):
-    return st[key] if allocator is None else st["allocators"][allocator][key]
+pytestmark = pytest.mark.usefixtures("frozen_gc")  # conftest.py: keeps gc.collect() cheap
 
 
 def write_floats(path, values):
@@ -161,13 +141,13 @@ def test_from_file_shared_creates_and_extends(tmp_path):
 
 
 def test_from_file_errors_do_not_leak(tmp_path):
-    before = stats()
+    before = memory_now()
     for _ in range(20):
         with pytest.raises(RuntimeError):
             pyth.FloatStorage.from_file(str(tmp_path / "missing.bin"), shared=False, size=4)
-    after = stats()
-    assert live(after, "mapped") == live(before, "mapped")
-    assert live(after, "mapped", "live_allocations") == live(before, "mapped", "live_allocations")
+    after = memory_now()
+    assert memory_counter(after, "mapped") == memory_counter(before, "mapped")
+    assert memory_counter(after, "mapped", "live_allocations") == memory_counter(before, "mapped", "live_allocations")
 
 
 def test_mapped_storage_cannot_resize(tmp_path):
@@ -309,21 +289,21 @@ def test_shared_memory_leaves_no_names_behind():
 
 
 def test_shared_memory_counters():
-    before = stats()
+    before = memory_now()
     s = pyth.DoubleStorage(1000)
-    mid = stats()
-    assert live(mid, "default") - live(before, "default") == 8000
+    mid = memory_now()
+    assert memory_counter(mid, "default") - memory_counter(before, "default") == 8000
     s.share_memory_()
-    after = stats()
-    assert live(after, "shared") - live(before, "shared") == 8000
-    n_shared = live(after, "shared", "live_allocations") - live(before, "shared", "live_allocations")
+    after = memory_now()
+    assert memory_counter(after, "shared") - memory_counter(before, "shared") == 8000
+    n_shared = memory_counter(after, "shared", "live_allocations") - memory_counter(before, "shared", "live_allocations")
     assert n_shared == 1
-    assert live(after, "default") == live(before, "default")
+    assert memory_counter(after, "default") == memory_counter(before, "default")
     del s
-    end = stats()
+    end = memory_now()
     for a in ALLOCATORS:
-        assert live(end, a) == live(before, a), a
-        assert live(end, a, "live_allocations") == live(before, a, "live_allocations"), a
+        assert memory_counter(end, a) == memory_counter(before, a), a
+        assert memory_counter(end, a, "live_allocations") == memory_counter(before, a, "live_allocations"), a
 
 
 # ---- allocator names ----------------------------------------------------------------------
@@ -376,89 +356,89 @@ def test_memory_stats_returns_a_snapshot():
                                            ("bfloat16", 2), ("bool", 1), ("int64", 8)])
 def test_memory_stats_counts_tensors(name, itemsize):
     dt = getattr(pyth, name)
-    before = stats()
+    before = memory_now()
     t = pyth.zeros(100, 30, dtype=dt)
-    after = stats()
+    after = memory_now()
     n = 3000 * itemsize
-    assert live(after) - live(before) == n
-    assert live(after, "default") - live(before, "default") == n
-    assert live(after, None, "live_allocations") - live(before, None, "live_allocations") == 1
-    assert live(after, None, "peak_bytes") >= live(after)
+    assert memory_counter(after) - memory_counter(before) == n
+    assert memory_counter(after, "default") - memory_counter(before, "default") == n
+    assert memory_counter(after, None, "live_allocations") - memory_counter(before, None, "live_allocations") == 1
+    assert memory_counter(after, None, "peak_bytes") >= memory_counter(after)
     assert after["total_allocations"] - before["total_allocations"] >= 1
     # views add no memory
     views = [t.t(), t[::2], t.narrow(1, 3, 4), t.view(-1), t.unsqueeze(0).expand(3, 100, 30)]
-    assert live(stats()) == live(after)
+    assert memory_counter(memory_now()) == memory_counter(after)
     del t
-    assert live(stats()) == live(after)  # the views keep the storage alive
+    assert memory_counter(memory_now()) == memory_counter(after)  # the views keep the storage alive
     del views
-    end = stats()
+    end = memory_now()
     for k in ("live_bytes", "live_allocations"):
-        assert live(end, None, k) == live(before, None, k), k
-        assert live(end, "default", k) == live(before, "default", k), k
+        assert memory_counter(end, None, k) == memory_counter(before, None, k), k
+        assert memory_counter(end, "default", k) == memory_counter(before, "default", k), k
 
 
 def test_memory_stats_peak():
-    before = stats()
+    before = memory_now()
     big = pyth.empty(1 << 20, dtype=pyth.float64)  # 8 MiB, far above anything else alive
-    peak_with = stats()["peak_bytes"]
+    peak_with = memory_now()["peak_bytes"]
     assert peak_with >= before["live_bytes"] + 8 * (1 << 20)
     del big
-    end = stats()
+    end = memory_now()
     assert end["peak_bytes"] >= peak_with
     assert end["live_bytes"] == before["live_bytes"]
 
 
 def test_memory_stats_follows_resize():
-    before = stats()
+    before = memory_now()
     s = pyth.FloatStorage(100)
     s.resize_(1000)
-    assert live(stats(), "default") - live(before, "default") == 4000
+    assert memory_counter(memory_now(), "default") - memory_counter(before, "default") == 4000
     s.resize_(10)
-    assert live(stats(), "default") - live(before, "default") == 40
-    assert (live(stats(), "default", "live_allocations")
-            - live(before, "default", "live_allocations")) == 1
+    assert memory_counter(memory_now(), "default") - memory_counter(before, "default") == 40
+    assert (memory_counter(memory_now(), "default", "live_allocations")
+            - memory_counter(before, "default", "live_allocations")) == 1
     s.resize_(0)
-    assert live(stats(), "default") == live(before, "default")
+    assert memory_counter(memory_now(), "default") == memory_counter(before, "default")
     del s
-    end = stats()
-    assert live(end, "default") == live(before, "default")
-    assert live(end, "default", "live_allocations") == live(before, "default", "live_allocations")
+    end = memory_now()
+    assert memory_counter(end, "default") == memory_counter(before, "default")
+    assert memory_counter(end, "default", "live_allocations") == memory_counter(before, "default", "live_allocations")
 
 
 def test_memory_stats_mapped(tmp_path):
     path = tmp_path / "data.bin"
     write_floats(path, range(50))
-    before = stats()
+    before = memory_now()
     s = pyth.FloatStorage.from_file(str(path), shared=False, size=50)
-    mid = stats()
-    assert live(mid, "mapped") - live(before, "mapped") == 200
-    assert live(mid, "mapped", "live_allocations") - live(before, "mapped", "live_allocations") == 1
-    assert live(mid, "default") == live(before, "default")
+    mid = memory_now()
+    assert memory_counter(mid, "mapped") - memory_counter(before, "mapped") == 200
+    assert memory_counter(mid, "mapped", "live_allocations") - memory_counter(before, "mapped", "live_allocations") == 1
+    assert memory_counter(mid, "default") == memory_counter(before, "default")
     t = pyth.FloatTensor(s)[10:20]
     del s
-    assert live(stats(), "mapped") - live(before, "mapped") == 200
+    assert memory_counter(memory_now(), "mapped") - memory_counter(before, "mapped") == 200
     del t
-    end = stats()
-    assert live(end, "mapped") == live(before, "mapped")
-    assert live(end, "mapped", "live_allocations") == live(before, "mapped", "live_allocations")
+    end = memory_now()
+    assert memory_counter(end, "mapped") == memory_counter(before, "mapped")
+    assert memory_counter(end, "mapped", "live_allocations") == memory_counter(before, "mapped", "live_allocations")
 
 
 def test_memory_stats_numpy():
-    before = stats()
+    before = memory_now()
     a = np.arange(64, dtype=np.int32)
     t = pyth.from_numpy(a)
-    mid = stats()
-    assert live(mid, "numpy") - live(before, "numpy") == 256
-    assert live(mid, "numpy", "live_allocations") - live(before, "numpy", "live_allocations") == 1
-    assert live(mid, "default") == live(before, "default")
+    mid = memory_now()
+    assert memory_counter(mid, "numpy") - memory_counter(before, "numpy") == 256
+    assert memory_counter(mid, "numpy", "live_allocations") - memory_counter(before, "numpy", "live_allocations") == 1
+    assert memory_counter(mid, "default") == memory_counter(before, "default")
     del a, t
-    end = stats()
-    assert live(end, "numpy") == live(before, "numpy")
-    assert live(end, "numpy", "live_allocations") == live(before, "numpy", "live_allocations")
+    end = memory_now()
+    assert memory_counter(end, "numpy") == memory_counter(before, "numpy")
+    assert memory_counter(end, "numpy", "live_allocations") == memory_counter(before, "numpy", "live_allocations")
 
 
 def test_counters_return_to_baseline_after_many_tensors():
-    before = stats()
+    before = memory_now()
     keep = []
     for i in range(200):
         t = pyth.ones(i % 17 + 1, 7, dtype=pyth.float64)
@@ -466,11 +446,11 @@ def test_counters_return_to_baseline_after_many_tensors():
         keep.append((t, u, u.clone(), t.storage()))
         if i % 3 == 0:
             keep.pop(0)
-    assert live(stats()) > live(before)
+    assert memory_counter(memory_now()) > memory_counter(before)
     del keep, t, u
-    end = stats()
+    end = memory_now()
     for k in ("live_bytes", "live_allocations"):
-        assert live(end, None, k) == live(before, None, k), k
+        assert memory_counter(end, None, k) == memory_counter(before, None, k), k
 
 
 @pytest.mark.parametrize("nbytes, align", [(4, 64), ((4 << 20) - 1, 64), (4 << 20, 2 << 20),

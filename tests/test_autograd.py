@@ -8,16 +8,10 @@ import weakref
 
 import numpy as np
 import pytest
+from _support import needs_torch, torch
 
 import pyth
 from pyth.autograd import Function, gradcheck, gradgradcheck
-
-try:
-    import torch
-except ImportError:  # PyTorch is an optional second oracle
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed")
 
 
 def both(fn):

@@ -7,18 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support import grad_pair
 
 import pyth
 from pyth.autograd import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(7)
-
-
-def both(a, dtype="float64", requires_grad=True):
-    a = np.asarray(a, dtype=dtype)
-    return (pyth.tensor(a, dtype=getattr(pyth, dtype)).requires_grad_(requires_grad),
-            torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=requires_grad))
 
 
 def close(p, t, rtol=1e-7, atol=1e-9):
@@ -83,9 +78,9 @@ VIEW_WRITES = [
 @pytest.mark.parametrize("name,shape,write", VIEW_WRITES, ids=[c[0] for c in VIEW_WRITES])
 def test_inplace_through_view_of_untracked_base_matches_torch(name, shape, write):
     a = RNG.uniform(0.5, 1.5, 3)
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     init = RNG.uniform(-1, 1, shape)
-    buf, tbuf = both(init, requires_grad=False)
+    buf, tbuf = grad_pair(init, requires_grad=False)
     write(pyth, buf, x)
     write(torch, tbuf, tx)
     assert buf.requires_grad and tbuf.requires_grad
@@ -112,7 +107,7 @@ def test_inplace_through_view_of_untracked_base_gradcheck(name, shape, write):
 
 
 def test_copyslices_node_names_and_view_state_as_torch():
-    x, tx = both([1.0, 2.0, 3.0])
+    x, tx = grad_pair([1.0, 2.0, 3.0])
     buf, tbuf = pyth.zeros(3, dtype=pyth.float64), torch.zeros(3, dtype=torch.float64)
     v, tv = buf[1:], tbuf[1:]
     assert v._base is buf and tv._base is tbuf
@@ -129,7 +124,7 @@ def test_copyslices_node_names_and_view_state_as_torch():
 
 
 def test_full_copy_is_copybackwards_as_torch():
-    x, tx = both([1.0, 2.0])
+    x, tx = grad_pair([1.0, 2.0])
     buf, tbuf = pyth.zeros(2, dtype=pyth.float64), torch.zeros(2, dtype=torch.float64)
     buf.copy_(x)
     tbuf.copy_(tx)
@@ -298,7 +293,7 @@ def test_qr_gradients_match_torch(shape, mode, which):
     if mode == "complete" and shape[-2] > shape[-1]:
         pytest.skip("not differentiable (checked below)")
     a = RNG.standard_normal(shape)
-    A, tA = both(a)
+    A, tA = grad_pair(a)
     _qr_sum(pyth, mode, which)(A).backward()
     _qr_sum(torch, mode, which)(tA).backward()
     close(A.grad, tA.grad, rtol=1e-6, atol=1e-8)
@@ -314,7 +309,7 @@ def test_qr_refuses_where_torch_refuses():
     for mode, shape, match in (("complete", (4, 3), "mode='complete' and nrows > ncols"),
                                ("r", (4, 3), "depends on Q, which is not computed when mode='r'")):
         a = RNG.standard_normal(shape)
-        A, tA = both(a)
+        A, tA = grad_pair(a)
         for L, X in ((pyth, A), (torch, tA)):
             with pytest.raises(RuntimeError, match=match.replace("(", r"\(")):
                 L.linalg.qr(X, mode=mode)[1].sum().backward()
@@ -332,7 +327,7 @@ SINGULAR = [
 
 @pytest.mark.parametrize("m", SINGULAR, ids=range(len(SINGULAR)))
 def test_det_at_singular_matrices_is_the_adjugate(m):
-    A, tA = both(m)
+    A, tA = grad_pair(m)
     pyth.linalg.det(A).sum().backward()
     # torch's SVD path (its first-order backward shortcuts singular inputs to 0; under
     # create_graph it takes the SVD path, the true derivative)
@@ -343,7 +338,7 @@ def test_det_at_singular_matrices_is_the_adjugate(m):
 
 def test_det_nonsingular_gradgradcheck_and_torch():
     a = RNG.standard_normal((2, 3, 3))
-    A, tA = both(a)
+    A, tA = grad_pair(a)
     pyth.linalg.det(A).sum().backward()
     torch.linalg.det(tA).sum().backward()
     close(A.grad, tA.grad)
@@ -351,7 +346,7 @@ def test_det_nonsingular_gradgradcheck_and_torch():
 
 
 def test_slogdet_at_singular_matrix_is_infinite_as_torch():
-    A, tA = both([[1.0, 2.0], [2.0, 4.0]])
+    A, tA = grad_pair([[1.0, 2.0], [2.0, 4.0]])
     pyth.linalg.slogdet(A)[1].backward()
     torch.linalg.slogdet(tA)[1].backward()
     g, tg = np.array(A.grad.tolist()), tA.grad.numpy()
@@ -362,8 +357,8 @@ def test_slogdet_at_singular_matrix_is_infinite_as_torch():
                                            ((2, 4, 3), (2, 4, 2)), ((1, 4, 3), (2, 4, 1))])
 def test_lstsq_gradients_match_torch(ashape, bshape):
     a, b = RNG.standard_normal(ashape), RNG.standard_normal(bshape)
-    A, tA = both(a)
-    B, tB = both(b)
+    A, tA = grad_pair(a)
+    B, tB = grad_pair(b)
     w = RNG.standard_normal(tuple(torch.linalg.lstsq(tA, tB).solution.shape))
     (pyth.linalg.lstsq(A, B).solution * pyth.tensor(w)).sum().backward()
     (torch.linalg.lstsq(tA, tB).solution * torch.tensor(w)).sum().backward()
@@ -375,8 +370,8 @@ def test_lstsq_gradients_match_torch(ashape, bshape):
 
 
 def test_lstsq_only_solution_is_differentiable():
-    A, _ = both(RNG.standard_normal((5, 3)))
-    B, _ = both(RNG.standard_normal((5, 2)))
+    A, _ = grad_pair(RNG.standard_normal((5, 3)))
+    B, _ = grad_pair(RNG.standard_normal((5, 2)))
     r = pyth.linalg.lstsq(A, B, driver="gelsd")
     assert r.solution.requires_grad
     assert not r.rank.requires_grad
@@ -387,7 +382,7 @@ def test_lstsq_only_solution_is_differentiable():
                                [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],   # rank 2
                                RNG.standard_normal((2, 3, 2)).tolist()])
 def test_pinv_gradients_match_torch(m):
-    A, tA = both(m)
+    A, tA = grad_pair(m)
     w = RNG.standard_normal(tuple(torch.linalg.pinv(tA).shape))
     (pyth.linalg.pinv(A) * pyth.tensor(w)).sum().backward()
     (torch.linalg.pinv(tA) * torch.tensor(w)).sum().backward()
@@ -402,7 +397,7 @@ def test_pinv_gradcheck_full_rank():
 
 
 def test_matrix_rank_is_not_differentiable():
-    A, tA = both(RNG.standard_normal((4, 3)))
+    A, tA = grad_pair(RNG.standard_normal((4, 3)))
     r, tr = pyth.linalg.matrix_rank(A), torch.linalg.matrix_rank(tA)
     assert r.grad_fn is None and tr.grad_fn is None
     assert not r.requires_grad and r.item() == tr.item() == 3
@@ -459,7 +454,7 @@ def _domain(name, shape):
 def test_unary_kernels_match_torch(name, layout):
     shape = (0, 3) if layout == "empty" else (4, 3)
     a = _domain(name, shape)
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     if layout == "transposed":
         px, ptx = x.t(), tx.t()
     else:
@@ -473,7 +468,7 @@ def test_unary_kernels_match_torch(name, layout):
 @pytest.mark.parametrize("name", KERNEL_UNARY)
 def test_unary_kernels_float32_and_gradgrad(name):
     a = _domain(name, (5,))
-    x, tx = both(a, "float32")
+    x, tx = grad_pair(a, dtype="float32")
     getattr(pyth, name)(x).sum().backward()
     getattr(torch, name)(tx).sum().backward()
     close(x.grad, tx.grad, rtol=1e-5, atol=1e-6)
@@ -484,7 +479,7 @@ def test_unary_kernels_float32_and_gradgrad(name):
 
 
 def test_relu_node_and_nan_as_torch():
-    x, tx = both([-1.0, 0.0, 2.0, float("nan")])
+    x, tx = grad_pair([-1.0, 0.0, 2.0, float("nan")])
     y, ty = pyth.relu(x), torch.relu(tx)
     assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__ == "ReluBackward0"
     assert type(x.relu().grad_fn).__name__ == "ReluBackward0"
@@ -496,8 +491,8 @@ def test_relu_node_and_nan_as_torch():
 @pytest.mark.parametrize("case", ["pow_scalar", "pow_tensor", "div", "rdiv"])
 def test_binary_kernels_match_torch(case):
     a, b = RNG.uniform(0.5, 2.0, (3, 4)), RNG.uniform(0.5, 2.0, (4,))
-    x, tx = both(a)
-    y, ty = both(b)
+    x, tx = grad_pair(a)
+    y, ty = grad_pair(b)
     f = {"pow_scalar": lambda u, v: u ** 2.5, "pow_tensor": lambda u, v: u ** v,
          "div": lambda u, v: u / v, "rdiv": lambda u, v: 3.0 / u + v}[case]
     f(x, y).sum().backward()

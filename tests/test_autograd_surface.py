@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support import grad_pair
 
 import pyth
 from pyth.autograd import gradcheck, gradgradcheck
@@ -16,15 +17,10 @@ UNARY = ["erfc", "digamma", "lgamma"]
 BINARY = ["xlogy", "logaddexp", "logaddexp2", "copysign"]
 
 
-def both(a):
-    return (pyth.tensor(a, dtype=pyth.float64).requires_grad_(),
-            torch.tensor(a, dtype=torch.float64, requires_grad=True))
-
-
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_special_gradients(name):
     a = RNG.uniform(0.3, 3.0, (3, 4))
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     y, ty = getattr(pyth, name)(x), getattr(torch, name)(tx)
     y.sum().backward()
     ty.sum().backward()
@@ -39,8 +35,8 @@ def test_binary_gradients(name):
     b = RNG.uniform(0.3, 3.0, (4,))
     if name == "xlogy":
         a[0, 0] = 0.0
-    x, tx = both(a)
-    y, ty = both(b)
+    x, tx = grad_pair(a)
+    y, ty = grad_pair(b)
     out, tout = getattr(pyth, name)(x, y), getattr(torch, name)(tx, ty)
     out.sum().backward()
     tout.sum().backward()
@@ -74,7 +70,7 @@ def test_numpy_of_a_tensor_that_requires_grad_refuses_as_torch():
 @pytest.mark.parametrize("dim", [0, 1, -1])
 def test_scans_gradients(name, dim):
     a = RNG.standard_normal((4, 5)) * 3
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     out = getattr(pyth, name)(x, dim)
     tout = getattr(torch, name)(tx, dim)
     if name != "logcumsumexp":
@@ -93,10 +89,10 @@ def test_scans_gradients(name, dim):
 @pytest.mark.parametrize("n", [0, 1, 2])
 def test_polygamma_gradients(n):
     a = RNG.uniform(0.5, 3.0, (3, 4))
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     pyth.polygamma(n, x).sum().backward()
     torch.polygamma(n, tx).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-10)
     assert gradgradcheck(lambda t: pyth.polygamma(n, t), (x.detach().requires_grad_(),))
-    d, _ = both(a)
+    d, _ = grad_pair(a)
     assert gradgradcheck(pyth.digamma, (d,))

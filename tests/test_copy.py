@@ -10,108 +10,50 @@ including inexact conversions (rounding into half / bfloat16, large integers int
 
 from __future__ import annotations
 
-import math
 import re
-import warnings
 
 import numpy as np
 import pytest
+from _support import (
+    DTYPE_NAMES,
+    NP_CARRIER,
+    bf16_round,
+    convertible_values,
+    pdt,
+    torch_convertible,
+)
 
 import pyth
 
-NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
-         "bfloat16", "bool"]
-NP = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-      "int64": np.int64, "float32": np.float32, "float64": np.float64, "float16": np.float16,
-      "bfloat16": np.float32, "bool": np.bool_}
-INTS = {"uint8", "int8", "int16", "int32", "int64"}
-FLOATS = {"float32", "float64", "float16", "bfloat16"}
-RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
-         "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-
-
-def DT(name):
-    return getattr(pyth, name)
-
-
-def bf16_round(values):
-    """float32 -> nearest bfloat16 (ties to even), as float32 (finite inputs)."""
-    a = np.asarray(values, dtype=np.float32)
-    b = a.view(np.uint32).astype(np.uint64)
-    b = (b + ((b >> 16) & 1) + 0x7FFF) & 0xFFFF0000
-    return b.astype(np.uint32).view(np.float32)
-
-
-def exact_in(v, name):
-    if name == "bool":
-        return v in (0, 1)
-    if name in INTS:
-        lo, hi = RANGE[name]
-        return float(v).is_integer() and lo <= v <= hi
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "float64":
-            return float(v) == v
-        f32 = np.float32(v)
-        if not np.isfinite(f32) or float(f32) != v:
-            return False
-        if name == "float32":
-            return True
-        if name == "float16":
-            h = np.float16(f32)
-            return bool(np.isfinite(h)) and float(h) == v
-        return float(bf16_round([f32])[0]) == v
-
-
-POOL = [0, 1, -1, 2.5, -2.75, 0.5, -0.5, 100, -100, 127, -128, 200, 255, 300, -300, 7.25,
-        1024, -0.0, 40000, -32768, 65536, 2**31 - 1, -(2**31), 2**40, 2**40 + 3, 0.75]
-
-
-def pair_values(src, dst):
-    """Values of type src whose conversion to dst is well defined (and exact into floats)."""
-    if src == "bool":
-        return [False, True, True, False, True]
-    out = []
-    for v in POOL:
-        if not exact_in(v, src):
-            continue
-        if dst in FLOATS and not exact_in(v, dst):
-            continue
-        if dst in INTS and src in FLOATS and not RANGE[dst][0] <= math.trunc(v) <= RANGE[dst][1]:
-            continue
-        out.append(int(v) if src in INTS else float(v))
-    assert len(out) >= 3
-    return out
-
 
 def data(src, dst, shape, shift=0):
-    """An array of type NP[src] and the given shape, cycling through the pair's values."""
-    vals = pair_values(src, dst)
+    """An array of type NP_CARRIER[src] and the given shape, cycling through the pair's values."""
+    vals = convertible_values(src, dst)
     vals = vals[shift % len(vals):] + vals[:shift % len(vals)]
-    return np.resize(np.array(vals, dtype=NP[src]), shape)
+    return np.resize(np.array(vals, dtype=NP_CARRIER[src]), shape)
 
 
 def mk(arr, name):
     """A pyth tensor of dtype `name` holding arr's values (exact)."""
-    arr = np.asarray(arr).astype(NP[name])
-    t = pyth.tensor(arr, dtype=DT(name))
+    arr = np.asarray(arr).astype(NP_CARRIER[name])
+    t = pyth.tensor(arr, dtype=pdt(name))
     assert tuple(t.shape) == arr.shape
     return t
 
 
 def cast(arr, dst):
-    return np.asarray(arr).astype(NP[dst])
+    return np.asarray(arr).astype(NP_CARRIER[dst])
 
 
 def sentinel(dst, shape):
-    return np.full(shape, 3).astype(NP[dst])
+    return np.full(shape, 3).astype(NP_CARRIER[dst])
 
 
 def check(t, want, dst):
     """t (a pyth tensor) equals numpy array want cast to dst, shape and values."""
     want = cast(want, dst)
     assert tuple(t.shape) == want.shape
-    assert t.dtype is DT(dst)
+    assert t.dtype is pdt(dst)
     assert t.tolist() == want.tolist()
 
 
@@ -121,27 +63,27 @@ def check(t, want, dst):
 
 def case_same_shape(src, dst):
     s = data(src, dst, (2, 3))
-    return pyth.empty(2, 3, dtype=DT(dst)), mk(s, src), s, []
+    return pyth.empty(2, 3, dtype=pdt(dst)), mk(s, src), s, []
 
 
 def case_broadcast_row(src, dst):
     s = data(src, dst, (3,))
-    return pyth.empty(2, 3, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (2, 3)), []
+    return pyth.empty(2, 3, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (2, 3)), []
 
 
 def case_broadcast_1x3(src, dst):
     s = data(src, dst, (1, 3))
-    return pyth.empty(4, 3, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (4, 3)), []
+    return pyth.empty(4, 3, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (4, 3)), []
 
 
 def case_broadcast_column_3d(src, dst):
     s = data(src, dst, (4, 1))
-    return pyth.empty(2, 4, 3, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (2, 4, 3)), []
+    return pyth.empty(2, 4, 3, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (2, 4, 3)), []
 
 
 def case_broadcast_middle(src, dst):
     s = data(src, dst, (2, 1, 3))
-    return pyth.empty(2, 5, 3, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (2, 5, 3)), []
+    return pyth.empty(2, 5, 3, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (2, 5, 3)), []
 
 
 def case_dst_transposed(src, dst):
@@ -173,23 +115,23 @@ def case_dst_narrow_broadcast(src, dst):
 
 def case_src_transposed(src, dst):
     s = data(src, dst, (3, 2))
-    return pyth.empty(2, 3, dtype=DT(dst)), mk(s, src).t(), s.T, []
+    return pyth.empty(2, 3, dtype=pdt(dst)), mk(s, src).t(), s.T, []
 
 
 def case_src_stepped(src, dst):
     s = data(src, dst, (5, 7), shift=1)
-    return pyth.empty(2, 3, dtype=DT(dst)), mk(s, src)[1::2, ::3], s[1::2, ::3], []
+    return pyth.empty(2, 3, dtype=pdt(dst)), mk(s, src)[1::2, ::3], s[1::2, ::3], []
 
 
 def case_src_expanded(src, dst):
     s = data(src, dst, (3,), shift=2)
-    return (pyth.empty(4, 3, dtype=DT(dst)), mk(s, src).expand(4, 3),
+    return (pyth.empty(4, 3, dtype=pdt(dst)), mk(s, src).expand(4, 3),
             np.broadcast_to(s, (4, 3)), [])
 
 
 def case_src_expanded_column(src, dst):
     s = data(src, dst, (4, 1), shift=3)
-    return (pyth.empty(4, 3, dtype=DT(dst)), mk(s, src).expand(4, 3),
+    return (pyth.empty(4, 3, dtype=pdt(dst)), mk(s, src).expand(4, 3),
             np.broadcast_to(s, (4, 3)), [])
 
 
@@ -206,17 +148,17 @@ def case_both_permuted_3d(src, dst):
 
 def case_zero_size(src, dst):
     s = data(src, dst, (0, 3))
-    return pyth.empty(0, 3, dtype=DT(dst)), mk(s, src), s, []
+    return pyth.empty(0, 3, dtype=pdt(dst)), mk(s, src), s, []
 
 
 def case_zero_size_broadcast(src, dst):
     s = data(src, dst, (3,))
-    return pyth.empty(0, 3, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (0, 3)), []
+    return pyth.empty(0, 3, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (0, 3)), []
 
 
 def case_zero_size_dim1(src, dst):
     s = data(src, dst, (0,))
-    return pyth.empty(2, 0, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (2, 0)), []
+    return pyth.empty(2, 0, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (2, 0)), []
 
 
 def case_zero_dim(src, dst):
@@ -228,7 +170,7 @@ def case_zero_dim(src, dst):
 
 def case_zero_dim_src_broadcast(src, dst):
     s = data(src, dst, (), shift=2)
-    return pyth.empty(2, 3, dtype=DT(dst)), mk(s, src), np.broadcast_to(s, (2, 3)), []
+    return pyth.empty(2, 3, dtype=pdt(dst)), mk(s, src), np.broadcast_to(s, (2, 3)), []
 
 
 def case_one_element_into_zero_dim_view(src, dst):
@@ -249,8 +191,8 @@ CASES = {f.__name__[5:]: f for f in [
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("src", NAMES)
-@pytest.mark.parametrize("dst", NAMES)
+@pytest.mark.parametrize("src", DTYPE_NAMES)
+@pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_copy_pairs_and_layouts(dst, src, case):
     d, s, want, bases = CASES[case](src, dst)
     src_before = s.tolist()
@@ -260,20 +202,20 @@ def test_copy_pairs_and_layouts(dst, src, case):
     for base, want_base in bases:
         check(base, want_base, dst)
     assert s.tolist() == src_before  # the source is untouched
-    assert s.dtype is DT(src)
+    assert s.dtype is pdt(src)
 
 
-@pytest.mark.parametrize("src", NAMES)
-@pytest.mark.parametrize("dst", NAMES)
+@pytest.mark.parametrize("src", DTYPE_NAMES)
+@pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_copy_large_transposed(dst, src):
     # big enough for any tiling / threading path of the copy kernel
     s = data(src, dst, (300, 257), shift=5)
     st = mk(s, src).t()  # (257, 300), non-contiguous
-    d = pyth.empty(257, 300, dtype=DT(dst))
+    d = pyth.empty(257, 300, dtype=pdt(dst))
     d.copy_(st)
     check(d, s.T, dst)
     # and into a transposed destination from a contiguous source
-    base = pyth.empty(300, 257, dtype=DT(dst))
+    base = pyth.empty(300, 257, dtype=pdt(dst))
     base.t().copy_(mk(np.ascontiguousarray(s.T), src))
     check(base, s, dst)
 
@@ -283,12 +225,12 @@ def test_copy_random_floats_same_and_cross_type(name):
     rng = np.random.default_rng(7)
     a = rng.integers(0, 200, size=(37, 53)).astype(np.float32) / 4  # exact in every float type
     s = mk(a, "float32")
-    d = pyth.zeros(53, 37, dtype=DT(name))
+    d = pyth.zeros(53, 37, dtype=pdt(name))
     d.copy_(s.t())
     check(d, a.T, name)
     back = pyth.empty(37, 53, dtype=pyth.float64)
     back.copy_(d.t())
-    check(back, a.T.T.astype(NP[name]), "float64")
+    check(back, a.T.T.astype(NP_CARRIER[name]), "float64")
 
 
 def test_copy_into_from_numpy_view_reaches_the_array():
@@ -321,7 +263,7 @@ def test_copy_bfloat16_rounding_matches_reference():
 # ---- overlapping self-copies: as through a temporary ---------------------------------------
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_overlapping_shift_right(name):
     a = data(name, name, (9,))
     t = mk(a, name)
@@ -330,7 +272,7 @@ def test_overlapping_shift_right(name):
     check(t, a, name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_overlapping_shift_left(name):
     a = data(name, name, (9,))
     t = mk(a, name)
@@ -339,7 +281,7 @@ def test_overlapping_shift_left(name):
     check(t, a, name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_overlapping_rows_2d(name):
     a = data(name, name, (5, 4), shift=1)
     t = mk(a, name)
@@ -348,7 +290,7 @@ def test_overlapping_rows_2d(name):
     check(t, a, name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_overlapping_transpose_in_place(name):
     a = data(name, name, (4, 4), shift=2)
     t = mk(a, name)
@@ -356,7 +298,7 @@ def test_overlapping_transpose_in_place(name):
     check(t, a.T.copy(), name)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_overlapping_broadcast_from_own_column(name):
     a = data(name, name, (4, 4), shift=3)
     t = mk(a, name)
@@ -408,7 +350,7 @@ BAD = [((2, 3), (4,)), ((2, 3), (2, 2)), ((3,), (2, 3)), ((3,), (1, 3)), ((), (1
 def test_copy_shape_mismatch_raises(dst_shape, src_shape, src):
     d = pyth.zeros(*dst_shape) if dst_shape else pyth.tensor(0.0)
     before = d.tolist()
-    s = pyth.ones(*src_shape, dtype=DT(src))
+    s = pyth.ones(*src_shape, dtype=pdt(src))
     with pytest.raises(RuntimeError, match=r"(?i)copy") as info:
         d.copy_(s)
     msg = str(info.value)
@@ -434,42 +376,11 @@ def test_copy_into_expanded_destination_raises():
 
 # ---- PyTorch as a second oracle -------------------------------------------------------------
 
-TORCH_NAMES = {"uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
-               "int64": "int64", "float32": "float32", "float64": "float64",
-               "float16": "float16", "bfloat16": "bfloat16", "bool": "bool"}
-
-
-def torch_values(torch, src, dst, n, seed):
-    """A torch tensor of type src with n values whose conversion to dst is defined in C."""
-    rng = np.random.default_rng(seed)
-    tdt = getattr(torch, TORCH_NAMES[src])
-    if src == "bool":
-        return torch.tensor(rng.integers(0, 2, n).astype(bool))
-    if src in INTS:
-        lo, hi = RANGE[src]
-        v = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
-        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
-        return torch.tensor(v, dtype=tdt)
-    scale = 10.0 ** rng.integers(-3, 6, n)
-    v = rng.standard_normal(n) * scale
-    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
-    if dst in INTS:
-        lo, hi = RANGE[dst]
-        v = np.clip(v, max(lo, -1e15), min(hi, 1e15))
-        if dst == "int64":
-            v = np.clip(v, -(2.0**62), 2.0**62)
-    else:
-        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
-    t = torch.tensor(v, dtype=torch.float64).to(tdt)
-    if dst in INTS:  # src rounding may have pushed a value out of dst's range: trim back
-        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt), t)
-    return t
-
 
 def pyth_from_torch(torch, t, name):
     if name == "bfloat16":
         return pyth.tensor(t.float().numpy(), dtype=pyth.bfloat16)
-    return pyth.tensor(t.numpy(), dtype=DT(name))
+    return pyth.tensor(t.numpy(), dtype=pdt(name))
 
 
 def as_list(torch, t):
@@ -483,24 +394,24 @@ def same_lists(a, b):
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
-@pytest.mark.parametrize("src", NAMES)
-@pytest.mark.parametrize("dst", NAMES)
+@pytest.mark.parametrize("src", DTYPE_NAMES)
+@pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_copy_matches_torch_all_pairs(dst, src):
     torch = pytest.importorskip("torch")
-    ts = torch_values(torch, src, dst, 240, seed=NAMES.index(src) * 10 + NAMES.index(dst))
+    ts = torch_convertible(src, dst, 240, seed=DTYPE_NAMES.index(src) * 10 + DTYPE_NAMES.index(dst))
     ts = ts.reshape(12, 20)
     ps = pyth_from_torch(torch, ts, src)
     assert same_lists(ps.tolist(), as_list(torch, ts))
-    tdt = getattr(torch, TORCH_NAMES[dst])
+    tdt = getattr(torch, dst)
     # contiguous, transposed source, broadcast row
     td = torch.empty(12, 20, dtype=tdt).copy_(ts)
-    pd = pyth.empty(12, 20, dtype=DT(dst)).copy_(ps)
+    pd = pyth.empty(12, 20, dtype=pdt(dst)).copy_(ps)
     assert same_lists(pd.tolist(), as_list(torch, td)), (src, dst)
     td = torch.empty(20, 12, dtype=tdt).copy_(ts.t())
-    pd = pyth.empty(20, 12, dtype=DT(dst)).copy_(ps.t())
+    pd = pyth.empty(20, 12, dtype=pdt(dst)).copy_(ps.t())
     assert same_lists(pd.tolist(), as_list(torch, td))
     td = torch.empty(4, 3, 20, dtype=tdt).copy_(ts[::5])
-    pd = pyth.empty(4, 3, 20, dtype=DT(dst)).copy_(ps[::5])
+    pd = pyth.empty(4, 3, 20, dtype=pdt(dst)).copy_(ps[::5])
     assert same_lists(pd.tolist(), as_list(torch, td))
 
 
@@ -514,10 +425,10 @@ def test_copy_broadcasting_matches_torch(shapes, pair):
     dst_shape, src_shape = shapes
     dst, src = pair
     n = int(np.prod(src_shape))
-    ts = torch_values(torch, src, dst, max(n, 10), seed=n)[:n].reshape(src_shape)
+    ts = torch_convertible(src, dst, max(n, 10), seed=n)[:n].reshape(src_shape)
     ps = pyth_from_torch(torch, ts, src)
-    td = torch.zeros(dst_shape, dtype=getattr(torch, TORCH_NAMES[dst])).copy_(ts)
-    pd = pyth.zeros(*dst_shape, dtype=DT(dst)) if dst_shape else mk(np.zeros(()), dst)
+    td = torch.zeros(dst_shape, dtype=getattr(torch, dst)).copy_(ts)
+    pd = pyth.zeros(*dst_shape, dtype=pdt(dst)) if dst_shape else mk(np.zeros(()), dst)
     pd.copy_(ps)
     assert tuple(pd.shape) == tuple(td.shape)
     assert same_lists(pd.tolist(), as_list(torch, td))

@@ -5,11 +5,10 @@ import weakref
 
 import numpy as np
 import pytest
+from _support import NUMPY_DTYPES
 
 import pyth
 from pyth.utils import dlpack as pdl
-
-NP_DTYPES = [d for d in pyth.ALL_DTYPES if d is not pyth.bfloat16]
 
 
 def _sample(dt, shape=(3, 4)):
@@ -21,7 +20,7 @@ def _ptr(t):
     return t.data_ptr()
 
 
-@pytest.mark.parametrize("dt", NP_DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("dt", NUMPY_DTYPES, ids=lambda d: d.name)
 def test_pyth_to_numpy_zero_copy(dt):
     t = _sample(dt, (4, 6))
     for v in (t, t.t(), t[1:3, ::2], t[2], t.unsqueeze(1).expand(4, 3, 6)):
@@ -31,7 +30,7 @@ def test_pyth_to_numpy_zero_copy(dt):
         assert tuple(s // v.element_size() for s in a.strides)[:1] == v.stride()[:1] or v.size(0) == 1
 
 
-@pytest.mark.parametrize("dt", NP_DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("dt", NUMPY_DTYPES, ids=lambda d: d.name)
 def test_numpy_to_pyth_zero_copy(dt):
     a = _sample(dt, (4, 6)).numpy().copy()
     for v in (a, a.T, a[1:3, ::2], a[2], np.broadcast_to(a[:1], (3, 6))):

@@ -8,52 +8,25 @@ import math
 
 import numpy as np
 import pytest
+from _support import (
+    DTYPE_NAMES,
+    FLOATS,
+    ITEMSIZE,
+    NP_CARRIER,
+    TH_NAME,
+    c_strides,
+    distinct_values,
+    dtype_name,
+    kw,
+    np_via_tolist,
+    pdt,
+)
 
 import pyth
 
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
-ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
-            "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
-CLASS_PREFIX = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                "int64": "Long", "float32": "Float", "float64": "Double", "float16": "Half",
-                "bfloat16": "BFloat16", "bool": "Bool"}
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def dtype_name(t):
-    for n in DTYPE_NAMES:
-        if t.dtype == pdt(n):
-            return n
-    raise AssertionError(f"unknown dtype {t.dtype!r}")
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
-
-
-def to_np(t):
-    name = dtype_name(t)
-    return np.array(t.tolist(), dtype=NP_DTYPES[name]).reshape(tuple(t.shape))
-
-
-def c_strides(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(st))
 
 
 def check_fresh(t, shape, name):
@@ -68,23 +41,6 @@ def check_fresh(t, shape, name):
         assert tuple(t.stride()) == c_strides(shape)
     assert t.storage_offset() == 0
     assert t.element_size() == ITEMSIZE[name]
-
-
-def sample(shape, name, seed=0):
-    shape = tuple(shape)
-    n = int(np.prod(shape, dtype=np.int64))
-    k = np.random.default_rng(seed).permutation(n) if n else np.zeros(0, np.int64)
-    if name == "bool":
-        v = (k % 3) == 0
-    elif name == "uint8":
-        v = k % 251
-    elif name == "int8":
-        v = k % 251 - 125
-    elif name in FLOATS:
-        v = (k % 251 - 125) * 0.5
-    else:
-        v = k - n // 2
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,7 +68,7 @@ def sample(shape, name, seed=0):
 def test_tensor_infers_dtype_and_shape(data, name, shape):
     t = pyth.tensor(data)
     check_fresh(t, shape, name)
-    np.testing.assert_array_equal(to_np(t), np.array(data, dtype=NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(t), np.array(data, dtype=NP_CARRIER[name]))
 
 
 def test_tensor_inference_matches_torch():
@@ -143,10 +99,10 @@ def test_tensor_with_dtype(name):
     data = [[0, 1, 2], [3, 4, 5]]
     t = pyth.tensor(data, dtype=pdt(name))
     check_fresh(t, (2, 3), name)
-    np.testing.assert_array_equal(to_np(t), np.array(data).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(t), np.array(data).astype(NP_CARRIER[name]))
     s = pyth.tensor(7, dtype=pdt(name))
     check_fresh(s, (), name)
-    assert s.item() == np.array(7).astype(NP_DTYPES[name]).item()
+    assert s.item() == np.array(7).astype(NP_CARRIER[name]).item()
 
 
 def test_tensor_float_to_int_truncates_like_torch():
@@ -158,7 +114,7 @@ def test_tensor_float_to_int_truncates_like_torch():
 
 def test_tensor_half_and_bfloat16_round():
     h = pyth.tensor([1.0 + 2 ** -11, 65504.0, 1 / 3], dtype=pyth.float16)
-    np.testing.assert_array_equal(to_np(h), np.array([1.0 + 2 ** -11, 65504.0, 1 / 3],
+    np.testing.assert_array_equal(np_via_tolist(h), np.array([1.0 + 2 ** -11, 65504.0, 1 / 3],
                                                      dtype=np.float16))
     b = pyth.tensor([1.0, 1.0 + 2 ** -8, 3.0, 1 / 3, 256.0, 257.0], dtype=pyth.bfloat16)
     vals = b.tolist()
@@ -174,14 +130,14 @@ def test_tensor_half_and_bfloat16_round():
     (np.float16, "float16"), (np.bool_, "bool"),
 ])
 def test_tensor_from_ndarray_keeps_dtype_and_copies(npdt, name):
-    a = sample((3, 4), name).astype(npdt)
+    a = distinct_values((3, 4), name).astype(npdt)
     t = pyth.tensor(a)
     check_fresh(t, (3, 4), name)
-    np.testing.assert_array_equal(to_np(t), a)
+    np.testing.assert_array_equal(np_via_tolist(t), a)
     # pyth.tensor copies: later changes of the array do not show
     before = a.copy()
     a[...] = a[::-1]
-    np.testing.assert_array_equal(to_np(t), before)
+    np.testing.assert_array_equal(np_via_tolist(t), before)
 
 
 @pytest.mark.parametrize("make", [
@@ -192,17 +148,17 @@ def test_tensor_from_noncontiguous_ndarray(make):
     a = make(np.arange(18, dtype=np.float64).reshape(3, 6))
     t = pyth.tensor(a)
     check_fresh(t, np.shape(a), "float64")
-    np.testing.assert_array_equal(to_np(t), a)
+    np.testing.assert_array_equal(np_via_tolist(t), a)
 
 
 def test_tensor_from_ndarray_with_dtype_converts():
     a = np.array([[1.5, 2.5], [-3.5, 4.0]])
     t = pyth.tensor(a, dtype=pyth.float32)
     check_fresh(t, (2, 2), "float32")
-    np.testing.assert_array_equal(to_np(t), a.astype(np.float32))
+    np.testing.assert_array_equal(np_via_tolist(t), a.astype(np.float32))
     b = pyth.tensor(a, dtype=pyth.bfloat16)
     check_fresh(b, (2, 2), "bfloat16")
-    np.testing.assert_array_equal(to_np(b), a.astype(np.float32))
+    np.testing.assert_array_equal(np_via_tolist(b), a.astype(np.float32))
 
 
 def test_tensor_from_numpy_scalars():
@@ -253,7 +209,7 @@ def test_zeros_ones_empty_default_dtype(fname, val, shape):
     for t in ([f(*shape)] if shape else []) + [f(shape), f(list(shape)), f(pyth.Size(shape))]:
         check_fresh(t, shape, "float32")
         if val is not None:
-            np.testing.assert_array_equal(to_np(t), np.full(shape, val, np.float32))
+            np.testing.assert_array_equal(np_via_tolist(t), np.full(shape, val, np.float32))
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
@@ -265,12 +221,12 @@ def test_zeros_ones_empty_dtype(fname, val, name):
     u = f((4,), dtype=pdt(name))
     check_fresh(u, (4,), name)
     if val is not None:
-        np.testing.assert_array_equal(to_np(t), np.full((2, 3), val, NP_DTYPES[name]))
+        np.testing.assert_array_equal(np_via_tolist(t), np.full((2, 3), val, NP_CARRIER[name]))
 
 
 def test_zeros_of_large_size_is_zero():
     t = pyth.zeros(1 << 20)
-    assert to_np(t).sum() == 0
+    assert np_via_tolist(t).sum() == 0
     assert tuple(t.shape) == (1 << 20,)
 
 
@@ -279,7 +235,7 @@ def test_zeros_of_large_size_is_zero():
 def test_full_infers_dtype_like_torch(value, name):
     t = pyth.full((2, 3), value)
     check_fresh(t, (2, 3), name)
-    np.testing.assert_array_equal(to_np(t), np.full((2, 3), value, NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(t), np.full((2, 3), value, NP_CARRIER[name]))
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
@@ -287,7 +243,7 @@ def test_full_with_dtype(name):
     v = True if name == "bool" else (7 if name not in FLOATS else 2.5)
     t = pyth.full((3, 2), v, dtype=pdt(name))
     check_fresh(t, (3, 2), name)
-    np.testing.assert_array_equal(to_np(t), np.full((3, 2), v, NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(t), np.full((3, 2), v, NP_CARRIER[name]))
     z = pyth.full((), v, dtype=pdt(name))
     check_fresh(z, (), name)
     e = pyth.full((0, 4), v, dtype=pdt(name))
@@ -309,7 +265,7 @@ def test_full_special_values():
 def test_dtype_aliases_in_factories(alias, name):
     t = pyth.zeros(2, dtype=getattr(pyth, alias))
     assert t.dtype == pdt(name)
-    assert t.type() == f"pyth.{CLASS_PREFIX[name]}Tensor"
+    assert t.type() == f"pyth.{TH_NAME[name]}Tensor"
 
 
 def test_factories_match_torch():
@@ -331,12 +287,12 @@ def test_factories_match_torch():
 # --------------------------------------------------------------------------------------------
 
 def like_sources():
-    base = pyth.tensor(sample((3, 4), "int16"), dtype=pyth.int16)
+    base = pyth.tensor(distinct_values((3, 4), "int16"), dtype=pyth.int16)
     return {
         "contig": base,
         "transposed": base.t(),
         "stepped": base.narrow(1, 0, 3),
-        "expanded": pyth.tensor(sample((3, 1), "float64"), dtype=pyth.float64).expand(3, 5),
+        "expanded": pyth.tensor(distinct_values((3, 1), "float64"), dtype=pyth.float64).expand(3, 5),
         "0d": pyth.tensor(2.5),
         "empty": pyth.zeros(0, 3, dtype=pyth.bool),
         "bf16": pyth.ones(2, 2, dtype=pyth.bfloat16),
@@ -349,7 +305,7 @@ def like_sources():
                                             ("empty_like", (), None), ("full_like", (5,), 5)])
 def test_like_factories(fname, args, val, src):
     x = like_sources()[src]
-    before = to_np(x)
+    before = np_via_tolist(x)
     name = dtype_name(x)
     t = getattr(pyth, fname)(x, *args)
     assert tuple(t.shape) == tuple(x.shape)
@@ -359,13 +315,13 @@ def test_like_factories(fname, args, val, src):
         assert all(t.stride(d) != 0 for d in range(t.dim()) if t.size(d) > 1), \
             "a *_like result must own one element per position (no stride 0)"
     if val is not None:
-        np.testing.assert_array_equal(to_np(t), np.full(tuple(x.shape), val, NP_DTYPES[name]))
-    np.testing.assert_array_equal(to_np(x), before)   # the source is untouched
+        np.testing.assert_array_equal(np_via_tolist(t), np.full(tuple(x.shape), val, NP_CARRIER[name]))
+    np.testing.assert_array_equal(np_via_tolist(x), before)   # the source is untouched
     # dtype override
     u = getattr(pyth, fname)(x, *args, dtype=pyth.float64)
     assert u.dtype == pyth.float64 and tuple(u.shape) == tuple(x.shape)
     if val is not None:
-        np.testing.assert_array_equal(to_np(u), np.full(tuple(x.shape), val, np.float64))
+        np.testing.assert_array_equal(np_via_tolist(u), np.full(tuple(x.shape), val, np.float64))
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,18 +348,18 @@ def test_arange_matches_numpy(args, name):
     exp = start + step * np.arange(n, dtype=np.float64)
     check_fresh(t, (n,), name)
     assert n == len(np.arange(*args))        # the oracle agrees with numpy on the count
-    np.testing.assert_allclose(to_np(t).astype(np.float64), exp, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np_via_tolist(t).astype(np.float64), exp, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", [n for n in DTYPE_NAMES if n != "bool"])
 def test_arange_with_dtype(name):
     t = pyth.arange(0, 10, 2, dtype=pdt(name))
     check_fresh(t, (5,), name)
-    np.testing.assert_array_equal(to_np(t), np.arange(0, 10, 2).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(t), np.arange(0, 10, 2).astype(NP_CARRIER[name]))
     if name in FLOATS:
         f = pyth.arange(0, 1, 0.25, dtype=pdt(name))
         check_fresh(f, (4,), name)
-        np.testing.assert_array_equal(to_np(f), np.array([0, 0.25, 0.5, 0.75], np.float32))
+        np.testing.assert_array_equal(np_via_tolist(f), np.array([0, 0.25, 0.5, 0.75], np.float32))
 
 
 def test_arange_keyword_arguments():
@@ -419,7 +375,7 @@ def test_arange_matches_torch():
         tp, tt = pyth.arange(*args), torch.arange(*args)
         assert tuple(tp.shape) == tuple(tt.shape), args
         assert str(tp.dtype).split(".")[-1] == str(tt.dtype).split(".")[-1], args
-        np.testing.assert_allclose(to_np(tp).astype(np.float64), tt.double().numpy(),
+        np.testing.assert_allclose(np_via_tolist(tp).astype(np.float64), tt.double().numpy(),
                                    rtol=1e-6, atol=1e-6)
 
 
@@ -447,7 +403,7 @@ LINSPACE = [(0, 1, 5), (-1, 1, 7), (0, 10, 1), (0, 1, 0), (3, -3, 4), (1, 1, 3),
 def test_linspace_matches_numpy(args):
     t = pyth.linspace(*args)
     check_fresh(t, (args[2],), "float32")
-    np.testing.assert_allclose(to_np(t), np.linspace(*args), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np_via_tolist(t), np.linspace(*args), rtol=1e-6, atol=1e-6)
     if args[2] >= 1:
         assert t.tolist()[0] == np.float32(args[0])
     if args[2] >= 2:
@@ -463,7 +419,7 @@ def test_linspace_dtype(name):
         assert t.tolist() == [0, 2, 5, 7, 10]
         assert pyth.linspace(-5, 5, 4, dtype=pdt(name)).tolist() == [-5, -1, 1, 5]
     else:
-        np.testing.assert_allclose(to_np(t), [0, 2.5, 5, 7.5, 10])
+        np.testing.assert_allclose(np_via_tolist(t), [0, 2.5, 5, 7.5, 10])
 
 
 def test_linspace_matches_torch():
@@ -471,7 +427,7 @@ def test_linspace_matches_torch():
     for args in LINSPACE:
         tp, tt = pyth.linspace(*args), torch.linspace(*args)
         assert tuple(tp.shape) == tuple(tt.shape)
-        np.testing.assert_allclose(to_np(tp), tt.numpy(), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(np_via_tolist(tp), tt.numpy(), rtol=1e-6, atol=1e-6)
     tp = pyth.linspace(-5, 5, 4, dtype=pyth.int64)
     assert tp.tolist() == torch.linspace(-5, 5, 4, dtype=torch.int64).tolist()
 
@@ -486,7 +442,7 @@ def test_linspace_negative_steps_raises():
 def test_logspace_matches_numpy(args, kwargs):
     t = pyth.logspace(*args, **kwargs)
     check_fresh(t, (args[2],), "float32")
-    np.testing.assert_allclose(to_np(t), np.logspace(*args, **kwargs), rtol=1e-5)
+    np.testing.assert_allclose(np_via_tolist(t), np.logspace(*args, **kwargs), rtol=1e-5)
 
 
 # --------------------------------------------------------------------------------------------
@@ -498,14 +454,14 @@ def test_eye_matches_numpy(args):
     t = pyth.eye(*args)
     exp = np.eye(*args, dtype=np.float32)
     check_fresh(t, exp.shape, "float32")
-    np.testing.assert_array_equal(to_np(t), exp)
+    np.testing.assert_array_equal(np_via_tolist(t), exp)
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_eye_dtype(name):
     t = pyth.eye(3, 4, dtype=pdt(name))
     check_fresh(t, (3, 4), name)
-    np.testing.assert_array_equal(to_np(t), np.eye(3, 4).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(t), np.eye(3, 4).astype(NP_CARRIER[name]))
 
 
 def test_eye_keyword_m():
@@ -525,12 +481,12 @@ def test_eye_negative_raises():
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_legacy_constructors(name):
-    cls = getattr(pyth, CLASS_PREFIX[name] + "Tensor")
-    scls = getattr(pyth, CLASS_PREFIX[name] + "Storage")
+    cls = getattr(pyth, TH_NAME[name] + "Tensor")
+    scls = getattr(pyth, TH_NAME[name] + "Storage")
     e = cls()
     assert tuple(e.shape) == (0,) and e.dim() == 1 and e.numel() == 0
     assert e.dtype == pdt(name)
-    assert e.type() == f"pyth.{CLASS_PREFIX[name]}Tensor"
+    assert e.type() == f"pyth.{TH_NAME[name]}Tensor"
     assert isinstance(e, cls)
     u = cls(2, 3)
     check_fresh(u, (2, 3), name)
@@ -540,16 +496,16 @@ def test_legacy_constructors(name):
     data = [[1, 0], [1, 1]]
     d = cls(data)
     check_fresh(d, (2, 2), name)
-    np.testing.assert_array_equal(to_np(d), np.array(data).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(d), np.array(data).astype(NP_CARRIER[name]))
     # FloatTensor(storage): a 1-D view of all of it, sharing memory
     vals = [1, 0, 1, 1, 0]
     s = scls(vals)
     v = cls(s)
     assert tuple(v.shape) == (5,) and v.dtype == pdt(name)
     assert v.storage().data_ptr() == s.data_ptr()
-    np.testing.assert_array_equal(to_np(v), np.array(vals).astype(NP_DTYPES[name]))
+    np.testing.assert_array_equal(np_via_tolist(v), np.array(vals).astype(NP_CARRIER[name]))
     s[0] = 0
-    assert v.tolist()[0] == np.array(0).astype(NP_DTYPES[name]).item()
+    assert v.tolist()[0] == np.array(0).astype(NP_CARRIER[name]).item()
 
 
 def test_legacy_float_tensor_from_float_list():

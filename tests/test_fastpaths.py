@@ -14,12 +14,11 @@ import operator
 
 import numpy as np
 import pytest
-
-import pyth
+from _support import DTYPE_NAMES
 from pyth._th import lib
 
-NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
-         "bfloat16", "bool"]
+import pyth
+
 OPERATORS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
              "truediv": operator.truediv, "floordiv": operator.floordiv,
              "mod": operator.mod, "pow": operator.pow, "and": operator.and_,
@@ -56,7 +55,7 @@ def same(x: pyth.Tensor, y: pyth.Tensor) -> bool:
         x.float().numpy(), y.float().numpy(), equal_nan=True)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", list(OPERATORS))
 def test_tensor_tensor_operators_match_general_path_and_numpy(name, op):
     a = sample(name, (10,), 1)

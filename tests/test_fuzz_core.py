@@ -14,16 +14,19 @@ from _support import (
     DTYPE_NAMES,
     FLOATS,
     INTS,
+    NP_CARRIER,
     assert_same_geometry,
     assert_same_values,
     broadcastable_to,
     distinct_cells,
     laid_out,
     make,
+    needs_torch,
     np_cast,
     of_shape,
     pdt,
     shapes,
+    to_numpy_exact,
     torch,
     torch_values,
     values,
@@ -33,9 +36,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import pyth
-
-needs_torch = pytest.mark.skipif(torch is None, reason="torch is the oracle for write-through")
-
 
 # ---- views --------------------------------------------------------------------------------------
 
@@ -158,14 +158,10 @@ def test_overlapping_copy_within_one_storage(case, data):
     assume(n >= 2)
     length = data.draw(st.integers(1, n - 1))
     a0, b0 = data.draw(st.integers(0, n - length)), data.draw(st.integers(0, n - length))
-    ref = to_np_copy(base)
+    ref = to_numpy_exact(base)
     ref[a0:a0 + length] = ref[b0:b0 + length].copy()
     base.narrow(0, a0, length).copy_(base.narrow(0, b0, length))
     assert_same_values(base, ref)
-
-
-def to_np_copy(p) -> np.ndarray:
-    return p.float().numpy().copy() if p.dtype is pyth.bfloat16 else p.numpy().copy()
 
 
 # ---- indexing on any layout ---------------------------------------------------------------------
@@ -333,8 +329,8 @@ def test_storage_resize_copy_fill(name, data):
     n = data.draw(st.integers(0, 40))
     vals = data.draw(values(name, n, small=True))
     s = pdt(name).storage_class(vals) if n else pdt(name).storage_class(0)
-    ref = np.array(vals, dtype=np.float64).astype(np_cast_carrier(name)) if n else \
-        np.zeros(0, np_cast_carrier(name))
+    ref = np.array(vals, dtype=np.float64).astype(NP_CARRIER[name]) if n else \
+        np.zeros(0, NP_CARRIER[name])
     m = data.draw(st.integers(0, 60))
     s.resize_(m)
     assert len(s) == m
@@ -346,17 +342,13 @@ def test_storage_resize_copy_fill(name, data):
         vals2 = [abs(v) if np.isfinite(v) else 0.0 for v in vals2]
     src = pdt(other).storage_class(vals2) if m else pdt(other).storage_class(0)
     s.copy_(src)
-    expected = np_cast(np.array(vals2, dtype=np.float64).astype(np_cast_carrier(other)),
+    expected = np_cast(np.array(vals2, dtype=np.float64).astype(NP_CARRIER[other]),
                        other, name) if m else np.zeros(0)
     np.testing.assert_array_equal(np.array(s.tolist(), dtype=np.float64),
                                   np.asarray(expected, dtype=np.float64))
     v = data.draw(values(name, 1, small=True))[0]
     s.fill_(v)
     assert all(e == v or (np.isnan(e) and np.isnan(v)) for e in s.tolist())
-
-
-def np_cast_carrier(name: str):
-    return np.float32 if name == "bfloat16" else np.dtype(name)
 
 
 @given(name=st.sampled_from(DTYPE_NAMES), data=st.data())

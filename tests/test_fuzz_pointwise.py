@@ -23,6 +23,7 @@ from _support import (
     INTS,
     Triple,
     broadcast_pair,
+    dtype_name,
     laid_out,
     of_shape,
     pdt,
@@ -84,10 +85,6 @@ def run(fn):
             return "ok", fn()
     except _PYTHON_ERRORS as e:
         return "error", e
-
-
-def dtype_name(t) -> str:
-    return str(t.dtype).split(".")[-1] if not isinstance(t.dtype, pyth.dtype) else t.dtype.name
 
 
 # Calls PyTorch refuses and pyth accepts on purpose: (pattern in torch's message, why).

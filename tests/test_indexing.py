@@ -6,6 +6,19 @@ where the advanced dims go.  Assignment broadcasts scalars, tensors and lists.
 """
 import numpy as np
 import pytest
+from _support import (
+    DTYPE_NAMES,
+    FLOATS,
+    NP_CARRIER,
+    distinct_values,
+    kw,
+    np_offset,
+    np_via_tolist,
+    rooted_view,
+    run_all,
+    same_storage,
+    tensor_of,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,87 +27,6 @@ import pyth
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
-
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def dtype_name(t):
-    for n in DTYPE_NAMES:
-        if t.dtype == pdt(n):
-            return n
-    raise AssertionError(f"unknown dtype {t.dtype!r}")
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
-
-
-def sample(shape, name, seed=0):
-    """Distinct (up to 251 elements), exactly representable values in every dtype."""
-    shape = tuple(shape)
-    n = int(np.prod(shape, dtype=np.int64))
-    k = np.random.default_rng(seed).permutation(n) if n else np.zeros(0, np.int64)
-    if name == "bool":
-        v = (k % 3) == 0
-    elif name == "uint8":
-        v = k % 251
-    elif name == "int8":
-        v = k % 251 - 125
-    elif name in FLOATS:
-        v = (k % 251 - 125) * 0.5
-    else:
-        v = k - n // 2
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
-
-
-def mk(a, name):
-    return pyth.tensor(a, dtype=pdt(name))
-
-
-def to_np(t):
-    name = dtype_name(t)
-    return np.array(t.tolist(), dtype=NP_DTYPES[name]).reshape(tuple(t.shape))
-
-
-def shares(a, b):
-    return a.storage().data_ptr() == b.storage().data_ptr()
-
-
-def np_offset(view, root):
-    def addr(x):
-        return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
-    return ((addr(view) - addr(root))
-            // view.itemsize)
-
-
-def build(shape, name, layout):
-    """(root_pyth, base_pyth, root_np, base_np) with base a view of a fresh root."""
-    shape = tuple(shape)
-    nd = len(shape)
-    if nd == 0 or layout == "contig":
-        rn = sample(shape, name)
-        rp = mk(rn, name)
-        return rp, rp, rn, rn
-    if layout == "transposed":
-        rn = sample(shape[::-1], name)
-        rp = mk(rn, name)
-        perm = tuple(range(nd))[::-1]
-        return rp, rp.permute(*perm), rn, rn.transpose(perm)
-    if layout == "stepped":   # built with narrow/unfold/select so indexing is not used here
-        rn = sample(shape[:-1] + (2 * shape[-1] + 1,), name)
-        rp = mk(rn, name)
-        bp = rp.narrow(-1, 1, 2 * shape[-1]).unfold(-1, 1, 2).select(-1, 0)
-        return rp, bp, rn, rn[..., 1::2]
-    raise ValueError(layout)
 
 
 class T:
@@ -138,36 +70,23 @@ def is_advanced(idx):
     return any(isinstance(i, (list, T)) for i in items)
 
 
-def run_all(items, f):
-    errors = []
-    for it in items:
-        try:
-            f(*it)
-        except (Exception, pytest.fail.Exception) as e:  # noqa: PERF203
-            msg = str(e).strip().splitlines()
-            errors.append(f"{it}: {type(e).__name__}: {' | '.join(msg[:6])[:600]}")
-    if errors:
-        pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
-                    pytrace=False)
-
-
 def check_get(shape, idx, name, layout):
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     exp = np.asarray(bn[idx_np(idx)])
     got = bp[idx_pyth(idx)]
     assert isinstance(got, type(bp)) or hasattr(got, "storage"), "indexing must give a tensor"
     assert got.dtype == bp.dtype
     assert tuple(got.shape) == exp.shape, f"shape {tuple(got.shape)} != numpy {exp.shape}"
-    np.testing.assert_array_equal(to_np(got), exp)
+    np.testing.assert_array_equal(np_via_tolist(got), exp)
     if is_advanced(idx):
         # a copy: writing into it leaves the source alone
         if exp.size:
-            before = to_np(rp)
-            got.copy_(mk(np.zeros(exp.shape, NP_DTYPES[name]), name))
-            np.testing.assert_array_equal(to_np(rp), before)
+            before = np_via_tolist(rp)
+            got.copy_(tensor_of(np.zeros(exp.shape, NP_CARRIER[name]), name))
+            np.testing.assert_array_equal(np_via_tolist(rp), before)
     else:
         # a view: same storage, numpy's strides and offset
-        assert shares(got, rp), "basic indexing must return a view"
+        assert same_storage(got, rp), "basic indexing must return a view"
         if exp.size:
             tup = idx_np(idx) if isinstance(idx, tuple) else (idx_np(idx),)
             view_np = bn[tup + (Ellipsis,)] if Ellipsis not in tup else bn[tup]
@@ -227,37 +146,37 @@ def test_getitem_matches_numpy(idx, layout):
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_getitem_full_mask(name):
-    a = sample(S, name)
-    t = mk(a, name)
-    mask = (sample(S, "int64", seed=3) % 3) == 0
+    a = distinct_values(S, name)
+    t = tensor_of(a, name)
+    mask = (distinct_values(S, "int64", seed=3) % 3) == 0
     got = t[pyth.tensor(mask)]
     assert tuple(got.shape) == (int(mask.sum()),)
-    np.testing.assert_array_equal(to_np(got), a[mask])
+    np.testing.assert_array_equal(np_via_tolist(got), a[mask])
     # a mask produced by pyth itself (comparison) works too when comparisons exist
     if name == "int64" and type(t).__gt__ is not object.__gt__:
         m2 = t > 0
-        np.testing.assert_array_equal(to_np(t[m2]), a[a > 0])
+        np.testing.assert_array_equal(np_via_tolist(t[m2]), a[a > 0])
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_int_on_1d_gives_0d_view(name):
-    a = sample((7,), name)
-    t = mk(a, name)
+    a = distinct_values((7,), name)
+    t = tensor_of(a, name)
     for i in (0, 3, 6, -1, -7):
         r = t[i]
         assert r.dim() == 0 and tuple(r.shape) == ()
         assert r.item() == a[i].item()
-        assert shares(r, t) and r.storage_offset() == i % 7
+        assert same_storage(r, t) and r.storage_offset() == i % 7
     # writes through
     r = t[2]
-    r.copy_(mk(np.array(a[5]), name))
+    r.copy_(tensor_of(np.array(a[5]), name))
     assert t.tolist()[2] == a[5].item()
 
 
 def test_index_0d_with_ellipsis_and_none():
     t = pyth.tensor(3.5)
     assert t[...].dim() == 0 and t[...].item() == 3.5
-    assert shares(t[...], t)
+    assert same_storage(t[...], t)
     assert tuple(t[None].shape) == (1,)
     assert tuple(t[None, None].shape) == (1, 1)
     assert tuple(t[()].shape) == ()
@@ -281,11 +200,11 @@ def test_slice_views_share_storage_and_write_through():
     a = np.arange(60, dtype=np.float64).reshape(6, 10)
     t = pyth.tensor(a)
     v = t[1:5:2, 3::3]
-    assert shares(v, t)
+    assert same_storage(v, t)
     assert tuple(v.stride()) == (20, 3) and v.storage_offset() == 13
     v.copy_(pyth.tensor(np.full((2, 3), -1.0)))
     a[1:5:2, 3::3] = -1.0
-    np.testing.assert_array_equal(to_np(t), a)
+    np.testing.assert_array_equal(np_via_tolist(t), a)
 
 
 def test_advanced_index_result_is_a_copy():
@@ -300,7 +219,7 @@ def test_advanced_index_result_is_a_copy():
 
 def test_getitem_matches_torch():
     torch = pytest.importorskip("torch")
-    a = sample(S, "float32")
+    a = distinct_values(S, "float32")
     t = pyth.tensor(a)
     tt = torch.from_numpy(a.copy())
 
@@ -308,7 +227,7 @@ def test_getitem_matches_torch():
         exp = tt[idx_torch(torch, idx)]
         got = t[idx_pyth(idx)]
         assert tuple(got.shape) == tuple(exp.shape)
-        np.testing.assert_array_equal(to_np(got), exp.numpy())
+        np.testing.assert_array_equal(np_via_tolist(got), exp.numpy())
         if not is_advanced(idx) and exp.numel():
             assert tuple(got.stride()) == tuple(exp.stride())
             assert got.storage_offset() == exp.storage_offset()
@@ -348,13 +267,13 @@ SET_CASES = [
 
 
 def set_case(idx, kind, vshape, name, layout):
-    rp, bp, rn, bn = build(S, name, layout)
+    rp, bp, rn, bn = rooted_view(S, name, layout)
     expected_root = rn.copy()
     # a mirror of the base on the expected copy
     en = expected_root if layout == "contig" else (
         expected_root.transpose() if layout == "transposed" else expected_root[..., 1::2])
     if isinstance(idx, str):
-        mask = (sample(S, "int64", seed=5) % 4) == 0
+        mask = (distinct_values(S, "int64", seed=5) % 4) == 0
         idx = T(mask)
         if vshape == "count":
             vshape = (int(mask.sum()),)
@@ -362,11 +281,11 @@ def set_case(idx, kind, vshape, name, layout):
         vn = scalar_for(name)
         vp = vn
     else:
-        vn = sample(vshape, name, seed=7)
-        vp = mk(vn, name) if kind == "tensor" else vn.tolist()
+        vn = distinct_values(vshape, name, seed=7)
+        vp = tensor_of(vn, name) if kind == "tensor" else vn.tolist()
     en[idx_np(idx)] = vn
     bp[idx_pyth(idx)] = vp
-    np.testing.assert_array_equal(to_np(rp), expected_root)
+    np.testing.assert_array_equal(np_via_tolist(rp), expected_root)
 
 
 @pytest.mark.parametrize("layout", ["contig", "transposed", "stepped"])
@@ -392,7 +311,7 @@ def test_setitem_from_overlapping_self_view():
     t = pyth.tensor(a)
     t[1:] = t[:-1].clone()
     a[1:] = a[:-1].copy()
-    np.testing.assert_array_equal(to_np(t), a)
+    np.testing.assert_array_equal(np_via_tolist(t), a)
 
 
 def test_setitem_on_expanded_view_base_untouched_elsewhere():
@@ -439,7 +358,7 @@ INDEX_ERRORS = [
 @pytest.mark.parametrize("shape,idx,exc,words", [pytest.param(*e[1:], id=e[0])
                                                  for e in INDEX_ERRORS])
 def test_getitem_errors(shape, idx, exc, words):
-    t = pyth.tensor(sample(shape, "float32"))
+    t = pyth.tensor(distinct_values(shape, "float32"))
     with pytest.raises(exc, match=kw(*words)):
         t[idx_pyth(idx)]
 
@@ -447,7 +366,7 @@ def test_getitem_errors(shape, idx, exc, words):
 @pytest.mark.parametrize("shape,idx,exc,words", [pytest.param(*e[1:], id=e[0])
                                                  for e in INDEX_ERRORS])
 def test_setitem_errors(shape, idx, exc, words):
-    t = pyth.tensor(sample(shape, "float32"))
+    t = pyth.tensor(distinct_values(shape, "float32"))
     before = t.tolist()
     with pytest.raises(exc, match=kw(*words)):
         t[idx_pyth(idx)] = 1.0
@@ -458,7 +377,7 @@ def test_setitem_errors(shape, idx, exc, words):
                                                  for e in INDEX_ERRORS])
 def test_index_error_types_match_numpy(shape, idx, exc, words):
     """Sanity check of the oracle: numpy raises the same kind of error (steps aside)."""
-    a = sample(shape, "float32")
+    a = distinct_values(shape, "float32")
     items = idx if isinstance(idx, tuple) else (idx,)
     if any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in items):
         pytest.skip("numpy allows negative steps; pyth (like torch) does not")
@@ -480,7 +399,7 @@ def test_setitem_shape_mismatch():
         t[[0, 1]] = pyth.zeros(3, 6)
     with pytest.raises(RuntimeError, match=kw("shape|size|broadcast|expand")):
         t[:, 1:3] = [1.0, 2.0, 3.0]
-    assert to_np(t).sum() == 0
+    assert np_via_tolist(t).sum() == 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -554,13 +473,13 @@ def test_hypothesis_getitem(case, name, layout):
        layout=st.sampled_from(["contig", "transposed"]))
 def test_hypothesis_setitem_scalar(case, name, layout):
     shape, idx = case
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     exp_root = rn.copy()
     en = exp_root if layout == "contig" or len(shape) == 0 else exp_root.transpose()
     v = scalar_for(name)
     en[idx_np(idx)] = v
     bp[idx_pyth(idx)] = v
-    np.testing.assert_array_equal(to_np(rp), exp_root)
+    np.testing.assert_array_equal(np_via_tolist(rp), exp_root)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
@@ -570,7 +489,7 @@ def test_hypothesis_setitem_tensor_basic(case):
     shape, idx = case
     if is_advanced(idx):
         return  # duplicates in index lists make tensor assignment order-dependent
-    rp, bp, rn, bn = build(shape, "int32", "transposed")
+    rp, bp, rn, bn = rooted_view(shape, "int32", "transposed")
     exp_root = rn.copy()
     en = exp_root if len(shape) == 0 else exp_root.transpose()
     target = en[idx_np(idx)]
@@ -579,4 +498,4 @@ def test_hypothesis_setitem_tensor_basic(case):
     v = (np.arange(int(np.prod(vshape, dtype=np.int64)), dtype=np.int32) + 1000).reshape(vshape)
     en[idx_np(idx)] = v
     bp[idx_pyth(idx)] = pyth.tensor(v)
-    np.testing.assert_array_equal(to_np(rp), exp_root)
+    np.testing.assert_array_equal(np_via_tolist(rp), exp_root)

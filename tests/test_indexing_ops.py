@@ -8,55 +8,27 @@ exception type, the message's keywords and that a failing call wrote nothing.
 """
 import numpy as np
 import pytest
+from _support import (
+    DTYPE_NAMES,
+    FLOATS,
+    LAYOUTS,
+    NP_CARRIER,
+    distinct_values,
+    kw,
+    laid_out_as,
+    np_via_tolist,
+    rows_repeated,
+    tensor_of,
+    torch_values,
+)
+from pyth._th import lib
 
 import pyth
-from pyth._th import lib
 
 # torch warns that scatter_(reduce=) with a src tensor is deprecated; it is the oracle here
 pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 
-DTYPES = ["uint8", "int8", "int16", "int32", "int64",
-          "float32", "float64", "float16", "bfloat16", "bool"]
-NP = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-      "int64": np.int64, "float32": np.float32, "float64": np.float64,
-      "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-LAYOUTS = ["contig", "transposed", "stepped", "expanded"]
 WRITABLE = ["contig", "transposed", "stepped"]
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
-
-
-def values(shape, name, seed=0, small=False):
-    """Distinct-ish values exactly representable in every dtype (small: 0..3, for sums)."""
-    n = int(np.prod(shape, dtype=np.int64))
-    k = np.random.default_rng(seed).permutation(n) if n else np.zeros(0, np.int64)
-    if small:
-        v = k % 4 if name != "bool" else k % 3 == 0
-    elif name == "bool":
-        v = k % 3 == 0
-    elif name == "uint8":
-        v = k % 251
-    elif name == "int8":
-        v = k % 251 - 125
-    elif name in FLOATS:
-        v = (k % 251 - 125) * 0.5
-    else:
-        v = k - n // 2
-    return np.asarray(v).astype(NP[name]).reshape(shape)
-
-
-def P(a, name):
-    """A pyth tensor of dtype name holding numpy array a."""
-    return pyth.tensor(np.asarray(a), dtype=getattr(pyth, name))
-
-
-def N(t):
-    """A pyth tensor's values as numpy (bfloat16 as float32)."""
-    name = t.dtype.name
-    return np.array(t.tolist(), dtype=NP[name]).reshape(tuple(t.shape))
 
 
 def L(a):
@@ -65,26 +37,15 @@ def L(a):
 
 def build(shape, name, layout, seed=0, small=False):
     """(pyth tensor with the given layout, numpy array with its values)."""
-    shape = tuple(shape)
-    a = values(shape, name, seed, small)
-    if layout == "contig" or len(shape) == 0:
-        return P(a, name), a
-    if layout == "transposed":
-        perm = tuple(range(len(shape)))[::-1]
-        return P(a.transpose(perm).copy(), name).permute(*perm), a
-    if layout == "stepped":
-        big = np.zeros(shape[:-1] + (2 * shape[-1],), NP[name])
-        big[..., ::2] = a
-        return P(big, name)[..., ::2], a
-    if layout == "expanded":
-        a = np.broadcast_to(a[:1], shape).copy()
-        return P(a[:1], name).expand(*shape), a
-    raise ValueError(layout)
+    a = distinct_values(shape, name, seed, small)
+    if layout == "expanded" and a.ndim:
+        a = rows_repeated(a)
+    return laid_out_as(a, name, layout), a
 
 
 def check(got, exp):
     assert tuple(got.shape) == tuple(np.shape(exp)), f"shape {tuple(got.shape)} != {np.shape(exp)}"
-    np.testing.assert_array_equal(N(got), exp)
+    np.testing.assert_array_equal(np_via_tolist(got), exp)
 
 
 class grain_one:
@@ -105,17 +66,12 @@ def T(a, name):
     return t.to(getattr(torch, name))
 
 
-def TN(t):
-    torch = pytest.importorskip("torch")
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
-
-
 # --------------------------------------------------------------------------------------------
 # index_select
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_select_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     for dim, idx in [(0, [3, 0, 0, 2]), (1, [4]), (2, [5, 1, 3, 1, 0]), (-1, [2, 2]),
@@ -141,11 +97,11 @@ def test_index_select_shapes_and_int32_index():
 
 def test_index_select_matches_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4, 5), name, "transposed")
         for dim, idx in [(0, [2, 0]), (2, [4, 4, 1]), (-2, [3])]:
             exp = torch.index_select(T(a, name), dim, torch.tensor(idx))
-            np.testing.assert_array_equal(N(t.index_select(dim, L(idx))), TN(exp))
+            np.testing.assert_array_equal(np_via_tolist(t.index_select(dim, L(idx))), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,7 +115,7 @@ def np_gather(a, dim, idx):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_gather_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     rng = np.random.default_rng(1)
@@ -179,11 +135,11 @@ def test_gather_0dim_and_torch():
     check(pyth.tensor(5.0).gather(0, pyth.tensor(0)), np.array(5.0))
     check(pyth.tensor([1.0, 2, 3]).gather(0, pyth.tensor(1)), np.array(2.0))
     check(pyth.tensor(7.0).gather(0, L([0, 0])), np.array([7.0, 7.0]))
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "stepped")
         idx = np.array([[3, 0], [1, 1]])
         exp = torch.gather(T(a, name), 1, torch.from_numpy(idx))
-        np.testing.assert_array_equal(N(t.gather(1, L(idx))), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(t.gather(1, L(idx))), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -191,7 +147,7 @@ def test_gather_0dim_and_torch():
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_take_matches_numpy(name, layout):
     t, a = build((3, 4, 5), name, layout)
     for idx in ([0, 59, -1, -60, 17, 17], [[1, 2], [3, -4]], 7, []):
@@ -203,39 +159,39 @@ def test_take_matches_numpy(name, layout):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_put_matches_numpy(name, layout):
     t, a = build((3, 4, 5), name, layout)
     idx = np.array([[0, 59], [-1 - 5, 17]], np.int64)           # distinct positions
-    src = values((4,), name, seed=3)
+    src = distinct_values((4,), name, seed=3)
     exp = a.copy()
     np.put(exp, idx, src)
-    r = t.put_(L(idx), P(src, name))
+    r = t.put_(L(idx), tensor_of(src, name))
     assert r is t
     check(t, exp)
     # accumulate with duplicates: np.add.at on the flat array
     t, a = build((3, 4, 5), name, layout, small=True)
     idx = np.array([1, 1, 1, 58, -2, 30, 30], np.int64)
-    src = values((7,), name, seed=4, small=True)
+    src = distinct_values((7,), name, seed=4, small=True)
     exp = a.copy().reshape(-1)
     np.add.at(exp, idx, src)
-    t.put_(L(idx), P(src, name), accumulate=True)
+    t.put_(L(idx), tensor_of(src, name), accumulate=True)
     check(t, exp.reshape(a.shape))
 
 
 def test_put_out_of_place_and_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed", small=True)
         idx = np.array([[0, 11], [5, 5]])
-        src = values((4,), name, seed=2, small=True)
+        src = distinct_values((4,), name, seed=2, small=True)
         exp = T(a, name).put(torch.from_numpy(idx), T(src, name), accumulate=True)
-        got = pyth.put(t, L(idx), P(src, name), accumulate=True)
-        np.testing.assert_array_equal(N(got), TN(exp))
+        got = pyth.put(t, L(idx), tensor_of(src, name), accumulate=True)
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
         check(t, a)                                                # input untouched
-        got = t.put(L(idx[:, :1]), P(src[:2], name))
+        got = t.put(L(idx[:, :1]), tensor_of(src[:2], name))
         exp = torch.put(T(a, name), torch.from_numpy(idx[:, :1]), T(src[:2], name))
-        np.testing.assert_array_equal(N(got), TN(exp))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,56 +203,56 @@ def np_slices(a, dim, k):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_copy_matches_numpy(name, layout):
     for dim, idx in [(0, [3, 0]), (1, [4, 1, 2]), (-1, [5, 0, 3, 1]), (2, [])]:
         t, a = build((4, 5, 6), name, layout)
         sshape = list(a.shape)
         sshape[dim] = len(idx)
-        src = values(sshape, name, seed=9)
+        src = distinct_values(sshape, name, seed=9)
         exp = a.copy()
         exp[np_slices(a, dim, np.array(idx, np.int64))] = src
-        r = t.index_copy_(dim, L(idx), P(src, name))
+        r = t.index_copy_(dim, L(idx), tensor_of(src, name))
         assert r is t
         check(t, exp)
     t, a = build((4, 5, 6), name, layout)
-    src = values((4, 2, 6), name, seed=9)
-    got = pyth.index_copy(t, 1, L([4, 0]), P(src, name))
+    src = distinct_values((4, 2, 6), name, seed=9)
+    got = pyth.index_copy(t, 1, L([4, 0]), tensor_of(src, name))
     exp = a.copy()
     exp[:, [4, 0]] = src
     check(got, exp)
     check(t, a)
-    check(t.index_copy(1, L([4, 0]), P(src, name)), exp)
+    check(t.index_copy(1, L([4, 0]), tensor_of(src, name)), exp)
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_add_accumulates_duplicates(name, layout):
     for dim, idx in [(0, [1, 1, 3, 1]), (1, [0, 4, 0]), (-1, [5, 5, 5, 2, 0]), (2, [])]:
         t, a = build((4, 5, 6), name, layout, small=True)
         sshape = list(a.shape)
         sshape[dim] = len(idx)
-        src = values(sshape, name, seed=5, small=True)
+        src = distinct_values(sshape, name, seed=5, small=True)
         exp = a.copy()
         np.add.at(exp, np_slices(a, dim, np.array(idx, np.int64)), src)
-        t.index_add_(dim, L(idx), P(src, name))
+        t.index_add_(dim, L(idx), tensor_of(src, name))
         check(t, exp)
 
 
 def test_index_add_alpha_wraps_and_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed", small=True)
-        src = values((3, 2), name, seed=6, small=True)
+        src = distinct_values((3, 2), name, seed=6, small=True)
         idx = [3, 3]
         alpha = True if name == "bool" else 2
         exp = torch.index_add(T(a, name), 1, torch.tensor(idx), T(src, name), alpha=alpha)
-        np.testing.assert_array_equal(N(pyth.index_add(t, 1, L(idx), P(src, name), alpha=alpha)),
-                                      TN(exp))
-        src2 = values((3, 4), name, seed=7, small=True)
+        np.testing.assert_array_equal(np_via_tolist(pyth.index_add(t, 1, L(idx), tensor_of(src, name), alpha=alpha)),
+                                      torch_values(exp))
+        src2 = distinct_values((3, 4), name, seed=7, small=True)
         exp = T(a, name).index_add_(0, torch.tensor([2, 0, 2]), T(src2, name))
-        got = t.index_add_(0, pyth.tensor([2, 0, 2], dtype=pyth.int32), P(src2, name))
-        np.testing.assert_array_equal(N(got), TN(exp))
+        got = t.index_add_(0, pyth.tensor([2, 0, 2], dtype=pyth.int32), tensor_of(src2, name))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
     # integer arithmetic wraps as numpy's does
     t = pyth.tensor(np.array([250, 10], np.uint8))
     t.index_add_(0, L([0, 0]), pyth.tensor(np.array([3, 4], np.uint8)))
@@ -307,7 +263,7 @@ def test_index_add_alpha_wraps_and_torch():
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_index_fill_matches_numpy(name, layout):
     v = {"bool": True, "uint8": 200, "int8": -7}.get(name, 2.5 if name in FLOATS else -9)
     for dim, idx in [(0, [3, -1]), (1, [-5, 2, 2]), (-1, [5]), (2, [])]:
@@ -335,19 +291,19 @@ def test_index_ops_on_0dim_and_size0():
 
 def test_index_ops_match_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4, 2), name, "stepped")
-        src = values((3, 2, 2), name, seed=4)
+        src = distinct_values((3, 2, 2), name, seed=4)
         v = True if name == "bool" else 3
         cases = [
-            (lambda x: x.index_copy_(1, L([3, 0]), P(src, name)),
+            (lambda x: x.index_copy_(1, L([3, 0]), tensor_of(src, name)),
              lambda x: x.index_copy_(1, torch.tensor([3, 0]), T(src, name))),
             (lambda x: x.index_fill_(-2, L([-1, 1]), v),
              lambda x: x.index_fill_(-2, torch.tensor([-1, 1]), v)),
         ]
         for mine, theirs in cases:
             got, exp = mine(t.clone()), theirs(T(a, name))
-            np.testing.assert_array_equal(N(got), TN(exp))
+            np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,64 +334,64 @@ def distinct_along(shape, dim, size, seed):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_scatter_matches_numpy(name, layout):
     for dim, ishape in [(0, (3, 5, 6)), (1, (4, 2, 3)), (2, (2, 5, 6)), (-1, (4, 1, 2))]:
         t, a = build((4, 5, 6), name, layout)
         d = dim % 3
         idx = distinct_along(ishape, d, a.shape[d], seed=d)
-        src = values(tuple(s + 1 for s in ishape), name, seed=8)
+        src = distinct_values(tuple(s + 1 for s in ishape), name, seed=8)
         exp = np_scatter(a, dim, idx, src)
-        assert t.scatter_(dim, L(idx), P(src, name)) is t
+        assert t.scatter_(dim, L(idx), tensor_of(src, name)) is t
         check(t, exp)
         t, _ = build((4, 5, 6), name, layout)
         v = True if name == "bool" else 7
-        check(t.scatter_(dim, L(idx), v), np_scatter(a, dim, idx, np.array(v, NP[name])))
+        check(t.scatter_(dim, L(idx), v), np_scatter(a, dim, idx, np.array(v, NP_CARRIER[name])))
         t, _ = build((4, 5, 6), name, layout)
-        check(pyth.scatter(t, dim, L(idx), value=v), np_scatter(a, dim, idx, np.array(v, NP[name])))
+        check(pyth.scatter(t, dim, L(idx), value=v), np_scatter(a, dim, idx, np.array(v, NP_CARRIER[name])))
         check(t, a)
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_scatter_add_and_reduce_accumulate_duplicates(name, layout):
     rng = np.random.default_rng(2)
     for dim, ishape in [(0, (9, 5, 6)), (1, (4, 7, 3)), (-1, (2, 5, 8))]:
         d = dim % 3
         idx = rng.integers(0, (4, 5, 6)[d], ishape)
-        src = values(ishape, name, seed=8, small=True)
+        src = distinct_values(ishape, name, seed=8, small=True)
         t, a = build((4, 5, 6), name, layout, small=True)
-        check(t.scatter_add_(dim, L(idx), P(src, name)), np_scatter(a, dim, idx, src, np.add))
+        check(t.scatter_add_(dim, L(idx), tensor_of(src, name)), np_scatter(a, dim, idx, src, np.add))
         t, _ = build((4, 5, 6), name, layout, small=True)
-        check(pyth.scatter_add(t, dim, L(idx), P(src, name)), np_scatter(a, dim, idx, src, np.add))
+        check(pyth.scatter_add(t, dim, L(idx), tensor_of(src, name)), np_scatter(a, dim, idx, src, np.add))
         check(t, a)
-        check(t.scatter_(dim, L(idx), P(src, name), reduce="add"),
+        check(t.scatter_(dim, L(idx), tensor_of(src, name), reduce="add"),
               np_scatter(a, dim, idx, src, np.add))
         if name in ("bfloat16", "float16"):
             continue   # products of many small integers leave their exact range
         t, _ = build((4, 5, 6), name, layout, small=True)
-        check(t.scatter_(dim, L(idx), P(src, name), reduce="multiply"),
+        check(t.scatter_(dim, L(idx), tensor_of(src, name), reduce="multiply"),
               np_scatter(a, dim, idx, src, np.multiply))
 
 
 def test_scatter_matches_torch():
     torch = pytest.importorskip("torch")
     idx = np.array([[3, 3, 0], [1, 1, 1]])
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed", small=True)
-        src = values((2, 3), name, seed=3, small=True)
+        src = distinct_values((2, 3), name, seed=3, small=True)
         ti = torch.from_numpy(idx)
         for reduce in ("add", "multiply"):
             exp = T(a, name).scatter_(1, ti, T(src, name), reduce=reduce)
-            np.testing.assert_array_equal(N(t.clone().scatter_(1, L(idx), P(src, name),
-                                                               reduce=reduce)), TN(exp))
+            np.testing.assert_array_equal(np_via_tolist(t.clone().scatter_(1, L(idx), tensor_of(src, name),
+                                                               reduce=reduce)), torch_values(exp))
             v = True if name == "bool" else 2
             exp = T(a, name).scatter_(1, ti, v, reduce=reduce)
-            np.testing.assert_array_equal(N(t.clone().scatter_(1, L(idx), v, reduce=reduce)),
-                                          TN(exp))
+            np.testing.assert_array_equal(np_via_tolist(t.clone().scatter_(1, L(idx), v, reduce=reduce)),
+                                          torch_values(exp))
         exp = torch.scatter_add(T(a, name), 1, ti, T(src, name))
-        got = pyth.scatter_add(t, 1, pyth.tensor(idx, dtype=pyth.int32), P(src, name))
-        np.testing.assert_array_equal(N(got), TN(exp))
+        got = pyth.scatter_add(t, 1, pyth.tensor(idx, dtype=pyth.int32), tensor_of(src, name))
+        np.testing.assert_array_equal(np_via_tolist(got), torch_values(exp))
 
 
 def test_scatter_0dim_and_empty_index():
@@ -454,7 +410,7 @@ def mask_of(shape, seed):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_masked_select_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     for mshape in [(4, 5, 6), (5, 6), (4, 1, 6), (1,), (), (2, 4, 5, 6)]:
@@ -474,33 +430,33 @@ def test_masked_select_matches_numpy(name, layout):
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_masked_fill_matches_numpy(name, layout):
     v = {"bool": True, "uint8": 200, "int8": -7}.get(name, 2.5 if name in FLOATS else -9)
     for mshape in [(4, 5, 6), (6,), (5, 1), ()]:
         t, a = build((4, 5, 6), name, layout)
         m = mask_of(mshape, 2)
-        exp = np.where(m, np.array(v, NP[name]), a)
+        exp = np.where(m, np.array(v, NP_CARRIER[name]), a)
         assert t.masked_fill_(pyth.tensor(m), v) is t
         check(t, exp)
     # out-of-place: input and mask broadcast together
     t, a = build((5, 6), name, layout)
     m = mask_of((4, 1, 6), 3)
-    check(pyth.masked_fill(t, pyth.tensor(m), pyth.tensor(v)), np.where(m, np.array(v, NP[name]), a))
+    check(pyth.masked_fill(t, pyth.tensor(m), pyth.tensor(v)), np.where(m, np.array(v, NP_CARRIER[name]), a))
     check(t, a)
 
 
 @pytest.mark.parametrize("layout", WRITABLE)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_masked_scatter_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     m = mask_of((5, 6), 4)
     mb = np.broadcast_to(m, a.shape)
-    src = values((200,), name, seed=5)
+    src = distinct_values((200,), name, seed=5)
     exp = a.copy()
     exp[mb] = src[:mb.sum()]
     # the source may have any shape and layout: its elements are taken in row-major order
-    psrc = P(src.reshape(10, 20).T.copy(), name).t()
+    psrc = tensor_of(src.reshape(10, 20).T.copy(), name).t()
     assert t.masked_scatter_(pyth.tensor(m), psrc) is t
     check(t, exp)
     t, a = build((5, 6), name, layout)
@@ -508,23 +464,23 @@ def test_masked_scatter_matches_numpy(name, layout):
     ab, mb = np.broadcast_arrays(a, m)
     exp = ab.copy()
     exp[mb] = src[:mb.sum()]
-    check(pyth.masked_scatter(t, pyth.tensor(m), P(src, name)), exp)
+    check(pyth.masked_scatter(t, pyth.tensor(m), tensor_of(src, name)), exp)
 
 
 def test_masks_match_torch():
     torch = pytest.importorskip("torch")
-    for name in DTYPES:
+    for name in DTYPE_NAMES:
         t, a = build((3, 4), name, "transposed")
         m = mask_of((3, 4), 7)
         v = True if name == "bool" else 5
-        src = values((12,), name, seed=2)
+        src = distinct_values((12,), name, seed=2)
         tm = torch.from_numpy(m)
-        np.testing.assert_array_equal(N(t.masked_select(pyth.tensor(m))),
-                                      TN(T(a, name).masked_select(tm)))
-        np.testing.assert_array_equal(N(t.masked_fill(pyth.tensor(m), v)),
-                                      TN(T(a, name).masked_fill(tm, v)))
-        np.testing.assert_array_equal(N(t.masked_scatter(pyth.tensor(m), P(src, name))),
-                                      TN(T(a, name).masked_scatter(tm, T(src, name))))
+        np.testing.assert_array_equal(np_via_tolist(t.masked_select(pyth.tensor(m))),
+                                      torch_values(T(a, name).masked_select(tm)))
+        np.testing.assert_array_equal(np_via_tolist(t.masked_fill(pyth.tensor(m), v)),
+                                      torch_values(T(a, name).masked_fill(tm, v)))
+        np.testing.assert_array_equal(np_via_tolist(t.masked_scatter(pyth.tensor(m), tensor_of(src, name))),
+                                      torch_values(T(a, name).masked_scatter(tm, T(src, name))))
 
 
 def test_masks_on_0dim_and_size0():
@@ -543,7 +499,7 @@ def test_masks_on_0dim_and_size0():
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-@pytest.mark.parametrize("name", DTYPES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_nonzero_matches_numpy(name, layout):
     t, a = build((4, 5, 6), name, layout)
     exp = np.argwhere(a)
@@ -575,7 +531,7 @@ def test_nonzero_special_cases():
     for name in ("float16", "bfloat16"):
         t = pyth.tensor(f, dtype=getattr(pyth, name))
         exp = torch.nonzero(torch.from_numpy(f).to(getattr(torch, name)))
-        np.testing.assert_array_equal(N(pyth.nonzero(t)), exp.numpy())
+        np.testing.assert_array_equal(np_via_tolist(pyth.nonzero(t)), exp.numpy())
 
 
 # --------------------------------------------------------------------------------------------
@@ -651,20 +607,20 @@ def test_single_advanced_index_routes_to_kernels(name, monkeypatch):
         check(t[idx], a[np_idx])
     # an int is a basic index (as in torch; numpy would move the [-1, 0] dim to the front)
     check(t[1, ..., L([-1, 0])], a[1][..., [-1, 0]])
-    v = values((4, 2, 6), name, seed=4)
+    v = distinct_values((4, 2, 6), name, seed=4)
     sets = [(L([3, 0, 3]), {"bool": True}.get(name, 5)),            # duplicates: last wins
-            (L([1, 2, 1]), values((3, 5, 6), name, seed=2)),              # last wins too
+            (L([1, 2, 1]), distinct_values((3, 5, 6), name, seed=2)),              # last wins too
             ((slice(None), L([4, 0])), v),
-            ((Ellipsis, L([[5], [0]])), values((4, 5, 2, 1), name, seed=3)),
+            ((Ellipsis, L([[5], [0]])), distinct_values((4, 5, 2, 1), name, seed=3)),
             (pyth.tensor(m3), {"bool": False}.get(name, 7)),
-            (pyth.tensor(m3), values((int(m3.sum()),), name, seed=5)),
-            ((slice(None), pyth.tensor(m2)), values((int(m2.sum()),), name, seed=6)),
-            (pyth.tensor(m1), values((6,), name, seed=7))]               # broadcast over rows
+            (pyth.tensor(m3), distinct_values((int(m3.sum()),), name, seed=5)),
+            ((slice(None), pyth.tensor(m2)), distinct_values((int(m2.sum()),), name, seed=6)),
+            (pyth.tensor(m1), distinct_values((6,), name, seed=7))]               # broadcast over rows
     exp = a.copy()
     for idx, value in sets:
         items = idx if isinstance(idx, tuple) else (idx,)
         exp[tuple(i.numpy() if isinstance(i, pyth.Tensor) else i for i in items)] = value
-        t[idx] = P(value, name) if isinstance(value, np.ndarray) else value
+        t[idx] = tensor_of(value, name) if isinstance(value, np.ndarray) else value
         check(t, exp)
     with pytest.raises(AssertionError, match="general"):
         t[L([0]), L([1])]                                  # two advanced items: the general path
@@ -678,7 +634,7 @@ def test_single_advanced_index_errors_name_the_source_dim():
         t[:, [-6]] = 1.0
     with pytest.raises(RuntimeError, match=kw("shape", r"\[3\]")):
         t[pyth.ones(4, 5, dtype=pyth.bool)] = pyth.ones(3)
-    assert not N(t).any(), "a failed assignment wrote"
+    assert not np_via_tolist(t).any(), "a failed assignment wrote"
 
 
 # --------------------------------------------------------------------------------------------

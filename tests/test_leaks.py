@@ -44,12 +44,7 @@ def meters() -> dict:
     return out
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _frozen_gc():
-    gc.collect()
-    gc.freeze()  # keep the many collections cheap
-    yield
-    gc.unfreeze()
+pytestmark = pytest.mark.usefixtures("frozen_gc")  # conftest.py: keeps gc.collect() cheap
 
 
 def assert_no_growth(workload, n: int) -> None:

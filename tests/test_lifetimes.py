@@ -8,7 +8,6 @@ memory_stats() checks that nothing is leaked once everything is gone.
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 import time
@@ -16,21 +15,11 @@ import weakref
 
 import numpy as np
 import pytest
+from _support import memory_counter, memory_now, settle
 
 import pyth
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _fast_gc():
-    """Freeze the objects pytest already holds, so the many gc.collect() calls stay cheap."""
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
-
-
-def settle():
-    gc.collect()
+pytestmark = pytest.mark.usefixtures("frozen_gc")  # conftest.py: keeps gc.collect() cheap
 
 
 def churn():
@@ -38,15 +27,6 @@ def churn():
     junk = [pyth.full((257,), -999.0, dtype=pyth.float64) for _ in range(50)]
     junk += [np.full(257, -999.0) for _ in range(50)]
     del junk
-
-
-def stats():
-    settle()
-    return pyth.memory_stats()
-
-
-def live(st, allocator=None, key="live_bytes"):
-    return st[key] if allocator is None else st["allocators"][allocator][key]
 
 
 def storage_refcount(t):
@@ -242,7 +222,7 @@ def test_storage_wrapper_refcount():
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "uint8", "bool", "float16"])
 def test_numpy_keeps_storage_alive(dtype):
     ref = (np.arange(600) % 7).reshape(20, 30).astype(dtype)
-    before = stats()
+    before = memory_now()
     t = pyth.tensor(ref)
     a = t.numpy()
     b = t.t()[::3].numpy()
@@ -254,15 +234,15 @@ def test_numpy_keeps_storage_alive(dtype):
     assert np.array_equal(b, ref.T[::3])
     a[0, 0] = 1
     assert b[0, 0] == 1  # still the same memory
-    assert live(stats(), "default") - live(before, "default") == ref.nbytes
+    assert memory_counter(memory_now(), "default") - memory_counter(before, "default") == ref.nbytes
     del a
     settle()
     churn()
     assert np.array_equal(b[1:], ref.T[::3][1:])
     del b
-    end = stats()
-    assert live(end, "default") == live(before, "default")
-    assert live(end, None, "live_allocations") == live(before, None, "live_allocations")
+    end = memory_now()
+    assert memory_counter(end, "default") == memory_counter(before, "default")
+    assert memory_counter(end, None, "live_allocations") == memory_counter(before, None, "live_allocations")
 
 
 def test_asarray_keeps_storage_alive():
@@ -278,7 +258,7 @@ def test_asarray_keeps_storage_alive():
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "bool", "float16"])
 def test_from_numpy_keeps_array_alive(dtype):
-    before = stats()
+    before = memory_now()
     a = (np.arange(40) % 5).astype(dtype).reshape(8, 5)
     ref = a.copy()
     w = weakref.ref(a)
@@ -289,9 +269,9 @@ def test_from_numpy_keeps_array_alive(dtype):
     assert w() is not None
     churn()
     assert t.tolist() == ref.tolist()
-    mid = stats()
-    assert live(mid, "numpy") - live(before, "numpy") == ref.nbytes
-    assert live(mid, "numpy", "live_allocations") - live(before, "numpy", "live_allocations") == 1
+    mid = memory_now()
+    assert memory_counter(mid, "numpy") - memory_counter(before, "numpy") == ref.nbytes
+    assert memory_counter(mid, "numpy", "live_allocations") - memory_counter(before, "numpy", "live_allocations") == 1
     # writes go to the array
     t[0, 0] = 1
     assert w()[0, 0] == 1
@@ -302,9 +282,9 @@ def test_from_numpy_keeps_array_alive(dtype):
     del v
     settle()
     assert w() is None
-    end = stats()
-    assert live(end, "numpy") == live(before, "numpy")
-    assert live(end, "numpy", "live_allocations") == live(before, "numpy", "live_allocations")
+    end = memory_now()
+    assert memory_counter(end, "numpy") == memory_counter(before, "numpy")
+    assert memory_counter(end, "numpy", "live_allocations") == memory_counter(before, "numpy", "live_allocations")
 
 
 def test_from_numpy_of_a_view_keeps_the_base_alive():
@@ -346,7 +326,7 @@ def test_round_trip_numpy_pyth_numpy():
 
 
 def test_many_from_numpy_and_numpy_return_to_baseline():
-    before = stats()
+    before = memory_now()
     keep = []
     for i in range(300):
         a = np.full((i % 11 + 1, 3), float(i))
@@ -356,12 +336,12 @@ def test_many_from_numpy_and_numpy_return_to_baseline():
         if i % 4:
             keep.pop(0)
     settle()
-    assert live(stats(), "numpy") > live(before, "numpy")
+    assert memory_counter(memory_now(), "numpy") > memory_counter(before, "numpy")
     del keep
-    end = stats()
+    end = memory_now()
     for a in ("default", "numpy"):
         for k in ("live_bytes", "live_allocations"):
-            assert live(end, a, k) == live(before, a, k), (a, k)
+            assert memory_counter(end, a, k) == memory_counter(before, a, k), (a, k)
 
 
 # ---- threads --------------------------------------------------------------------------------
@@ -426,7 +406,7 @@ def test_threaded_views_and_copies_stress():
     end = pyth.memory_stats()
     for a in ("default", "numpy"):
         for key in ("live_bytes", "live_allocations"):
-            assert live(end, a, key) == live(before, a, key), (a, key)
+            assert memory_counter(end, a, key) == memory_counter(before, a, key), (a, key)
 
 
 def test_threaded_refcount_hammer():

@@ -9,16 +9,11 @@ import warnings
 
 import numpy as np
 import pytest
+from _support import needs_torch, torch
 
 import pyth
 from pyth.optim import lr_scheduler as S
 
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 LIBS = {"pyth": pyth, "torch": torch}
 
 

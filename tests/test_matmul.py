@@ -15,18 +15,14 @@ import math
 
 import numpy as np
 import pytest
+from _support import INTS, pdt, to_numpy_float64
 
 import pyth
 
-INTS = ["uint8", "int8", "int16", "int32", "int64"]
 FLOATS = ["float32", "float64"]
 REDUCED = ["float16", "bfloat16"]
 NUMERIC = INTS + FLOATS + REDUCED
 LAYOUTS = ["contiguous", "transposed", "stepped", "expanded"]
-
-
-def DT(name):
-    return getattr(pyth, name)
 
 
 def values(rng, shape, name):
@@ -39,7 +35,7 @@ def values(rng, shape, name):
 
 def make(a, name, layout="contiguous"):
     """A pyth tensor holding the values of ndarray a in the given layout."""
-    dt = DT(name)
+    dt = pdt(name)
     if layout == "contiguous" or a.ndim == 0:
         return pyth.tensor(a.tolist(), dtype=dt) if a.size else pyth.zeros(a.shape, dtype=dt)
     if layout == "transposed" and a.ndim >= 2:
@@ -73,14 +69,8 @@ def oracle_matmul(x, y, name):
     return np.matmul(x, y)
 
 
-def as_np(t):
-    if t.dtype is pyth.bfloat16:
-        t = t.float()
-    return t.numpy().astype(np.float64) if t.dtype.is_floating_point else t.numpy()
-
-
 def assert_close(t, expected, name):
-    got = as_np(t)
+    got = to_numpy_float64(t)
     expected = np.asarray(expected)
     assert got.shape == expected.shape
     if name in INTS:
@@ -107,7 +97,7 @@ def test_matmul_shapes_vs_numpy(shapes, name):
     rng = np.random.default_rng(0)
     x, y = values(rng, shapes[0], name), values(rng, shapes[1], name)
     r = pyth.matmul(make(x, name), make(y, name))
-    assert r.dtype is DT(name)
+    assert r.dtype is pdt(name)
     assert_close(r, oracle_matmul(x, y, name), name)
     assert r.is_contiguous()
 
@@ -192,7 +182,7 @@ def test_reduced_precision_rounds_once(name):
     x, y = values(rng, (9, 33), name), values(rng, (33, 5), name)
     r = make(x, name) @ make(y, name)
     expected = make(x @ y, name)       # the exact float products rounded once
-    np.testing.assert_array_equal(as_np(r), as_np(expected))
+    np.testing.assert_array_equal(to_numpy_float64(r), to_numpy_float64(expected))
 
 
 # ---- the add* family ----------------------------------------------------------------------------
@@ -222,7 +212,7 @@ def test_add_family(op, name, beta, alpha):
     assert_close(r, np.broadcast_to(expected, r.shape), name)
     m = getattr(make(t, name), op)(make(x, name), make(y, name), beta=beta, alpha=alpha)
     assert_close(m, np.broadcast_to(expected, r.shape), name)
-    out = pyth.empty(0, dtype=DT(name))
+    out = pyth.empty(0, dtype=pdt(name))
     assert fn(make(t, name), make(x, name), make(y, name), beta=beta, alpha=alpha, out=out) is out
     assert_close(out, np.broadcast_to(expected, r.shape), name)
 

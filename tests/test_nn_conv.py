@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import P, T, close, needs_torch, torch
+from _support import P, T, close, copy_params, needs_torch, torch
 
 import pyth
 from pyth import nn
@@ -184,13 +184,6 @@ def test_conv_double_backward():
 
 
 # ---- modules --------------------------------------------------------------------------------
-
-def copy_params(pm, tm):
-    assert [k for k, _ in pm.named_parameters()] == [k for k, _ in tm.named_parameters()]
-    with torch.no_grad():
-        for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
-            assert tuple(p.shape) == tuple(t.shape)
-            t.copy_(torch.from_numpy(p.detach().numpy()))
 
 
 MODULES = [

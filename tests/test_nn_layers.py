@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support import close, copy_params, grad_pair
 
 import pyth
 from pyth import nn
@@ -15,44 +16,27 @@ torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(0)
 
 
-def both(a: np.ndarray, requires_grad: bool = True):
-    p = pyth.tensor(a, dtype=pyth.float64).requires_grad_(requires_grad)
-    t = torch.tensor(a, dtype=torch.float64, requires_grad=requires_grad)
-    return p, t
-
-
-def close(p, t, tol=1e-10):
-    np.testing.assert_allclose(p.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
-
-
-def copy_params(pm, tm):
-    assert [k for k, _ in pm.named_parameters()] == [k for k, _ in tm.named_parameters()]
-    with torch.no_grad():
-        for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
-            t.copy_(torch.from_numpy(p.detach().numpy()))
-
-
 @pytest.mark.parametrize("shape", [(5, 4), (2, 3, 4), (4,), (0, 4)])
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear_matches_torch(shape, bias):
     pm = nn.Linear(4, 3, bias=bias).double()
     tm = torch.nn.Linear(4, 3, bias=bias).double()
     copy_params(pm, tm)
-    x, tx = both(RNG.standard_normal(shape))
+    x, tx = grad_pair(RNG.standard_normal(shape))
     y, ty = pm(x), tm(tx)
-    close(y, ty)
+    close(y, ty, tol=1e-10)
     g = RNG.standard_normal(tuple(ty.shape))
     y.backward(pyth.tensor(g, dtype=pyth.float64))
     ty.backward(torch.tensor(g))
-    close(x.grad, tx.grad)
+    close(x.grad, tx.grad, tol=1e-10)
     for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
-        close(p.grad, t.grad)
+        close(p.grad, t.grad, tol=1e-10)
 
 
 def test_linear_transposed_input_and_gradcheck():
-    w, _ = both(RNG.standard_normal((3, 4)))
-    b, _ = both(RNG.standard_normal(3))
-    x, _ = both(RNG.standard_normal((4, 5)))
+    w, _ = grad_pair(RNG.standard_normal((3, 4)))
+    b, _ = grad_pair(RNG.standard_normal(3))
+    x, _ = grad_pair(RNG.standard_normal((4, 5)))
     assert gradcheck(lambda x, w, b: F.linear(x.t(), w, b), (x, w, b))
 
 
@@ -73,15 +57,15 @@ def test_bilinear_matches_torch():
     pm = nn.Bilinear(3, 4, 2).double()
     tm = torch.nn.Bilinear(3, 4, 2).double()
     copy_params(pm, tm)
-    a, ta = both(RNG.standard_normal((5, 3)))
-    b, tb = both(RNG.standard_normal((5, 4)))
+    a, ta = grad_pair(RNG.standard_normal((5, 3)))
+    b, tb = grad_pair(RNG.standard_normal((5, 4)))
     y, ty = pm(a, b), tm(ta, tb)
-    close(y, ty)
+    close(y, ty, tol=1e-10)
     y.sum().backward()
     ty.sum().backward()
-    close(a.grad, ta.grad)
-    close(b.grad, tb.grad)
-    close(pm.weight.grad, tm.weight.grad)
+    close(a.grad, ta.grad, tol=1e-10)
+    close(b.grad, tb.grad, tol=1e-10)
+    close(pm.weight.grad, tm.weight.grad, tol=1e-10)
     assert repr(pm) == repr(tm)
 
 
@@ -99,7 +83,7 @@ def test_shape_layers_and_dropout():
     assert d(z) is z
     with pytest.raises(ValueError):
         nn.Dropout(1.5)
-    xr, _ = both(RNG.standard_normal(100))
+    xr, _ = grad_pair(RNG.standard_normal(100))
     out = F.dropout(xr, 0.3)
     out.sum().backward()
     np.testing.assert_allclose(xr.grad.numpy(), (out.detach().numpy() != 0) / 0.7)
@@ -114,14 +98,14 @@ LOSSES = [
 @pytest.mark.parametrize("name,kw", LOSSES)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 def test_regression_losses_match_torch(name, kw, reduction):
-    x, tx = both(RNG.standard_normal((4, 5)))
-    y, ty = both(RNG.standard_normal((4, 5)) * 0.5, requires_grad=False)
+    x, tx = grad_pair(RNG.standard_normal((4, 5)))
+    y, ty = grad_pair(RNG.standard_normal((4, 5)) * 0.5, requires_grad=False)
     out = getattr(F, name)(x, y, reduction=reduction, **kw)
     tout = getattr(torch.nn.functional, name)(tx, ty, reduction=reduction, **kw)
-    close(out, tout)
+    close(out, tout, tol=1e-10)
     out.sum().backward()
     tout.sum().backward()
-    close(x.grad, tx.grad)
+    close(x.grad, tx.grad, tol=1e-10)
     assert gradcheck(lambda a: getattr(F, name)(a, y, reduction=reduction, **kw),
                      (x.detach().requires_grad_(),))
 
@@ -131,24 +115,24 @@ def test_binary_losses_match_torch(reduction):
     p = RNG.uniform(0.05, 0.95, (3, 4))
     tgt = RNG.integers(0, 2, (3, 4)).astype(float)
     w = RNG.uniform(0.5, 2, (4,))
-    x, tx = both(p)
-    t_, tt = both(tgt, False)
-    wp, tw = both(w, False)
+    x, tx = grad_pair(p)
+    t_, tt = grad_pair(tgt, False)
+    wp, tw = grad_pair(w, False)
     close(F.binary_cross_entropy(x, t_, wp, reduction=reduction),
-          torch.nn.functional.binary_cross_entropy(tx, tt, tw, reduction=reduction))
+          torch.nn.functional.binary_cross_entropy(tx, tt, tw, reduction=reduction), tol=1e-10)
     logits = RNG.standard_normal((3, 4)) * 30  # far into both tails
-    lx, tlx = both(logits)
+    lx, tlx = grad_pair(logits)
     pw = RNG.uniform(0.5, 3, (4,))
-    pp, tp = both(pw, False)
+    pp, tp = grad_pair(pw, False)
     out = F.binary_cross_entropy_with_logits(lx, t_, wp, reduction=reduction, pos_weight=pp)
     tout = torch.nn.functional.binary_cross_entropy_with_logits(
         tlx, tt, tw, reduction=reduction, pos_weight=tp)
-    close(out, tout)
+    close(out, tout, tol=1e-10)
     out.sum().backward()
     tout.sum().backward()
-    close(lx.grad, tlx.grad)
+    close(lx.grad, tlx.grad, tol=1e-10)
     m, tm = nn.BCEWithLogitsLoss(pos_weight=pp), torch.nn.BCEWithLogitsLoss(pos_weight=tp)
-    close(m(lx, t_), tm(tlx, tt))
+    close(m(lx, t_), tm(tlx, tt), tol=1e-10)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
@@ -159,23 +143,23 @@ def test_kl_div_matches_torch(reduction, log_target):
     tgt[0, 0] = 0.0
     if log_target:
         tgt = np.log(tgt + 1e-3)
-    x, tx = both(inp)
-    y, ty = both(tgt, False)
+    x, tx = grad_pair(inp)
+    y, ty = grad_pair(tgt, False)
     out = F.kl_div(x, y, reduction=reduction, log_target=log_target)
     tout = torch.nn.functional.kl_div(tx, ty, reduction=reduction, log_target=log_target)
-    close(out, tout)
+    close(out, tout, tol=1e-10)
     out.sum().backward()
     tout.sum().backward()
-    close(x.grad, tx.grad)
+    close(x.grad, tx.grad, tol=1e-10)
 
 
 def test_loss_modules_and_legacy_reduction_arguments():
-    x, tx = both(RNG.standard_normal(6))
-    y, ty = both(RNG.standard_normal(6), False)
+    x, tx = grad_pair(RNG.standard_normal(6))
+    y, ty = grad_pair(RNG.standard_normal(6), False)
     for P, T in ((nn.MSELoss, torch.nn.MSELoss), (nn.L1Loss, torch.nn.L1Loss),
                  (nn.SmoothL1Loss, torch.nn.SmoothL1Loss), (nn.HuberLoss, torch.nn.HuberLoss)):
-        close(P()(x, y), T()(tx, ty))
-        close(P(reduction="sum")(x, y), T(reduction="sum")(tx, ty))
+        close(P()(x, y), T()(tx, ty), tol=1e-10)
+        close(P(reduction="sum")(x, y), T(reduction="sum")(tx, ty), tol=1e-10)
     assert nn.MSELoss(size_average=False).reduction == "sum"
     assert nn.MSELoss(reduce=False).reduction == "none"
     with pytest.raises(ValueError):
@@ -187,8 +171,8 @@ def test_a_small_model_trains_like_torch():
     pm = nn.Sequential(nn.Linear(3, 8), nn.Linear(8, 1)).double()
     tm = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Linear(8, 1)).double()
     copy_params(pm, tm)
-    xs, txs = both(RNG.standard_normal((16, 3)), False)
-    ys, tys = both(RNG.standard_normal((16, 1)), False)
+    xs, txs = grad_pair(RNG.standard_normal((16, 3)), False)
+    ys, tys = grad_pair(RNG.standard_normal((16, 1)), False)
     for _ in range(20):
         loss = F.mse_loss(pm[1](pm[0](xs).sigmoid()), ys)
         tloss = torch.nn.functional.mse_loss(tm[1](tm[0](txs).sigmoid()), tys)
@@ -226,7 +210,7 @@ def _act_input(shape=(4, 5)):
 @pytest.mark.parametrize("layout", ["contig", "transposed", "empty"])
 def test_activations_match_torch(name, kw, layout):
     a = _act_input((0, 3) if layout == "empty" else (4, 5))
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     xi, txi = (x.t(), tx.t()) if layout == "transposed" else (x, tx)
     y = getattr(F, name)(xi, **kw)
     ty = getattr(torch.nn.functional, name)(txi, **kw)
@@ -243,7 +227,7 @@ def test_activations_gradcheck_and_gradgradcheck(name, kw):
     from pyth.autograd import gradgradcheck
     a = RNG.standard_normal((3, 4))
     a[np.abs(a) < 0.05] = 0.3  # away from the kinks, where finite differences mislead
-    x, _ = both(a)
+    x, _ = grad_pair(a)
     assert gradcheck(lambda t: getattr(F, name)(t, **kw), (x,))
     assert gradgradcheck(lambda t: getattr(F, name)(t, **kw), (x,))
 
@@ -277,7 +261,7 @@ def test_inplace_activations_and_modules():
                        (nn.Hardtanh, torch.nn.Hardtanh, ()), (nn.ReLU6, torch.nn.ReLU6, ()),
                        (nn.Sigmoid, torch.nn.Sigmoid, ()), (nn.Tanh, torch.nn.Tanh, ())):
         assert repr(P(*args)) == repr(T(*args))
-        a, ta = both(_act_input(), False)
+        a, ta = grad_pair(_act_input(), False)
         close(P(*args)(a), T(*args)(ta), 1e-12)
     with pytest.raises(RuntimeError, match="floating point"):
         F.leaky_relu(pyth.ones(2, dtype=pyth.int64))
@@ -291,7 +275,7 @@ def test_inplace_activations_and_modules():
                                        ((6,), 0), ((0, 3), 1)])
 def test_softmax_matches_torch(name, shape, dim):
     a = RNG.standard_normal(shape) * 10
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     y, ty = getattr(F, name)(x, dim), getattr(torch.nn.functional, name)(tx, dim)
     close(y, ty, 1e-12)
     g = RNG.standard_normal(shape)
@@ -306,12 +290,12 @@ def test_softmax_matches_torch(name, shape, dim):
 
 def test_softmax_extremes_and_transposed_input():
     a = np.array([[1000.0, -1000.0, 0.0], [-np.inf, 0.0, 1.0], [-np.inf] * 3])
-    x, tx = both(a, False)
-    close(F.softmax(x, 1), torch.softmax(tx, 1))
+    x, tx = grad_pair(a, False)
+    close(F.softmax(x, 1), torch.softmax(tx, 1), tol=1e-10)
     np.testing.assert_array_equal(np.isnan(F.log_softmax(x, 1).numpy()),
                                   np.isnan(torch.log_softmax(tx, 1).numpy()))
     b = RNG.standard_normal((5, 3))
-    y, ty = both(b)
+    y, ty = grad_pair(b)
     close(F.softmax(y.t(), 0), torch.softmax(ty.t(), 0), 1e-12)
     assert F.softmax(pyth.tensor(b, dtype=pyth.float32), 1).dtype is pyth.float32
     assert F.softmax(pyth.tensor(b, dtype=pyth.float16), 1).dtype is pyth.float16
@@ -330,9 +314,9 @@ def test_nll_and_cross_entropy_match_torch(reduction, weighted, shape):
     if t.ndim:
         t.flat[0] = -100  # ignored
     w = RNG.uniform(0.5, 2.0, c)
-    x, tx = both(a)
+    x, tx = grad_pair(a)
     tgt, ttgt = pyth.tensor(t, dtype=pyth.int64), torch.tensor(t, dtype=torch.int64)
-    wp, tw = (both(w, False) if weighted else (None, None))
+    wp, tw = (grad_pair(w, False) if weighted else (None, None))
     for label_smoothing in (0.0, 0.2):
         x.grad = None
         tx.grad = None
@@ -344,7 +328,7 @@ def test_nll_and_cross_entropy_match_torch(reduction, weighted, shape):
         out.backward(pyth.tensor(g))
         tout.backward(torch.tensor(g))
         close(x.grad, tx.grad, 1e-10)
-    lp, tlp = both(np.log(RNG.dirichlet(np.ones(c), int(np.prod(tshape)) or 1)).reshape(
+    lp, tlp = grad_pair(np.log(RNG.dirichlet(np.ones(c), int(np.prod(tshape)) or 1)).reshape(
         (tshape[0], c) + tshape[1:] if tshape else (c,)) if len(shape) != 3 else
         np.moveaxis(np.log(RNG.dirichlet(np.ones(c), shape[0] * shape[2]).reshape(
             shape[0], shape[2], c)), 2, 1))
@@ -357,8 +341,8 @@ def test_nll_and_cross_entropy_match_torch(reduction, weighted, shape):
 def test_cross_entropy_probabilities_and_modules():
     a = RNG.standard_normal((5, 4))
     p = RNG.dirichlet(np.ones(4), 5)
-    x, tx = both(a)
-    pt, tpt = both(p, False)
+    x, tx = grad_pair(a)
+    pt, tpt = grad_pair(p, False)
     for ls in (0.0, 0.1):
         out = F.cross_entropy(x, pt, label_smoothing=ls)
         tout = torch.nn.functional.cross_entropy(tx, tpt, label_smoothing=ls)

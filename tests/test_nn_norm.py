@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support import P, T, close, load_from_torch
 
 import pyth
 from pyth import nn
@@ -14,23 +15,6 @@ from pyth.nn import functional as F
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(3)
-
-
-def P(a, grad=True, dtype=None):
-    return pyth.tensor(a, dtype=dtype or pyth.float64).requires_grad_(grad)
-
-
-def T(a, grad=True, dtype=None):
-    return torch.tensor(a, dtype=dtype or torch.float64, requires_grad=grad)
-
-
-def close(p, t, tol=1e-9):
-    np.testing.assert_allclose(p.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
-
-
-def load_from_torch(pm, tm):
-    pm.load_state_dict({k: pyth.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()})
-    assert list(pm.state_dict()) == list(tm.state_dict())
 
 
 def randomize(tm):

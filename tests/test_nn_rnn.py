@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _support import P, T, close, load_from_torch
 
 import pyth
 from pyth import nn
@@ -13,25 +14,6 @@ from pyth.autograd import gradcheck
 
 torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(7)
-
-
-def P(a: np.ndarray, grad: bool = True):
-    return pyth.tensor(a, dtype=pyth.float64).requires_grad_(grad)
-
-
-def T(a: np.ndarray, grad: bool = True):
-    return torch.tensor(a, dtype=torch.float64, requires_grad=grad)
-
-
-def close(p, t, tol=1e-9):
-    np.testing.assert_allclose(p.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
-
-
-def load_from_torch(pm, tm):
-    """Copies tm's state into pm (keys and shapes must agree, strict)."""
-    sd = {k: pyth.tensor(v.detach().numpy()) for k, v in tm.state_dict().items()}
-    pm.load_state_dict(sd)
-    assert list(pm.state_dict()) == list(tm.state_dict())
 
 
 def flat(out):

@@ -7,16 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from _support import needs_torch, torch
 
 import pyth
 from pyth.nn import utils
 
-try:
-    import torch
-except ImportError:
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 RNG = np.random.default_rng(5)
 SHAPES = [(3, 4), (5,), (2, 1, 3), ()]
 GRADS = [RNG.standard_normal(s) for s in SHAPES]

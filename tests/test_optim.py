@@ -10,16 +10,11 @@ import re
 
 import numpy as np
 import pytest
+from _support import needs_torch, torch
 
 import pyth
 from pyth import optim
 
-try:
-    import torch
-except ImportError:  # the PyTorch comparisons skip; the rest still runs
-    torch = None
-
-needs_torch = pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 RNG = np.random.default_rng(11)
 W0 = RNG.standard_normal((3, 4))
 B0 = RNG.standard_normal(3)

@@ -22,32 +22,28 @@ import zlib
 
 import numpy as np
 import pytest
+from _support import (
+    DTYPE_NAMES,
+    FLOATS,
+    INT_RANGE,
+    INTS,
+    pdt,
+    to_torch,
+    torch_or_skip,
+    values_of,
+)
 
 import pyth
 
-NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
-         "bfloat16", "bool"]
-INTS = ["uint8", "int8", "int16", "int32", "int64"]
-FLOATS = ["float32", "float64", "float16", "bfloat16"]
 NUMERIC = INTS + FLOATS
 BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
-RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
-         "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 # (rtol, atol) per result dtype when comparing with torch
 TOL = {"float64": (1e-10, 1e-12), "float32": (2e-5, 1e-6), "float16": (1e-2, 1e-3),
        "bfloat16": (1e-2, 1e-2)}
 
 
-def DT(name):
-    return getattr(pyth, name)
-
-
 def rng_for(*key):
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
-def _torch():
-    return pytest.importorskip("torch")
 
 
 # ---- data ------------------------------------------------------------------------------------
@@ -69,7 +65,7 @@ def gen(rng, name, shape, dom):
         if dom.nz:
             v = v * rng.choice([-1.0, 1.0], size=shape)
         return v
-    lo, hi = RANGE[name]
+    lo, hi = INT_RANGE[name]
     if dom.i is not None:
         lo, hi = max(lo, dom.i[0]), min(hi, dom.i[1])
     v = rng.integers(lo, hi, size=shape, endpoint=True, dtype=np.int64)
@@ -79,26 +75,7 @@ def gen(rng, name, shape, dom):
 
 
 def p_from_np(arr, name):
-    return pyth.tensor(np.asarray(arr)).to(DT(name))
-
-
-def to_torch(p):
-    """A contiguous pyth tensor as a torch tensor with the same dtype and values (exact)."""
-    torch = _torch()
-    if p.dtype is pyth.bfloat16:
-        t = torch.from_numpy(np.array(p.float().numpy())).to(torch.bfloat16)
-    else:
-        t = torch.from_numpy(np.array(p.numpy()))
-    return t.clone(memory_format=torch.contiguous_format)
-
-
-def np_of(x):
-    """Values of a pyth or torch tensor as a numpy array (bfloat16 as float32, exact)."""
-    if isinstance(x, pyth.Tensor):
-        return np.array((x.float() if x.dtype is pyth.bfloat16 else x).numpy())
-    torch = _torch()
-    x = x.detach()
-    return np.array((x.float() if x.dtype == torch.bfloat16 else x).numpy())
+    return pyth.tensor(np.asarray(arr)).to(pdt(name))
 
 
 def tname(tdtype):
@@ -112,7 +89,7 @@ def assert_matches(got, exp, tol=None, what=""):
     assert got.dtype.name == ename, f"{what}: dtype {got.dtype.name}, torch gives {ename}"
     assert tuple(got.shape) == tuple(exp.shape), \
         f"{what}: shape {tuple(got.shape)}, torch gives {tuple(exp.shape)}"
-    g, e = np_of(got), np_of(exp)
+    g, e = values_of(got), values_of(exp)
     if ename in FLOATS:
         rtol, atol = tol or TOL[ename]
         with np.errstate(invalid="ignore"):
@@ -143,7 +120,7 @@ def strict_out_refusal(e):
 
 def run_torch(fn, *targs):
     """fn(torch, *targs), or the exception it raises."""
-    torch = _torch()
+    torch = torch_or_skip()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -153,7 +130,7 @@ def run_torch(fn, *targs):
 
 
 def _as_torch_scalar_tensor(x):
-    torch = _torch()
+    torch = torch_or_skip()
     if isinstance(x, (bool, np.bool_)):
         return torch.tensor(bool(x))
     if isinstance(x, (int, np.integer)):
@@ -166,7 +143,7 @@ def run_torch_scalars(fn, *targs):
     torch.atan2(t, 2), t.logical_and_(True)) and a tensor with dims is present, the scalar is
     passed as the 0-dim tensor torch.tensor(s), which promotes exactly as the scalar would
     against a tensor with dims."""
-    torch = _torch()
+    torch = torch_or_skip()
     exp = run_torch(fn, *targs)
     if isinstance(exp, TypeError) and any(isinstance(t, (bool, int, float)) for t in targs) \
             and any(isinstance(t, torch.Tensor) and t.dim() > 0 for t in targs):
@@ -355,18 +332,18 @@ def test_numpy_unary_float(op, name, layout):
     shape, view = UNARY_LAYOUTS[layout]
     a = Arg(rng, name, shape, view, UNARY[op], torch=False)
     got = getattr(pyth, op)(a.p)
-    assert got.dtype is DT(name) and tuple(got.shape) == tuple(a.p.shape)
-    x = np_of(a.p).astype(np.float64)
+    assert got.dtype is pdt(name) and tuple(got.shape) == tuple(a.p.shape)
+    x = values_of(a.p).astype(np.float64)
     exp = NP_UNARY[op](x)
     rtol = 1e-12 if name == "float64" else 2e-6
-    np.testing.assert_allclose(np_of(got), exp, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(values_of(got), exp, rtol=rtol, atol=rtol)
 
 
 def test_numpy_erfinv_inverts_erf():
     x = np.linspace(-0.99, 0.99, 199)
-    got = np_of(pyth.erfinv(pyth.tensor(x)))
+    got = values_of(pyth.erfinv(pyth.tensor(x)))
     np.testing.assert_allclose(np.vectorize(math.erf)(got), x, rtol=1e-12, atol=1e-13)
-    assert np_of(pyth.erfinv(pyth.tensor([0.0])))[0] == 0.0
+    assert values_of(pyth.erfinv(pyth.tensor([0.0])))[0] == 0.0
 
 
 @pytest.mark.parametrize("name", INTS)
@@ -385,8 +362,8 @@ def test_numpy_integer_division_python_semantics(op, name):
         py = {"floor_divide": operator.floordiv, "remainder": operator.mod,
               "fmod": lambda x, y: int(math.fmod(x, y))}[op]
         exp = [py(x, y) for x, y in zip(a.tolist(), b.tolist())]
-    assert got.dtype is DT(name)
-    assert np_of(got).tolist() == exp
+    assert got.dtype is pdt(name)
+    assert values_of(got).tolist() == exp
 
 
 @pytest.mark.parametrize("name", ["float64", "float32"])
@@ -395,12 +372,12 @@ def test_numpy_float_floor_divide_and_remainder(name):
     a = rng.uniform(-50, 50, 300)
     b = rng.uniform(0.5, 7, 300) * rng.choice([-1, 1], 300)
     pa, pb = p_from_np(a, name), p_from_np(b, name)
-    xa, xb = np_of(pa).astype(np.float64), np_of(pb).astype(np.float64)
+    xa, xb = values_of(pa).astype(np.float64), values_of(pb).astype(np.float64)
     rtol = 1e-12 if name == "float64" else 1e-5
-    np.testing.assert_allclose(np_of(pyth.remainder(pa, pb)), np.remainder(xa, xb),
+    np.testing.assert_allclose(values_of(pyth.remainder(pa, pb)), np.remainder(xa, xb),
                                rtol=rtol, atol=rtol * 10)
-    np.testing.assert_allclose(np_of(pyth.floor_divide(pa, pb)), np.floor_divide(xa, xb))
-    np.testing.assert_allclose(np_of(pyth.fmod(pa, pb)), np.fmod(xa, xb), rtol=rtol,
+    np.testing.assert_allclose(values_of(pyth.floor_divide(pa, pb)), np.floor_divide(xa, xb))
+    np.testing.assert_allclose(values_of(pyth.fmod(pa, pb)), np.fmod(xa, xb), rtol=rtol,
                                atol=rtol * 10)
 
 
@@ -409,11 +386,11 @@ def test_numpy_float_floor_divide_and_remainder(name):
 def test_numpy_integer_arithmetic_wraps(op, name):
     """Integer overflow wraps modulo 2**bits (numpy's and torch's behaviour), no UB crash."""
     rng = rng_for("npwrap", op, name)
-    lo, hi = RANGE[name]
+    lo, hi = INT_RANGE[name]
     a = gen(rng, name, (300,), D(i=None))
     b = gen(rng, name, (300,), D(i=None))
     a[:2], b[:2] = [lo, hi], [hi, lo]
-    got = np_of(getattr(pyth, op)(p_from_np(a, name), p_from_np(b, name)))
+    got = values_of(getattr(pyth, op)(p_from_np(a, name), p_from_np(b, name)))
     npdt = np.dtype(name)
     with np.errstate(over="ignore"):
         exp = getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply"}[op])(
@@ -435,7 +412,7 @@ def test_numpy_integer_binary(op, name):
     got = getattr(pyth, op)(p_from_np(a, name), p_from_np(b, name))
     exp = npop(a.astype(npdt), b.astype(npdt))
     assert got.dtype.name == exp.dtype.name
-    np.testing.assert_array_equal(np_of(got), exp)
+    np.testing.assert_array_equal(values_of(got), exp)
 
 
 @pytest.mark.parametrize("name", INTS)
@@ -446,8 +423,8 @@ def test_numpy_shifts_in_range(name):
     s = rng.integers(0, bits, 100)
     npdt = np.dtype(name)
     pa, ps = p_from_np(a, name), p_from_np(s, name)
-    np.testing.assert_array_equal(np_of(pa << ps), np.left_shift(a.astype(npdt), s.astype(npdt)))
-    np.testing.assert_array_equal(np_of(pa >> ps),
+    np.testing.assert_array_equal(values_of(pa << ps), np.left_shift(a.astype(npdt), s.astype(npdt)))
+    np.testing.assert_array_equal(values_of(pa >> ps),
                                   np.right_shift(a.astype(npdt), s.astype(npdt)))
 
 
@@ -457,13 +434,13 @@ def test_numpy_float_pow_atan2_hypot(name):
     a = rng.uniform(0.1, 3, 50)
     b = rng.uniform(-2, 2, 50)
     pa, pb = p_from_np(a, name), p_from_np(b, name)
-    xa, xb = np_of(pa).astype(np.float64), np_of(pb).astype(np.float64)
+    xa, xb = values_of(pa).astype(np.float64), values_of(pb).astype(np.float64)
     rtol = {"float64": 1e-12, "float32": 1e-6, "float16": 1e-3}[name]
     for op, f in (("pow", np.power), ("atan2", np.arctan2), ("hypot", np.hypot),
                   ("div", np.divide), ("maximum", np.maximum)):
         got = getattr(pyth, op)(pa, pb)
-        assert got.dtype is DT(name)
-        np.testing.assert_allclose(np_of(got), f(xa, xb), rtol=rtol, atol=rtol, err_msg=op)
+        assert got.dtype is pdt(name)
+        np.testing.assert_allclose(values_of(got), f(xa, xb), rtol=rtol, atol=rtol, err_msg=op)
 
 
 def test_numpy_maximum_minimum_propagate_nan():
@@ -471,7 +448,7 @@ def test_numpy_maximum_minimum_propagate_nan():
     a = pyth.tensor([nan, 1.0, nan, 2.0])
     b = pyth.tensor([1.0, nan, nan, 3.0])
     for op in ("maximum", "minimum"):
-        got = np_of(getattr(pyth, op)(a, b))
+        got = values_of(getattr(pyth, op)(a, b))
         assert np.isnan(got[:3]).all() and got[3] == (3.0 if op == "maximum" else 2.0)
 
 
@@ -483,21 +460,21 @@ def test_numpy_integer_division_by_zero_raises():
 
 def test_numpy_round_half_to_even_and_predicates():
     x = pyth.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5])
-    assert np_of(pyth.round(x)).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 4.0]
+    assert values_of(pyth.round(x)).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0, -2.0, 4.0]
     y = pyth.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -1.0])
-    assert np_of(pyth.isnan(y)).tolist() == [True, False, False, False, False]
-    assert np_of(pyth.isinf(y)).tolist() == [False, True, True, False, False]
-    assert np_of(pyth.isfinite(y)).tolist() == [False, False, False, True, True]
+    assert values_of(pyth.isnan(y)).tolist() == [True, False, False, False, False]
+    assert values_of(pyth.isinf(y)).tolist() == [False, True, True, False, False]
+    assert values_of(pyth.isfinite(y)).tolist() == [False, False, False, True, True]
 
 
 def test_numpy_where_clamp_lerp_addc():
     c = pyth.tensor([True, False, True])
     a, b = pyth.tensor([1.0, 2.0, 3.0]), pyth.tensor([10.0, 20.0, 30.0])
-    assert np_of(pyth.where(c, a, b)).tolist() == [1.0, 20.0, 3.0]
-    assert np_of(pyth.clamp(pyth.tensor([-5, 0, 5, 9]), -1, 6)).tolist() == [-1, 0, 5, 6]
-    np.testing.assert_allclose(np_of(pyth.lerp(a, b, 0.25)), [3.25, 6.5, 9.75])
-    np.testing.assert_allclose(np_of(pyth.addcmul(a, a, b, value=0.5)), [6.0, 22.0, 48.0])
-    np.testing.assert_allclose(np_of(pyth.addcdiv(a, a, b, value=2)), [1.2, 2.2, 3.2])
+    assert values_of(pyth.where(c, a, b)).tolist() == [1.0, 20.0, 3.0]
+    assert values_of(pyth.clamp(pyth.tensor([-5, 0, 5, 9]), -1, 6)).tolist() == [-1, 0, 5, 6]
+    np.testing.assert_allclose(values_of(pyth.lerp(a, b, 0.25)), [3.25, 6.5, 9.75])
+    np.testing.assert_allclose(values_of(pyth.addcmul(a, a, b, value=0.5)), [6.0, 22.0, 48.0])
+    np.testing.assert_allclose(values_of(pyth.addcdiv(a, a, b, value=2)), [1.2, 2.2, 3.2])
 
 
 # ============================================================================================
@@ -508,18 +485,18 @@ def _unary_fn(op):
     return lambda m, a: getattr(m, op)(a)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(UNARY))
 def test_unary_function_and_method(op, name):
     """op(x) and x.op() on every layout: dtype, shape and values as torch (or its error);
     the input is left unchanged."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout, (shape, view) in UNARY_LAYOUTS.items():
         a = Arg(rng_for("u", op, name, layout), name, shape, view, UNARY[op])
         soft(layout, oracle, _unary_fn(op), [a.p], [a.t], what=f"{op}({name}, {layout})")
-        soft(layout + " input unchanged", np.testing.assert_array_equal, np_of(a.pbase),
-             np_of(a.tbase))
+        soft(layout + " input unchanged", np.testing.assert_array_equal, values_of(a.pbase),
+             values_of(a.tbase))
         if layout in ("transposed", "zerodim"):
             soft("method " + layout, oracle, lambda m, x: getattr(x, op)(), [a.p], [a.t],
                  what=f"{name}.{op}() {layout}")
@@ -529,18 +506,18 @@ def test_unary_function_and_method(op, name):
 def check_out(soft, label, fn, pargs, targs, out_name, noncontig=False, strict=False):
     """fn(m, *args, out) with out of dtype out_name (empty, or a transposed view of the
     result's shape): returns out, holds torch's values, or raises as torch."""
-    torch = _torch()
+    torch = torch_or_skip()
     if noncontig:
         natural = run_torch(fn, *targs, None)
         if isinstance(natural, BaseException):   # refused whatever the out: checked elsewhere
             return
         shape = tuple(natural.shape)
-        pbase = pyth.zeros(shape[::-1], dtype=DT(out_name))
+        pbase = pyth.zeros(shape[::-1], dtype=pdt(out_name))
         tbase = torch.zeros(shape[::-1], dtype=getattr(torch, out_name))
         pout, tout = pbase.permute(*range(len(shape) - 1, -1, -1)), \
             tbase.permute(*range(len(shape) - 1, -1, -1))
     else:
-        pout = pyth.empty(0, dtype=DT(out_name))
+        pout = pyth.empty(0, dtype=pdt(out_name))
         tout = torch.empty(0, dtype=getattr(torch, out_name))
     exp = run_torch(fn, *targs, tout)
     if isinstance(exp, BaseException):
@@ -584,16 +561,16 @@ def check_inplace(soft, label, fn, a, pargs, targs):
     soft(label, check)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(UNARY))
 def test_unary_out(op, name):
     """out= of every dtype: the result dtype, dtypes it casts to, refused dtypes; and out= a
     transposed view of the right shape (written through its strides)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("uo", op, name), name, (3, 4), ident, UNARY[op])
     fn = lambda m, x, o: getattr(m, op)(x, out=o)  # noqa: E731
-    for out_name in NAMES:
+    for out_name in DTYPE_NAMES:
         check_out(soft, f"{op}({name}, out={out_name})", fn, [a.p], [a.t], out_name)
     exp = run_torch(_unary_fn(op), a.t)
     out_name = tname(exp.dtype) if not isinstance(exp, BaseException) else name
@@ -602,12 +579,12 @@ def test_unary_out(op, name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(set(UNARY) - NO_INPLACE))
 def test_unary_inplace(op, name):
     """x.op_() on every layout: same object back, values as torch, elements outside the view
     untouched; errors (result dtype not storable in x, self-overlap of expand) as torch."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout, (shape, view) in UNARY_LAYOUTS.items():
         a = Arg(rng_for("ui", op, name, layout), name, shape, view, UNARY[op])
@@ -631,7 +608,7 @@ STRICT_OUT_OPS = {
 def test_out_dtype_strict_ops(op):
     """For these ops torch refuses out= of any dtype other than the result's, even one the
     result casts to ("Found dtype Double but expected Float")."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for name in ("int8", "int64", "float32", "float16"):
         a = Arg(rng_for("strict", op, name), name, (3, 4), ident, D((-3, 3), (-3, 3)))
@@ -652,25 +629,25 @@ SPECIAL = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, -1.0, 2.0,
 def test_unary_special_values(op, name):
     """NaN, +-inf, +-0, out-of-domain arguments (log(-1), asin(2), erfinv(+-1), lgamma at
     poles, ...) and overflow give what torch gives."""
-    _torch()
+    torch_or_skip()
     p = p_from_np(np.array(SPECIAL), name)
     oracle(_unary_fn(op), [p], [to_torch(p)], what=f"{op}({name}) special values")
 
 
 @pytest.mark.parametrize("name", ["float32", "float64"])
 def test_signbits_of_zero_results(name):
-    torch = _torch()
+    torch = torch_or_skip()
     p = p_from_np(np.array([0.0, -0.0, -0.25, 0.25, -1e-30]), name)
     t = to_torch(p)
     for op in ("reciprocal", "rsqrt", "ceil", "trunc", "round", "neg", "floor"):
-        got, exp = np_of(getattr(pyth, op)(p)), np_of(getattr(torch, op)(t))
+        got, exp = values_of(getattr(pyth, op)(p)), values_of(getattr(torch, op)(t))
         np.testing.assert_array_equal(np.signbit(got), np.signbit(exp), err_msg=op)
 
 
 @pytest.mark.parametrize("name", INTS)
 def test_abs_neg_of_integer_minimum_wrap(name):
-    torch = _torch()
-    lo, hi = RANGE[name]
+    torch = torch_or_skip()
+    lo, hi = INT_RANGE[name]
     p = p_from_np(np.array([lo, lo + 1, -1, 0, 1, hi]), name)
     t = to_torch(p)
     for op in ("abs", "neg", "sign", "bitwise_not"):
@@ -702,32 +679,32 @@ def _binfn(op):
 ALL_BIN_LAYOUTS = list(BINARY_LAYOUTS) + ["scalar_int", "scalar_float", "scalar_bool"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(BINARY))
 def test_binary_function_and_method(op, name):
     """op(a, b) on every layout pair (strided, broadcast, expanded, size 0, 0-dim, Python
     scalars) and a.op(b): as torch; inputs unchanged."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout in ALL_BIN_LAYOUTS:
         a, pb, tb = _binary_args(op, name, layout, "b")
         soft(layout, oracle, _binfn(op), [a.p, pb], [a.t, tb], what=f"{op}({name}, {layout})")
-        soft(layout + " input unchanged", np.testing.assert_array_equal, np_of(a.pbase),
-             np_of(a.tbase))
+        soft(layout + " input unchanged", np.testing.assert_array_equal, values_of(a.pbase),
+             values_of(a.tbase))
         if layout in ("transposed", "broadcast", "zerodim_a", "scalar_int", "scalar_float"):
             soft("method " + layout, oracle, lambda m, x, y: getattr(x, op)(y), [a.p, pb],
                  [a.t, tb], what=f"{name}.{op}() {layout}")
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(BINARY))
 def test_binary_out(op, name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a, pb, tb = _binary_args(op, name, "broadcast", "bo")
     fn = lambda m, x, y, o: getattr(m, op)(x, y, out=o)  # noqa: E731
-    for out_name in NAMES:
+    for out_name in DTYPE_NAMES:
         check_out(soft, f"{op}({name}, out={out_name})", fn, [a.p, pb], [a.t, tb], out_name)
     exp = run_torch(_binfn(op), a.t, tb)
     out_name = tname(exp.dtype) if not isinstance(exp, BaseException) else name
@@ -740,12 +717,12 @@ INPLACE_LAYOUTS = ["contig", "transposed", "sliced", "broadcast", "expanded", "s
                    "zerodim_a", "zerodim_b", "scalar_int", "scalar_float", "scalar_bool"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(BINARY))
 def test_binary_inplace(op, name):
     """a.op_(b): same object back; torch's errors when the result dtype can't be stored in a,
     the broadcast shape is larger than a's (broadcast, zerodim_a), or a overlaps itself."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout in INPLACE_LAYOUTS:
         a, pb, tb = _binary_args(op, name, layout, "bi")
@@ -758,14 +735,14 @@ PROMO_OPS = ["add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "ma
              "lt", "bitwise_and", "atan2", "logical_xor"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", PROMO_OPS)
 def test_binary_mixed_dtypes(op, name):
     """Tensors of two different dtypes promote as torch.result_type (dims vs dims, dims vs
     0-dim, 0-dim vs dims) and compute on the promoted values."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
-    for name_b in NAMES:
+    for name_b in DTYPE_NAMES:
         for layout in ("broadcast", "zerodim_b", "zerodim_a"):
             a, pb, tb = _binary_args(op, name, layout, "mix", name_b)
             soft(f"{name_b} {layout}", oracle, _binfn(op), [a.p, pb], [a.t, tb],
@@ -773,15 +750,15 @@ def test_binary_mixed_dtypes(op, name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "floor_divide", "remainder",
                                 "pow", "maximum", "eq", "lt", "bitwise_or"])
 def test_binary_mixed_dtype_inplace_and_out(op, name):
     """In-place with an operand of every other dtype, and out= of float64 / int64 / bool for
     mixed operands: allowed exactly when torch allows it (result castable to self / out)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
-    for name_b in NAMES:
+    for name_b in DTYPE_NAMES:
         a, pb, tb = _binary_args(op, name, "contig", "mixi", name_b)
         check_inplace(soft, f"{name}.{op}_({name_b})", lambda m, x, y: getattr(x, op + "_")(y),
                       a, [pb], [tb])
@@ -793,10 +770,10 @@ def test_binary_mixed_dtype_inplace_and_out(op, name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_pow_python_scalar_base(name):
     """pow(scalar, tensor) and scalar ** tensor as torch."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("rs", name), name, (4, 5), ident, D((0.5, 3), (1, 5)))
     for s in (2, 0.5, True):
@@ -806,10 +783,10 @@ def test_pow_python_scalar_base(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["add", "sub"])
 def test_add_sub_alpha(op, name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for alpha in (2, -1, 0.5, True):
         for layout in ("broadcast", "scalar_int"):
@@ -827,9 +804,9 @@ def test_add_sub_alpha(op, name):
 # ---- division and its rounding modes -----------------------------------------------------------
 
 @pytest.mark.parametrize("mode", [None, "trunc", "floor"])
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_div_rounding_mode(name, mode):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout in ("contig", "transposed", "broadcast", "zerodim_b", "scalar_int",
                    "scalar_float"):
@@ -842,7 +819,7 @@ def test_div_rounding_mode(name, mode):
         check_inplace(soft, f"{name}.div_({layout}, {mode})",
                       lambda m, x, y: x.div_(y, rounding_mode=mode), a, [pb], [tb])
     a, pb, tb = _binary_args("div", name, "broadcast", "rdivo")
-    for out_name in NAMES:
+    for out_name in DTYPE_NAMES:
         check_out(soft, f"div({name}, {mode}, out={out_name})",
                   lambda m, x, y, o: m.div(x, y, rounding_mode=mode, out=o), [a.p, pb],
                   [a.t, tb], out_name)
@@ -852,12 +829,12 @@ def test_div_rounding_mode(name, mode):
 @pytest.mark.parametrize("name", ["int64", "float32"])
 def test_div_bad_rounding_mode(name):
     """torch raises RuntimeError for an unknown rounding_mode (function, method, in-place)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for form, fn in (("function", lambda m, x: m.div(x, x, rounding_mode="bad")),
                      ("method", lambda m, x: x.div(x, rounding_mode="bad")),
                      ("in-place", lambda m, x: x.div_(x, rounding_mode="bad"))):
-        p = pyth.tensor([1, 2]).to(DT(name))
+        p = pyth.tensor([1, 2]).to(pdt(name))
         exp = run_torch(fn, to_torch(p))
         assert isinstance(exp, RuntimeError)
         soft(form, check_raises, RuntimeError, fn, pyth, p)
@@ -867,7 +844,7 @@ def test_div_bad_rounding_mode(name):
 @pytest.mark.parametrize("name", NUMERIC)
 def test_floor_semantics_signs(name):
     """Every sign combination of // and % against torch (Python floor semantics)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     avals = [7, -7, 6, -6, 0, 1, -1, 5, -5]
     bvals = [2, -2, 3, -3, 7, 1, -1]
@@ -916,7 +893,7 @@ DIV_ZERO_FORMS = {
 def test_integer_division_by_zero_raises(name, form):
     """Integer division by zero raises RuntimeError naming ZeroDivisionError, in every form
     and also on the parallel path (large tensor), instead of crashing."""
-    _torch()
+    torch_or_skip()
     n = 200_000 if form == "large" else 6
     a = np.arange(1, n + 1) % 50
     b = np.ones(n, dtype=np.int64) * 3
@@ -930,7 +907,7 @@ def test_integer_division_by_zero_raises(name, form):
 
 @pytest.mark.parametrize("name", FLOATS)
 def test_float_division_by_zero(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     pa = p_from_np(np.array([1.0, -1.0, 0.0, float("nan"), float("inf"), -2.5]), name)
     pz = p_from_np(np.array([0.0, 0.0, 0.0, 0.0, -0.0, -0.0]), name)
@@ -956,7 +933,7 @@ BSPECIAL = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1.0, -1.0, 2.5
 def test_binary_special_values(op, name):
     """All pairs of NaN, +-inf, +-0 and ordinary values: NaN propagation of maximum/minimum,
     comparisons with NaN false (ne true), pow/atan2/hypot corner cases, as torch."""
-    _torch()
+    torch_or_skip()
     a = np.repeat(np.array(BSPECIAL), len(BSPECIAL))
     b = np.tile(np.array(BSPECIAL), len(BSPECIAL))
     pa, pb = p_from_np(a, name), p_from_np(b, name)
@@ -965,7 +942,7 @@ def test_binary_special_values(op, name):
 
 @pytest.mark.parametrize("name", FLOATS)
 def test_maximum_minimum_nan_zerodim(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     nan = float("nan")
     pa = p_from_np(np.array([nan, 1.0, -1.0]), name)
@@ -984,9 +961,9 @@ def test_maximum_minimum_nan_zerodim(name):
 @pytest.mark.parametrize("op", ["bitwise_left_shift", "bitwise_right_shift"])
 def test_shift_amounts_out_of_range(op, name):
     """Shift by a negative amount, by the width and beyond, as torch."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
-    lo, hi = RANGE[name]
+    lo, hi = INT_RANGE[name]
     bits = BITS[name]
     vals = [1, 3, hi, lo, 0] + ([-1, -8] if lo < 0 else [200 % (hi + 1)])
     amounts = [0, 1, bits - 1, bits, bits + 1] + ([-1, -bits, -(bits + 3)] if lo < 0 else [])
@@ -1008,7 +985,7 @@ def test_shift_amounts_out_of_range(op, name):
 def test_integer_pow_negative_exponent(name):
     """Integer base ** negative integer exponent: torch raises for a Python scalar exponent
     and computes (1, +-1 or 0) for a tensor exponent."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     pa = p_from_np(np.array([1, -1, 2, -2, 3, 0, 5]), name)
     pe = p_from_np(np.array([-1, -1, -1, -2, -3, 1, 2]), name)
@@ -1020,9 +997,9 @@ def test_integer_pow_negative_exponent(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_pow_scalar_exponents(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     pa = Arg(rng_for("pows", name), name, (3, 4), ident, D((0.1, 3), (0, 4)))
     for e in (0, 1, 2, 3, 0.5, -1.0, 2.0, True, False):
@@ -1036,10 +1013,10 @@ def test_pow_scalar_exponents(name):
 # torch oracle: predicates, where, clamp, lerp, addcmul, addcdiv
 # ============================================================================================
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite", "logical_not"])
 def test_predicates_with_specials(op, name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     if name in FLOATS:
         p = p_from_np(np.array(SPECIAL), name)
@@ -1061,9 +1038,9 @@ WHERE_LAYOUTS = {
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_where_layouts(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout, (sc, sa, sb) in WHERE_LAYOUTS.items():
         rng = rng_for("where", name, layout)
@@ -1083,11 +1060,11 @@ def test_where_layouts(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_where_promotion(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
-    for name_b in NAMES:
+    for name_b in DTYPE_NAMES:
         rng = rng_for("wherep", name, name_b)
         c = Arg(rng, "bool", (3, 4), ident, D())
         a = Arg(rng, name, (3, 4), ident, D(i=(-50, 50)))
@@ -1100,9 +1077,9 @@ def test_where_promotion(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_where_scalars_and_out(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     rng = rng_for("wheres", name)
     c = Arg(rng, "bool", (3, 4), ident, D())
@@ -1112,7 +1089,7 @@ def test_where_scalars_and_out(name):
              [c.t, a.t], what=f"where({name}, {s})")
         soft(f"where(c, {s}, t)", oracle, lambda m, cc, x: m.where(cc, s, x), [c.p, a.p],
              [c.t, a.t], what=f"where({s}, {name})")
-    for out_name in NAMES:
+    for out_name in DTYPE_NAMES:
         check_out(soft, f"where({name}, out={out_name})",
                   lambda m, cc, x, o: m.where(cc, x, x, out=o), [c.p, a.p], [c.t, a.t], out_name)
     soft.done()
@@ -1121,7 +1098,7 @@ def test_where_scalars_and_out(name):
 def test_where_method_argument_order():
     """x.where(condition, y) is torch.where(condition, x, y): self is the value taken where
     the condition holds, not the condition."""
-    _torch()
+    torch_or_skip()
     c = pyth.tensor([True, False, True])
     x, y = pyth.tensor([1.0, 2.0, 3.0]), pyth.tensor([10.0, 20.0, 30.0])
     exp = to_torch(x).where(to_torch(c), to_torch(y))
@@ -1132,7 +1109,7 @@ def test_where_method_argument_order():
 @pytest.mark.parametrize("name", ["uint8", "int64", "float32"])
 def test_where_condition_dtype(name):
     """torch accepts a uint8 condition (deprecated) and refuses other dtypes."""
-    _torch()
+    torch_or_skip()
     a = pyth.tensor([1.0, 2.0, 3.0])
     c = p_from_np(np.array([1, 0, 1]), name)
     oracle(lambda m, cc, x: m.where(cc, x, x * 10), [c, a], [to_torch(c), to_torch(a)],
@@ -1143,9 +1120,9 @@ CLAMP_BOUNDS = [(-1, 3), (None, 2), (-2, None), (0.5, 2.5), (2, -1), (True, None
                 (-1.5, 4)]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_clamp_scalar_bounds(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout in ("contig", "transposed", "sliced", "expanded", "size0", "zerodim"):
         shape, view = UNARY_LAYOUTS[layout]
@@ -1161,9 +1138,9 @@ def test_clamp_scalar_bounds(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_clamp_inplace_and_out(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for lo, hi in CLAMP_BOUNDS:
         a = Arg(rng_for("clampi", name, lo, hi), name, (5, 4), lambda x: x.t(),
@@ -1176,11 +1153,11 @@ def test_clamp_inplace_and_out(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_clamp_tensor_bounds(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
-    for name_b in NAMES:
+    for name_b in DTYPE_NAMES:
         rng = rng_for("clampt", name, name_b)
         a = Arg(rng, name, (4, 5), ident, D((-5, 5), (-5, 5)))
         lo = Arg(rng, name_b, (5,), ident, D((-3, 0), (-3, 0)))
@@ -1201,7 +1178,7 @@ def test_clamp_zerodim_tensor_bounds(name):
     """0-dim tensor bounds: input, min and max promote together before clamping (a uint8
     input with an int16 min of -2 and a float max is clamped in float32, the -2 is not first
     wrapped into uint8 254 by a separate maximum()), as torch."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for name_b in ("int16", "float64", "bool"):
         rng = rng_for("clampz", name, name_b)
@@ -1218,7 +1195,7 @@ def test_clamp_zerodim_tensor_bounds(name):
 @pytest.mark.parametrize("name", FLOATS)
 def test_clamp_nan(name):
     """NaN input stays NaN; a NaN bound (scalar or tensor) gives NaN, as torch."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     nan = float("nan")
     pa = p_from_np(np.array([nan, -3.0, 0.0, 3.0, float("inf"), -float("inf")]), name)
@@ -1235,9 +1212,9 @@ def test_clamp_nan(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_lerp(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout in ("contig", "broadcast", "zerodim_b", "transposed", "size0"):
         rng = rng_for("lerp", name, layout)
@@ -1260,7 +1237,7 @@ def test_lerp(name):
 @pytest.mark.parametrize("name", ["float32", "float64"])
 def test_lerp_mixed_dtypes(name):
     """torch.lerp requires end (and a tensor weight) of input's dtype."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for name_b in ("float32", "float64", "float16", "int64"):
         a = Arg(rng_for("lerpm", name, name_b), name, (4,), ident, D())
@@ -1272,10 +1249,10 @@ def test_lerp_mixed_dtypes(name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
 def test_addcmul_addcdiv(op, name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for layout in ("contig", "broadcast", "zerodim_a", "transposed", "size0"):
         rng = rng_for(op, name, layout)
@@ -1300,12 +1277,12 @@ def test_addcmul_addcdiv(op, name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
 def test_addc_mixed_dtypes(op, name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
-    for name_b in NAMES:
+    for name_b in DTYPE_NAMES:
         rng = rng_for("addcm", op, name, name_b)
         a = Arg(rng, name, (2, 3), ident, D((-5, 5), (-5, 5)))
         x = Arg(rng, name_b, (3,), ident, D((-5, 5), (-5, 5)))
@@ -1336,11 +1313,11 @@ OPERAND_DOMAIN = {"/": DIVISOR, "//": DIVISOR, "%": DIVISOR, "**": D((0.5, 2), (
 LEFT_DOMAIN = {"**": D((0.5, 2), (-3, 3))}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("sym", list(BIN_OPERATORS))
 def test_operators(sym, name):
     """t op t (broadcast), t op 0-dim, t op scalar, scalar op t (reflected)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     f = BIN_OPERATORS[sym]
     rng = rng_for("op", sym, name)
@@ -1361,11 +1338,11 @@ def test_operators(sym, name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("sym", list(IN_OPERATORS))
 def test_inplace_operators(sym, name):
     """a op= b mutates a (same object, same storage) or raises as torch."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     f = IN_OPERATORS[sym]
     plain = sym[:-1]
@@ -1392,9 +1369,9 @@ def test_inplace_operators(sym, name):
     soft.done()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_unary_operators(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("uop", name), name, (3, 4), ident, D((-5, 5), (-20, 20)))
     for f in (operator.neg, operator.invert, abs, operator.pos):
@@ -1403,7 +1380,7 @@ def test_unary_operators(name):
 
 
 def test_comparison_with_non_numbers():
-    torch = _torch()
+    torch = torch_or_skip()
     p, t = pyth.tensor([1, 2]), torch.tensor([1, 2])
     for other in (None, "a", object()):
         assert (p == other) == (t == other)
@@ -1418,20 +1395,20 @@ def test_comparison_with_non_numbers():
 # promotion with scalars, 0-dim tensors, default dtype, out-of-range scalars
 # ============================================================================================
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", ["add", "mul", "sub", "div", "maximum", "eq", "bitwise_xor",
                                 "floor_divide", "remainder", "atan2"])
 def test_scalar_and_zerodim_promotion(op, name):
     """A dims-tensor wins over a 0-dim tensor and a Python scalar of the same category; a
     higher category (bool < int < float) promotes (int8 + 2.5 -> float32, bool + 3 -> int64,
     float16 + float64 0-dim -> float16)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("sp", op, name), name, (3, 4), ident, D((0.5, 5), (1, 5), nz=True))
     for s in (3, 2.5, True, np.float64(1.5), np.int64(2)):
         soft(f"{type(s).__name__} {s}", oracle, _binfn(op), [a.p, s], [a.t, s],
              what=f"{op}({name}, {type(s).__name__} {s})")
-    for zname in NAMES:
+    for zname in DTYPE_NAMES:
         z = p_from_np(np.array(2), zname)
         soft(f"0-dim {zname} second", oracle, _binfn(op), [a.p, z], [a.t, to_torch(z)],
              what=f"{op}({name}, 0-dim {zname})")
@@ -1450,7 +1427,7 @@ DEFAULT_DTYPE_FNS = (("x / 2", lambda m, x: x / 2), ("x + 0.5", lambda m, x: x +
 def test_default_dtype_float64(name):
     """Integer ops that produce floats follow set_default_dtype, also after the same op ran
     under the previous default (nothing may cache the default)."""
-    torch = _torch()
+    torch = torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("dd", name), name, (3,), ident, D(i=(1, 5)))
     for label, fn in DEFAULT_DTYPE_FNS:       # run once under float32 first
@@ -1472,7 +1449,7 @@ def test_default_dtype_float64(name):
 @pytest.mark.parametrize("name", INTS)
 def test_out_of_range_python_scalar(name):
     """A Python int outside the tensor dtype's range: torch wraps it into the dtype."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("oor", name), name, (4,), ident, D(i=(0, 5)))
     big = {8: 1000, 16: 70000, 32: 2**33, 64: 2**63}[BITS[name]]
@@ -1484,7 +1461,7 @@ def test_out_of_range_python_scalar(name):
 
 
 def test_uint8_with_negative_python_int():
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("u8m"), "uint8", (4,), ident, D(i=(0, 5)))
     soft("+ -1", oracle, lambda m, x: x + (-1), [a.p], [a.t], what="uint8 + -1")
@@ -1495,7 +1472,7 @@ def test_uint8_with_negative_python_int():
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_half_scalar_computed_in_float(name):
     """Half/bfloat16 op Python float: within 1e-2 of torch (which computes in float32)."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("hs", name), name, (50,), ident, D((-100, 100)))
     for s in (0.1, 1e-3, 3.3, 1e4):
@@ -1538,15 +1515,15 @@ def test_non_broadcastable_message_names_shapes():
         pyth.ones(0, 3) - pyth.ones(2, 3)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_out_refused_dtypes_message(name):
     """out= of a lower category: RuntimeError naming both types (torch: "result type Float
     can't be cast to the desired output type Long")."""
-    torch = _torch()
+    torch = torch_or_skip()
     soft = Soft()
     a = Arg(rng_for("oref", name), name, (3,), ident, D(i=(1, 5)))
-    for out_name in NAMES:
-        pout = pyth.empty(0, dtype=DT(out_name))
+    for out_name in DTYPE_NAMES:
+        pout = pyth.empty(0, dtype=pdt(out_name))
         tout = torch.empty(0, dtype=getattr(torch, out_name))
         exp = run_torch(lambda m, x, o: m.mul(x, 1.5, out=o), a.t, tout)
         if isinstance(exp, RuntimeError):
@@ -1561,7 +1538,7 @@ def test_out_refused_dtypes_message(name):
 
 
 def test_out_of_wrong_shape_is_resized_and_aliasing_out():
-    torch = _torch()
+    torch = torch_or_skip()
     pa, ta = pyth.ones(2, 3), torch.ones(2, 3)
     po, to = pyth.zeros(7), torch.zeros(7)
     with warnings.catch_warnings():
@@ -1579,7 +1556,7 @@ def test_out_of_wrong_shape_is_resized_and_aliasing_out():
 
 def test_out_partially_overlapping_input():
     """torch refuses an out= that partially overlaps an input (order-dependent result)."""
-    _torch()
+    torch_or_skip()
     pbase = pyth.arange(10).float()
     tbase = to_torch(pbase)
     exp = run_torch(lambda m, b: m.add(b[:-1], 1, out=b[1:]), tbase)
@@ -1588,12 +1565,12 @@ def test_out_partially_overlapping_input():
         pyth.add(pbase[:-1], 1, out=pbase[1:])
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_inplace_result_not_storable(name):
     """In-place ops whose result dtype is of a higher category than self raise RuntimeError
     (torch: "result type Float can't be cast to the desired output type Long"), leaving self
     unchanged; in-place ops that would need a larger shape raise naming the shapes."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for label, fn in (("add_(1.5)", lambda m, x: x.add_(1.5)), ("div_(2)", lambda m, x: x.div_(2)),
                       ("mul_(0.5)", lambda m, x: x.mul_(0.5)), ("sqrt_", lambda m, x: x.sqrt_()),
@@ -1602,14 +1579,14 @@ def test_inplace_result_not_storable(name):
                       ("add_(grow)", lambda m, x: x.add_(m.ones(2, 3, 4, dtype=x.dtype))),
                       ("mul_(3x1)", lambda m, x: x.mul_(m.ones(3, 1, dtype=x.dtype)))):
         a = Arg(rng_for("ins", name, label), name, (3, 4), ident, D(i=(1, 5)))
-        before = np_of(a.p)
+        before = values_of(a.p)
 
         def unchanged_after_error(fn=fn, a=a, before=before):
             exp = run_torch(fn, a.t)
             if isinstance(exp, BaseException):
                 with pytest.raises(expected_error(exp)):
                     fn(pyth, a.p)
-                np.testing.assert_array_equal(np_of(a.p), before, err_msg="self changed")
+                np.testing.assert_array_equal(values_of(a.p), before, err_msg="self changed")
             else:
                 assert fn(pyth, a.p) is a.p
                 assert_matches(a.p, a.t, what=label)
@@ -1618,7 +1595,7 @@ def test_inplace_result_not_storable(name):
 
     def message():
         with pytest.raises(RuntimeError, match=r"(?s)\[3, 4\].*\[2, 3, 4\]"):
-            p.add_(pyth.ones(2, 3, 4, dtype=DT(name)))
+            p.add_(pyth.ones(2, 3, 4, dtype=pdt(name)))
     soft("shape message", message)
     soft.done()
 
@@ -1627,7 +1604,7 @@ def test_inplace_result_not_storable(name):
                                                   "bitwise_not"])
 def test_inplace_on_expanded_self_refused(op):
     """Writing in place into a tensor whose elements share memory (expand) is refused."""
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for name in ("float32", "int64", "bool"):
         a = Arg(rng_for("exp-self", op, name), name, (1, 3), lambda x: x.expand(4, 3),
@@ -1672,7 +1649,7 @@ UNDEFINED = {
 def test_sub_with_bool_operand_refused(form):
     """torch refuses subtraction whenever an operand is bool ("Subtraction, the `-` operator,
     with a bool tensor is not supported"), not only when both are."""
-    _torch()
+    torch_or_skip()
     fns = {"sub(t, bool t)": lambda m, x, b: m.sub(x, b),
            "sub(bool t, t)": lambda m, x, b: m.sub(b, x),
            "t - True": lambda m, x, b: x - True, "True - t": lambda m, x, b: True - x,
@@ -1689,7 +1666,7 @@ def test_sub_with_bool_operand_refused(form):
 
 def test_logical_not_inplace():
     """torch has Tensor.logical_not_ (the result, 0/1, stored in self's dtype)."""
-    _torch()
+    torch_or_skip()
     for name in ("float32", "int64", "bool"):
         p = p_from_np(np.array([0, 1, 2, 0]), name)
         t = to_torch(p)
@@ -1701,12 +1678,12 @@ def test_logical_not_inplace():
 @pytest.mark.parametrize("call", list(UNDEFINED))
 def test_ops_undefined_for_dtype(call):
     """Ops PyTorch does not define for a dtype raise (RuntimeError) instead of computing."""
-    _torch()
+    torch_or_skip()
     oracle(lambda m: UNDEFINED[call](m), [], [], what=call)
 
 
 def test_type_errors_for_non_tensor_arguments():
-    _torch()
+    torch_or_skip()
     soft = Soft()
     for label, fn in (("exp(2.0)", lambda m: m.exp(2.0)),
                       ("add(t, 'a')", lambda m: m.add(m.ones(2), "a")),
@@ -1725,7 +1702,7 @@ def test_type_errors_for_non_tensor_arguments():
 @pytest.mark.parametrize("name", ["uint8", "int32", "int64", "float32", "float64", "float16",
                                   "bfloat16", "bool"])
 def test_large_strided_tensors(name):
-    _torch()
+    torch_or_skip()
     soft = Soft()
     rng = rng_for("large", name)
     a = Arg(rng, name, (700, 300), lambda x: x.t(), D((-5, 5), (-20, 20)))

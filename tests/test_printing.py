@@ -11,29 +11,11 @@ import re
 
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, TH_NAME, pdt
 
 import pyth
 from pyth._explain import explain
 from pyth._printing import format_tensor
-
-# API.md's type table: dtype name -> tensor class name.
-TENSOR_CLASS = {
-    "uint8": "ByteTensor",
-    "int8": "CharTensor",
-    "int16": "ShortTensor",
-    "int32": "IntTensor",
-    "int64": "LongTensor",
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "bool": "BoolTensor",
-}
-DTYPE_NAMES = list(TENSOR_CLASS)
-
-
-def dtype_of(name: str):
-    return getattr(pyth, name)
 
 
 def split(text: str) -> tuple[list[str], str]:
@@ -62,25 +44,25 @@ def blocks(text: str) -> list[tuple[str, list[list[str]]]]:
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_footer_names_every_dtype(name):
-    t = pyth.zeros(2, 3, dtype=dtype_of(name))
+    t = pyth.zeros(2, 3, dtype=pdt(name))
     _, footer = split(format_tensor(t))
-    assert footer == f"[pyth.{TENSOR_CLASS[name]} of size 2x3]"
+    assert footer == f"[pyth.{TH_NAME[name]}Tensor of size 2x3]"
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_repr_and_str_use_the_legacy_format(name):
-    t = pyth.ones(3, dtype=dtype_of(name))
+    t = pyth.ones(3, dtype=pdt(name))
     assert repr(t) == format_tensor(t)
     assert str(t) == format_tensor(t)
-    assert repr(t).endswith(f"[pyth.{TENSOR_CLASS[name]} of size 3]")
+    assert repr(t).endswith(f"[pyth.{TH_NAME[name]}Tensor of size 3]")
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_zero_dim_prints_one_value_and_empty_size(name):
-    t = pyth.ones(2, dtype=dtype_of(name))[1]  # a 0-dim view
+    t = pyth.ones(2, dtype=pdt(name))[1]  # a 0-dim view
     assert t.dim() == 0
     lines, footer = split(format_tensor(t))
-    assert footer == f"[pyth.{TENSOR_CLASS[name]} of size ()]"
+    assert footer == f"[pyth.{TH_NAME[name]}Tensor of size ()]"
     assert [line.split() for line in lines] == [["True" if name == "bool" else "1"]]
 
 
@@ -165,13 +147,13 @@ def test_bool_prints_true_false():
                                          ("uint8", 255), ("int8", -128), ("int16", -32768),
                                          ("int32", 2**31 - 1)])
 def test_integer_types_print_exact_integers(name, value):
-    toks = tokens(format_tensor(pyth.tensor([value, 1], dtype=dtype_of(name))))
+    toks = tokens(format_tensor(pyth.tensor([value, 1], dtype=pdt(name))))
     assert toks == [[str(value)], ["1"]]
 
 
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_reduced_precision_floats_print_their_values(name):
-    toks = tokens(format_tensor(pyth.tensor([0.5, -1.5, 2.25], dtype=dtype_of(name))))
+    toks = tokens(format_tensor(pyth.tensor([0.5, -1.5, 2.25], dtype=pdt(name))))
     assert toks == [["0.5000"], ["-1.5000"], ["2.2500"]]
 
 

@@ -13,15 +13,9 @@ import itertools
 
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, pdt
 
 import pyth
-
-NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
-         "bfloat16", "bool"]
-
-
-def DT(name):
-    return getattr(pyth, name)
 
 
 def TDT(torch, name):
@@ -41,21 +35,21 @@ DOCUMENTED = [  # (a, b, promote_types(a, b)) from the PyTorch type-promotion do
 
 @pytest.mark.parametrize("a,b,expected", DOCUMENTED)
 def test_documented_promote_types(a, b, expected):
-    assert pyth.promote_types(DT(a), DT(b)) is DT(expected)
-    assert pyth.promote_types(DT(b), DT(a)) is DT(expected)
+    assert pyth.promote_types(pdt(a), pdt(b)) is pdt(expected)
+    assert pyth.promote_types(pdt(b), pdt(a)) is pdt(expected)
 
 
-@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("a", DTYPE_NAMES)
 def test_promote_types_properties(a):
     """Idempotent, commutative, associative; bool is the identity."""
-    assert pyth.promote_types(DT(a), DT(a)) is DT(a)
-    assert pyth.promote_types(DT(a), pyth.bool) is DT(a)
-    for b, c in itertools.product(NAMES, NAMES):
-        ab = pyth.promote_types(DT(a), DT(b))
-        assert ab is pyth.promote_types(DT(b), DT(a))
-        assert pyth.promote_types(ab, DT(c)) is pyth.promote_types(
-            DT(a), pyth.promote_types(DT(b), DT(c)))
-        assert pyth.can_cast(DT(a), ab) and pyth.can_cast(DT(b), ab)
+    assert pyth.promote_types(pdt(a), pdt(a)) is pdt(a)
+    assert pyth.promote_types(pdt(a), pyth.bool) is pdt(a)
+    for b, c in itertools.product(DTYPE_NAMES, DTYPE_NAMES):
+        ab = pyth.promote_types(pdt(a), pdt(b))
+        assert ab is pyth.promote_types(pdt(b), pdt(a))
+        assert pyth.promote_types(ab, pdt(c)) is pyth.promote_types(
+            pdt(a), pyth.promote_types(pdt(b), pdt(c)))
+        assert pyth.can_cast(pdt(a), ab) and pyth.can_cast(pdt(b), ab)
 
 
 def test_documented_result_type_examples():
@@ -79,12 +73,12 @@ def test_documented_result_type_examples():
     assert pyth.result_type(pyth.tensor(1, dtype=pyth.int8), 2.5) is pyth.float32
 
 
-@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("a", DTYPE_NAMES)
 def test_can_cast_categories(a):
     """can_cast allows same or higher category (bool < integer < floating), any size."""
     cat = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1}
-    for b in NAMES:
-        assert pyth.can_cast(DT(a), DT(b)) == (cat.get(a, 2) <= cat.get(b, 2)), (a, b)
+    for b in DTYPE_NAMES:
+        assert pyth.can_cast(pdt(a), pdt(b)) == (cat.get(a, 2) <= cat.get(b, 2)), (a, b)
 
 
 def test_default_dtype_float64_without_torch():
@@ -111,29 +105,29 @@ def tensor_pair(torch, name, kind):
     """A pyth tensor and a torch tensor of dtype `name`: kind 'dims' (2 elements), 'one'
     (shape (1,)), 'empty' (shape (0,)), 'zerodim'."""
     shape = {"dims": (2,), "one": (1,), "empty": (0,), "zerodim": ()}[kind]
-    return pyth.zeros(shape, dtype=DT(name)), torch.zeros(shape, dtype=TDT(torch, name))
+    return pyth.zeros(shape, dtype=pdt(name)), torch.zeros(shape, dtype=TDT(torch, name))
 
 
-@pytest.mark.parametrize("b", NAMES)
-@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("b", DTYPE_NAMES)
+@pytest.mark.parametrize("a", DTYPE_NAMES)
 def test_promote_types_vs_torch(a, b):
     torch = pytest.importorskip("torch")
     expected = str(torch.promote_types(TDT(torch, a), TDT(torch, b))).replace("torch.", "")
-    assert pyth.promote_types(DT(a), DT(b)).name == expected
+    assert pyth.promote_types(pdt(a), pdt(b)).name == expected
 
 
-@pytest.mark.parametrize("b", NAMES)
-@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("b", DTYPE_NAMES)
+@pytest.mark.parametrize("a", DTYPE_NAMES)
 def test_can_cast_vs_torch(a, b):
     torch = pytest.importorskip("torch")
-    assert pyth.can_cast(DT(a), DT(b)) == torch.can_cast(TDT(torch, a), TDT(torch, b))
+    assert pyth.can_cast(pdt(a), pdt(b)) == torch.can_cast(TDT(torch, a), TDT(torch, b))
 
 
 @pytest.mark.parametrize("kinds", [("dims", "dims"), ("dims", "zerodim"), ("zerodim", "dims"),
                                    ("zerodim", "zerodim"), ("one", "zerodim"),
                                    ("empty", "zerodim"), ("empty", "dims")])
-@pytest.mark.parametrize("b", NAMES)
-@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("b", DTYPE_NAMES)
+@pytest.mark.parametrize("a", DTYPE_NAMES)
 def test_result_type_tensor_tensor_vs_torch(a, b, kinds):
     torch = pytest.importorskip("torch")
     pa, ta = tensor_pair(torch, a, kinds[0])
@@ -148,13 +142,13 @@ SCALARS = [True, False, 0, 7, -3, 1000, 2.5, -0.0, float("inf"), np.int64(3), np
 
 @pytest.mark.parametrize("default", ["float32", "float64"])
 @pytest.mark.parametrize("kind", ["dims", "zerodim"])
-@pytest.mark.parametrize("a", NAMES)
+@pytest.mark.parametrize("a", DTYPE_NAMES)
 def test_result_type_tensor_scalar_vs_torch(a, kind, default):
     torch = pytest.importorskip("torch")
     pa, ta = tensor_pair(torch, a, kind)
     old_p, old_t = pyth.get_default_dtype(), torch.get_default_dtype()
     try:
-        pyth.set_default_dtype(DT(default))
+        pyth.set_default_dtype(pdt(default))
         torch.set_default_dtype(TDT(torch, default))
         for s in SCALARS:
             expected = str(torch.result_type(ta, s)).replace("torch.", "")
@@ -173,8 +167,8 @@ def _torch_dtype_of(fn):
         return None
 
 
-@pytest.mark.parametrize("c", NAMES)
-@pytest.mark.parametrize("b", NAMES)
+@pytest.mark.parametrize("c", DTYPE_NAMES)
+@pytest.mark.parametrize("b", DTYPE_NAMES)
 def test_result_type_three_operands_vs_torch_ops(b, c):
     """Three operands: torch.addcmul(a, b, c) and torch.clamp(a, b, c) compute in the result
     type of all three (a dims tensor and two 0-dim tensors)."""

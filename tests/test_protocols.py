@@ -12,6 +12,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _support import bf16_round, pdt
 
 import pyth
 
@@ -31,10 +32,6 @@ NUMPY = {
 ALL = list(NUMPY)
 WITH_NUMPY = [n for n in ALL if NUMPY[n] is not None]
 PY_TYPE = {n: (bool if n == "bool" else float if "float" in n else int) for n in ALL}
-
-
-def dt(name: str):
-    return getattr(pyth, name)
 
 
 def sample(name: str, shape=(3, 4), seed: int = 0) -> np.ndarray:
@@ -66,13 +63,6 @@ def same_list(got, expected) -> None:
         assert got == expected
 
 
-def bfloat16_round(values: np.ndarray) -> np.ndarray:
-    """Round float32 values to bfloat16 (nearest, ties to even) by bit arithmetic: the oracle."""
-    bits = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
-    return rounded.astype(np.uint32).view(np.float32)
-
-
 # ---------------------------------------------------------------- construction of scalars
 
 @pytest.mark.parametrize("value", [3, 2.5, True])
@@ -88,7 +78,7 @@ def test_tensor_of_a_python_scalar_is_zero_dim(value):
 @pytest.mark.parametrize("name", ALL)
 def test_item_gives_the_python_scalar(name):
     a = sample(name, (1,), seed=3)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     got = t.item()
     expected = a.item() if name != "bfloat16" else float(a[0])
     assert type(got) is PY_TYPE[name]
@@ -141,12 +131,12 @@ def test_tolist_bfloat16_matches_rounded_float32(layout):
     a = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4) + np.float32(1 / 3)
     view_t, view_a = LAYOUTS[layout]
     got = view_t(pyth.tensor(a).bfloat16()).tolist()
-    same_list(got, view_a(bfloat16_round(a)).astype(np.float64).tolist())
+    same_list(got, view_a(bf16_round(a)).astype(np.float64).tolist())
 
 
 def test_bfloat16_rounding_oracle_is_ties_to_even():
     # 1 + 2**-8 is halfway between 1 and 1 + 2**-7: ties go to the even one, 1.0
-    assert bfloat16_round(np.float32([1 + 2**-8, 1 + 3 * 2**-8]))[0] == 1.0
+    assert bf16_round(np.float32([1 + 2**-8, 1 + 3 * 2**-8]))[0] == 1.0
     assert pyth.tensor([1 + 2**-8, 1 + 3 * 2**-8]).bfloat16().tolist() == [1.0, 1 + 2**-6]
 
 
@@ -243,7 +233,7 @@ def test_len_of_zero_dim_is_a_type_error():
 @pytest.mark.parametrize("name", ALL)
 def test_scalar_conversions_of_one_element(name):
     a = sample(name, (1,), seed=5)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     v = a.astype(np.float64)[0] if name == "bfloat16" else a[0]
     assert bool(t) is bool(v)
     assert float(t) == float(v) and type(float(t)) is float
@@ -322,7 +312,7 @@ def test_copy_copy_shares_storage_as_torch_does():
 @pytest.mark.parametrize("name", ALL)
 def test_deepcopy_is_independent(name):
     a = sample(name)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     view = t.t()[1:]
     c = copy.deepcopy(view)
     assert c.dtype is view.dtype
@@ -354,7 +344,7 @@ def test_deepcopy_keeps_sharing_inside_a_list():
                                     "size0_rows", "expanded"])
 def test_pickle_round_trip(name, layout):
     a = sample(name)
-    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=dt(name))
+    t = pyth.tensor(a.astype(np.float32) if name == "bfloat16" else a, dtype=pdt(name))
     view = LAYOUTS[layout][0](t)
     back = pickle.loads(pickle.dumps(view))
     assert type(back) is type(view)
@@ -468,7 +458,7 @@ def test_from_numpy_is_zero_copy(layout):
 def test_from_numpy_every_dtype(name):
     a = sample(name)
     t = pyth.from_numpy(a)
-    assert t.dtype is dt(name)
+    assert t.dtype is pdt(name)
     assert t.data_ptr() == a.ctypes.data
     same_list(t.tolist(), a.tolist())
 

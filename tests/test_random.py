@@ -7,30 +7,24 @@ algorithms (Lemire's bounded integers), analytic moments and CDFs (seeded sample
 one-sample Kolmogorov-Smirnov), and samples from numpy and PyTorch (two-sample KS), PyTorch also
 for result dtypes/shapes and exception types.
 """
+import functools
 import json
 import math
 import os
 import pickle
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
-
-import pyth
+from _support import DTYPE_NAMES, FLOATS, INTS, kw, pdt, run_in_threads
 from pyth._th import lib
 
+import pyth
+
 N = 100_000
-FLOATS = ("float32", "float64", "float16", "bfloat16")
-INTS = ("uint8", "int8", "int16", "int32", "int64")
-ALL = INTS + FLOATS + ("bool",)
 STATE_SIZE = 2536
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def pdt(name):
-    return getattr(pyth, name)
 
 
 def npy(t):
@@ -38,10 +32,6 @@ def npy(t):
     if t.dtype in (pyth.bfloat16, pyth.float16):
         t = t.to(pyth.float32)
     return np.array(t.numpy(), dtype=np.float64)
-
-
-def kw(*words):
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
 
 
 def gen(seed=0):
@@ -428,21 +418,6 @@ def test_forked_child_continues_a_copy_of_the_default_stream():
 # threads
 # --------------------------------------------------------------------------------------------
 
-def run_threads(fn, nthreads=4):
-    errors = []
-
-    def body(k):
-        try:
-            fn(k)
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
-    ts = [threading.Thread(target=body, args=(k,)) for k in range(nthreads)]
-    for t in ts:
-        t.start()
-    for t in ts:
-        t.join()
-    assert not errors, errors
-
 
 def test_threads_sharing_a_generator_take_whole_runs():
     g, size, calls = gen(21), 1000, 40
@@ -451,7 +426,7 @@ def test_threads_sharing_a_generator_take_whole_runs():
     def work(k):
         for _ in range(calls):
             chunks.append(tuple(pyth.rand(size, generator=g).tolist()))   # list.append is atomic
-    run_threads(work)
+    run_in_threads([functools.partial(work, k) for k in range(4)])
     total = 4 * calls * size
     seq = pyth.rand(total, generator=gen(21)).tolist()
     blocks = {tuple(seq[i:i + size]) for i in range(0, total, size)}
@@ -469,7 +444,7 @@ def test_threads_normals_with_odd_sizes():
     def work(k):
         for n in sizes:
             got.extend(pyth.randn(n, generator=g).tolist())
-    run_threads(work)
+    run_in_threads([functools.partial(work, k) for k in range(4)])
     seq = pyth.randn(4 * sum(sizes), generator=gen(22)).tolist()
     assert sorted(got) == sorted(seq)
 
@@ -617,7 +592,7 @@ def test_geometric_saturates_small_integer_types():
         assert max(x) == hi and min(x) >= 1
 
 
-@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dt", DTYPE_NAMES)
 def test_bernoulli_scalar(dt):
     x = npy(pyth.zeros(N, dtype=pdt(dt)).bernoulli_(0.3, generator=gen(14)))
     assert set(np.unique(x)) <= {0.0, 1.0}
@@ -647,7 +622,7 @@ def test_bernoulli_tensor_p():
     assert b.tolist() == [True] * 10
 
 
-@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dt", DTYPE_NAMES)
 def test_random_default_ranges(dt):
     x = npy(pyth.zeros(20000, dtype=pdt(dt)).random_(generator=gen(18)))
     hi = {"uint8": 255, "int8": 127, "int16": 32767, "int32": 2**31 - 1, "int64": 2**63 - 1,
@@ -658,7 +633,7 @@ def test_random_default_ranges(dt):
         assert len(np.unique(x)) > 0.9 * min(hi + 1, 2000)
 
 
-@pytest.mark.parametrize("dt", ALL)
+@pytest.mark.parametrize("dt", DTYPE_NAMES)
 def test_random_from_to(dt):
     lo, hi = (0, 2) if dt == "bool" else (-3 if dt not in ("uint8",) else 3, 9)
     x = npy(pyth.zeros(30000, dtype=pdt(dt)).random_(lo, hi, generator=gen(19)))
@@ -799,10 +774,10 @@ SAMPLERS = {
     "cauchy_": (FLOATS, lambda t, g: t.cauchy_(generator=g), lambda x: ~np.isnan(x)),
     "log_normal_": (FLOATS, lambda t, g: t.log_normal_(0, 0.5, generator=g), lambda x: x >= 0),
     "geometric_": (FLOATS + INTS, lambda t, g: t.geometric_(0.5, generator=g), lambda x: x >= 1),
-    "bernoulli_": (ALL, lambda t, g: t.bernoulli_(0.5, generator=g), lambda x: (x == 0) | (x == 1)),
-    "bernoulli_t": (ALL, lambda t, g: t.bernoulli_(pyth.full((), 0.5), generator=g),
+    "bernoulli_": (DTYPE_NAMES, lambda t, g: t.bernoulli_(0.5, generator=g), lambda x: (x == 0) | (x == 1)),
+    "bernoulli_t": (DTYPE_NAMES, lambda t, g: t.bernoulli_(pyth.full((), 0.5), generator=g),
                     lambda x: (x == 0) | (x == 1)),
-    "random_": (ALL, lambda t, g: t.random_(0, 2, generator=g), lambda x: (x == 0) | (x == 1)),
+    "random_": (DTYPE_NAMES, lambda t, g: t.random_(0, 2, generator=g), lambda x: (x == 0) | (x == 1)),
 }
 
 

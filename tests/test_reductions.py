@@ -8,14 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from _support import DTYPE_NAMES, FLOATS, INTS, to_numpy_exact, to_torch
 from pyth._th import lib
 
 import pyth
 
-ALL = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16", "bfloat16",
-       "bool"]
-FLOATS = ["float32", "float64", "float16", "bfloat16"]
-INTS = ["uint8", "int8", "int16", "int32", "int64"]
 TOL = {"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12), "float16": (2e-3, 1e-3),
        "bfloat16": (1.6e-2, 1e-2)}
 
@@ -53,25 +50,12 @@ def layouts(dtype: str, shape: tuple = (5, 6)) -> list:
     ]
 
 
-def as_numpy(t: pyth.Tensor) -> np.ndarray:
-    """The logical values, with reduced floats widened so numpy can hold them."""
-    if t.dtype in (pyth.bfloat16,):
-        t = t.float()
-    return np.array(t.numpy())
-
-
-def as_torch(t: pyth.Tensor):
-    torch = pytest.importorskip("torch")
-    out = torch.from_numpy(as_numpy(t))
-    return out.to(getattr(torch, t.dtype.name))
-
-
 def assert_matches(got: pyth.Tensor, want, dtype_name: str | None = None) -> None:
     """got equals the torch tensor want: dtype, shape and values (to the dtype's tolerance)."""
     torch = pytest.importorskip("torch")
     assert got.dtype.name == str(want.dtype).replace("torch.", ""), (got.dtype, want.dtype)
     assert tuple(got.shape) == tuple(want.shape)
-    g = as_numpy(got).astype("float64") if got.dtype.is_floating_point else as_numpy(got)
+    g = to_numpy_exact(got).astype("float64") if got.dtype.is_floating_point else to_numpy_exact(got)
     w = want.to(torch.float64).numpy() if want.is_floating_point() else want.numpy()
     if got.dtype.is_floating_point:
         rtol, atol = TOL[got.dtype.name]
@@ -87,11 +71,11 @@ DIMS = [None, 0, 1, -1, (0, 1), (-1, 0), ()]
 # ---- sum / prod / amax / amin / all / any against torch, every dtype and layout ---------------
 
 @pytest.mark.parametrize("op", ["sum", "prod", "amax", "amin", "all", "any"])
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_simple_reductions_match_torch(op, dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
-        tx = as_torch(x)
+        tx = to_torch(x)
         for dim in DIMS + [2, -3, (0, 2)] if x.dim() == 3 else DIMS:
             for keepdim in (False, True):
                 if dim is None:
@@ -124,12 +108,12 @@ def test_simple_reductions_match_torch(op, dtype):
                     assert_matches(getattr(x, op)(dim, keepdim), want)
 
 
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_sum_against_numpy(dtype):
     for name, x in layouts(dtype):
-        a = as_numpy(x)
+        a = to_numpy_exact(x)
         for dim in (None, 0, 1, (0, 1), -1):
-            got = as_numpy(pyth.sum(x, dim))
+            got = to_numpy_exact(pyth.sum(x, dim))
             want = a.astype("float64" if x.dtype.is_floating_point else "int64").sum(
                 axis=dim if not isinstance(dim, list) else tuple(dim))
             if x.dtype.is_floating_point:
@@ -164,7 +148,7 @@ def test_float32_sum_accumulates_in_double():
 def test_mean_var_std_match_torch(dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
-        tx = as_torch(x)
+        tx = to_torch(x)
         for dim in (None, 0, -1, (0, 1), (1,)):
             for keepdim in (False, True):
                 if dim is None and keepdim:
@@ -184,8 +168,8 @@ def test_var_against_numpy_and_legacy_forms():
     a = rng.standard_normal((40, 30)) + 1e6          # a large mean: a one-pass formula fails
     x = pyth.tensor(a)
     np.testing.assert_allclose(pyth.var(x).item(), a.var(ddof=1), rtol=1e-9)
-    np.testing.assert_allclose(as_numpy(pyth.var(x, 0, False)), a.var(0), rtol=1e-9)
-    np.testing.assert_allclose(as_numpy(pyth.std(x, 1, True, True)), a.std(1, ddof=1,
+    np.testing.assert_allclose(to_numpy_exact(pyth.var(x, 0, False)), a.var(0), rtol=1e-9)
+    np.testing.assert_allclose(to_numpy_exact(pyth.std(x, 1, True, True)), a.std(1, ddof=1,
                                keepdims=True), rtol=1e-9)
     np.testing.assert_allclose(x.var(False).item(), a.var(), rtol=1e-9)     # var(unbiased)
     with pytest.raises(TypeError):
@@ -196,7 +180,7 @@ def test_var_against_numpy_and_legacy_forms():
 def test_norm_matches_torch(dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
-        tx = as_torch(x)
+        tx = to_torch(x)
         for p in (2, 1, math.inf, -math.inf, 0, 3, 0.5, -1, "fro"):
             for dim in (None, 0, -1, (0, 1)):
                 got = pyth.norm(x, p, dim)
@@ -228,7 +212,7 @@ def test_norm_dtype_and_dist():
 def test_logsumexp_matches_torch(dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
-        tx = as_torch(x)
+        tx = to_torch(x)
         for dim in (0, -1, (0, 1)):
             for keepdim in (False, True):
                 assert_matches(pyth.logsumexp(x, dim, keepdim),
@@ -243,11 +227,11 @@ def test_logsumexp_matches_torch(dtype):
 
 # ---- max / min / argmax / argmin ------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_max_min_match_torch(dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
-        tx = as_torch(x)
+        tx = to_torch(x)
         assert_matches(pyth.max(x), torch.max(tx))
         assert_matches(x.min(), tx.min())
         for dim in range(-x.dim(), x.dim()):
@@ -309,13 +293,13 @@ def test_argmax_long_rows_first_occurrence():
 # ---- cumsum / cumprod -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("op", ["cumsum", "cumprod"])
-@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
 def test_scans_match_torch(op, dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
         if op == "cumprod" and dtype in ("float16", "bfloat16"):
             x = x / 4 if dtype != "bool" else x   # keep products representable
-        tx = as_torch(x)
+        tx = to_torch(x)
         for dim in range(-x.dim(), x.dim()):
             assert_matches(getattr(pyth, op)(x, dim), getattr(torch, op)(tx, dim))
             assert_matches(getattr(x, op)(dim), getattr(tx, op)(dim))
@@ -327,16 +311,16 @@ def test_scans_match_torch(op, dtype):
 def test_cumsum_against_numpy_and_inplace():
     a = rng.standard_normal((7, 9))
     x = pyth.tensor(a)
-    np.testing.assert_allclose(as_numpy(pyth.cumsum(x, 1)), np.cumsum(a, 1), rtol=1e-12)
-    np.testing.assert_allclose(as_numpy(pyth.cumprod(x.t(), 0)), np.cumprod(a.T, 0), rtol=1e-12)
+    np.testing.assert_allclose(to_numpy_exact(pyth.cumsum(x, 1)), np.cumsum(a, 1), rtol=1e-12)
+    np.testing.assert_allclose(to_numpy_exact(pyth.cumprod(x.t(), 0)), np.cumprod(a.T, 0), rtol=1e-12)
     y = x.clone()
     assert y.cumsum_(0) is y
-    np.testing.assert_allclose(as_numpy(y), np.cumsum(a, 0), rtol=1e-12)
+    np.testing.assert_allclose(to_numpy_exact(y), np.cumsum(a, 0), rtol=1e-12)
     i = pyth.tensor([1, 2, 3], dtype=pyth.int16)
     assert i.cumsum_(0) is i and i.tolist() == [1, 3, 6] and i.dtype is pyth.int16
     c = pyth.tensor(a).t()                              # in place through a transposed view
     c.cumprod_(1)
-    np.testing.assert_allclose(as_numpy(c), np.cumprod(a.T, 1), rtol=1e-12)
+    np.testing.assert_allclose(to_numpy_exact(c), np.cumprod(a.T, 1), rtol=1e-12)
 
 
 # ---- empty and 0-dim ---------------------------------------------------------------------------------
@@ -346,7 +330,7 @@ def test_empty_reductions(dtype):
     torch = pytest.importorskip("torch")
     for shape in ((0, 3), (3, 0), (0,)):
         x = pyth.zeros(*shape, dtype=getattr(pyth, dtype))
-        tx = as_torch(x)
+        tx = to_torch(x)
         for op in ("sum", "prod", "all", "any"):
             assert_matches(getattr(pyth, op)(x), getattr(torch, op)(tx))
             for d in range(len(shape)):
@@ -518,7 +502,7 @@ def test_threaded_paths_match_serial(tiny_grain, dtype):
         for x in (to_pyth(a, dtype), to_pyth(np.ascontiguousarray(a.T), dtype).t()
                   if len(shape) == 2 else to_pyth(a, dtype).transpose(0, 2).contiguous()
                   .transpose(0, 2)):
-            tx = as_torch(x)
+            tx = to_torch(x)
             for dim in [None] + list(range(len(shape))) + [(0, len(shape) - 1)]:
                 args = () if dim is None else (dim,)
                 assert_matches(pyth.sum(x, *args), torch.sum(tx, *args))
@@ -565,9 +549,9 @@ def test_large_whole_and_axis_sums():
     x = pyth.tensor(a)
     want = a.astype("float64")
     np.testing.assert_allclose(pyth.sum(x).item(), want.sum(), rtol=1e-6)
-    np.testing.assert_allclose(as_numpy(pyth.sum(x, 0)), want.sum(0), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(as_numpy(pyth.sum(x, 1)), want.sum(1), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(as_numpy(x.t().sum(0)), want.sum(1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(to_numpy_exact(pyth.sum(x, 0)), want.sum(0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(to_numpy_exact(pyth.sum(x, 1)), want.sum(1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(to_numpy_exact(x.t().sum(0)), want.sum(1), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(x.var().item(), want.var(ddof=1), rtol=1e-6)
     assert x.argmax().item() == int(np.argmax(a)) and x.argmin(0).tolist() == list(a.argmin(0))
 
@@ -584,7 +568,7 @@ def test_equal():
         torch.ones(2), torch.ones(2, dtype=torch.int32))
     nan = pyth.tensor([math.nan])
     assert pyth.equal(nan, nan) is torch.equal(torch.tensor([math.nan]), torch.tensor([math.nan]))
-    assert np.array_equal(as_numpy(a), as_numpy(a.clone())) == pyth.equal(a, a.clone())
+    assert np.array_equal(to_numpy_exact(a), to_numpy_exact(a.clone())) == pyth.equal(a, a.clone())
 
 
 def test_allclose():
@@ -612,7 +596,7 @@ def test_allclose():
 def test_histc_matches_torch(dtype):
     torch = pytest.importorskip("torch")
     for name, x in layouts(dtype):
-        tx = as_torch(x)
+        tx = to_torch(x)
         for bins, lo, hi in ((10, -4, 4), (7, 0, 0), (3, -1.5, 2.5), (1, 0, 0)):
             assert_matches(pyth.histc(x, bins, lo, hi), torch.histc(tx, bins, lo, hi))
     t = pyth.tensor([1.0, 2.0, 1.0])
@@ -620,7 +604,7 @@ def test_histc_matches_torch(dtype):
     assert pyth.tensor([5.0, 5.0]).histc(4).tolist() == [0.0, 0.0, 2.0, 0.0]
     assert pyth.tensor([math.nan, 1.0]).histc(4, 0, 3).tolist() == [0.0, 1.0, 0.0, 0.0]
     a = rng.standard_normal(1000)
-    np.testing.assert_array_equal(as_numpy(pyth.tensor(a).histc(20, -2, 2)),
+    np.testing.assert_array_equal(to_numpy_exact(pyth.tensor(a).histc(20, -2, 2)),
                                   np.histogram(a, 20, (-2, 2))[0])
     with pytest.raises(RuntimeError, match="bins must be > 0"):
         t.histc(0)

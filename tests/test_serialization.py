@@ -13,6 +13,7 @@ import zlib
 
 import numpy as np
 import pytest
+from _support import to_numpy_exact
 
 import pyth
 from pyth import serialization as ser
@@ -29,13 +30,9 @@ def _sample(dt):
     return base.to(dt)
 
 
-def _np(t):
-    return t.float().numpy() if t.dtype in (pyth.bfloat16,) else t.numpy()
-
-
 def _same(a, b):
     assert a.dtype is b.dtype and tuple(a.shape) == tuple(b.shape)
-    np.testing.assert_array_equal(_np(a.contiguous()), _np(b.contiguous()))
+    np.testing.assert_array_equal(to_numpy_exact(a.contiguous()), to_numpy_exact(b.contiguous()))
 
 
 def _roundtrip(obj, tmp_path, **kw):
@@ -447,7 +444,9 @@ def test_safetensors_roundtrip_and_lazy(tmp_path):
 
 def test_safetensors_interop_with_package(tmp_path):
     pytest.importorskip("safetensors")
-    from safetensors.numpy import load_file as np_load, save_file as np_save
+    from safetensors.numpy import load_file as np_load
+    from safetensors.numpy import save_file as np_save
+
     from pyth.utils import safetensors as st
     p = tmp_path / "a.safetensors"
     ts = {f"t_{dt.name}": _sample(dt) for dt in DTYPES if dt is not pyth.bfloat16}
@@ -464,6 +463,7 @@ def test_safetensors_bfloat16_with_torch(tmp_path):
     torch = pytest.importorskip("torch")
     pytest.importorskip("safetensors")
     from safetensors.torch import load_file, save_file
+
     from pyth.utils import safetensors as st
     p = tmp_path / "b.safetensors"
     st.save_file({"w": pyth.arange(7).bfloat16(), "b": pyth.tensor([True, False])}, p)

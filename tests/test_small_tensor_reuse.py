@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import gc
 import queue
-import threading
 import time
 
 import numpy as np
 import pytest
+from _support import NUMPY_DTYPES, c_strides, run_in_threads
 from pyth._th import ffi, lib
 
 import pyth
@@ -54,14 +54,6 @@ def new_float(*shape: int):
     return h
 
 
-def contiguous_strides(shape) -> list:
-    out, s = [], 1
-    for n in reversed(shape):
-        out.append(s)
-        s *= max(n, 1)
-    return out[::-1]
-
-
 def geometry(h) -> tuple:
     n = h.nDimension
     return (tuple(h.size[d] for d in range(n)), tuple(h.stride[d] for d in range(n)),
@@ -84,7 +76,7 @@ def test_reuse_gives_fresh_geometry_and_refcounts(cache_on):
         for shape in SHAPES:
             h = new_float(*shape)
             numel = int(np.prod(shape))
-            assert geometry(h) == (shape, tuple(contiguous_strides(shape)), 0)
+            assert geometry(h) == (shape, c_strides(shape), 0)
             assert h.refcount == 1 and lib.THFloatTensor_nElement(h) == numel
             st = h.storage
             assert st.refcount == 1 and st.exports == 0 and st.size == numel
@@ -148,7 +140,7 @@ def test_dims_move_between_inline_and_own_block(cache_on):
     for shape in [(5,), (2, 3, 4, 5, 6), (7, 2), (1, 2, 3, 4, 5, 6, 7), (), (3, 3, 3, 3), (6,),
                   (2,) * 12, (4, 5)]:
         assert lib.THFloatTensor_resize(h, len(shape), sizes(*shape)) == 0
-        assert geometry(h) == (shape, tuple(contiguous_strides(shape)), 0)
+        assert geometry(h) == (shape, c_strides(shape), 0)
         blocks = 2 + (len(shape) > 4)  # header, storage, and own dims beyond 4
         assert lib.THAlloc_liveCount() - before == blocks
     lib.THFloatTensor_free(h)
@@ -260,22 +252,6 @@ def test_limit_bounds_the_lists():
         lib.THStructCache_setLimit(old)
 
 
-def run_threads(bodies) -> None:
-    errors = []
-
-    def guard(fn):
-        try:
-            fn()
-        except BaseException as e:  # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=guard, args=(fn,)) for fn in bodies]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-
-
 def test_threads_make_and_free_concurrently_and_across_threads(cache_on):
     """Four threads churn through tensors on their own while producers hand tensors (tagged
     with a value) to consumers on other threads, which check and free them."""
@@ -310,7 +286,7 @@ def test_threads_make_and_free_concurrently_and_across_threads(cache_on):
             assert (data == i).all()
             lib.THFloatTensor_free(h)  # made on the producer's thread
 
-    run_threads([churn(k) for k in range(4)] + [produce, consume])
+    run_in_threads([churn(k) for k in range(4)] + [produce, consume])
     assert meters() == base
 
 
@@ -324,7 +300,7 @@ def test_exited_threads_release_their_lists(cache_on):
     lib.THFloatTensor_free(new_float(1))  # this thread holds a record already
     threads = lib.THStructCache_threads()
     base = meters()
-    run_threads([work] * 4)
+    run_in_threads([work] * 4)
     deadline = time.monotonic() + 10
     while lib.THStructCache_threads() > threads and time.monotonic() < deadline:
         time.sleep(0.01)  # the key destructors run as the threads finish exiting
@@ -336,7 +312,6 @@ def test_exited_threads_release_their_lists(cache_on):
 
 # (dtype, C prefix) for every dtype
 DTYPES = [(dt, f"TH{dt.tensor._prefix[2:-len('Tensor_')]}Tensor_") for dt in _dt.ALL_DTYPES]
-NP_DTYPES = [dt for dt in _dt.ALL_DTYPES if dt is not _dt.bfloat16]
 
 
 def new_forms(prefix: str) -> list:
@@ -480,7 +455,7 @@ def result_dt(fn, dt):
     return _dt.bool_ if "Bool" in ffi.typeof(fn).result.cname else dt
 
 
-@pytest.mark.parametrize("dt", NP_DTYPES, ids=[d.name for d in NP_DTYPES])
+@pytest.mark.parametrize("dt", NUMPY_DTYPES, ids=[d.name for d in NUMPY_DTYPES])
 def test_new_forms_against_numpy_in_every_layout(dt):
     rng = np.random.default_rng(1)
     with np.errstate(all="ignore"):

@@ -13,34 +13,32 @@ import math
 import pathlib
 import subprocess
 import sys
-import warnings
 
 import numpy as np
 import pytest
+from _support import (
+    CAST_POOL,
+    DTYPE_NAMES,
+    FLOATS,
+    INT_RANGE,
+    INTS,
+    ITEMSIZE,
+    NP_CARRIER,
+    TH_NAME,
+    bf16_round,
+    convertible_values,
+    exact_in,
+    torch_convertible,
+)
+from pyth._th import ffi, lib
 
 import pyth
-from pyth._th import ffi, lib
 
 # ---- the ten types ------------------------------------------------------------------------
 
-NAMES = ["uint8", "int8", "int16", "int32", "int64", "float32", "float64", "float16",
-         "bfloat16", "bool"]
-REAL = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-        "float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-        "bool": "Bool"}
-# numpy dtype used as the oracle (bfloat16 values are compared through float32)
-NP = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-      "int64": np.int64, "float32": np.float32, "float64": np.float64, "float16": np.float16,
-      "bfloat16": np.float32, "bool": np.bool_}
-ITEMSIZE = {"uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8, "float32": 4,
-            "float64": 8, "float16": 2, "bfloat16": 2, "bool": 1}
 CTYPE = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
          "int64": "int64_t", "float32": "float", "float64": "double", "float16": "THHalf",
          "bfloat16": "THBFloat16", "bool": "bool"}
-INTS = {"uint8", "int8", "int16", "int32", "int64"}
-FLOATS = {"float32", "float64", "float16", "bfloat16"}
-RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(2**15), 2**15 - 1),
-         "int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 # conversion methods and the type each produces
 METHODS = {"byte": "uint8", "char": "int8", "short": "int16", "int": "int32", "long": "int64",
            "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
@@ -48,43 +46,7 @@ METHODS = {"byte": "uint8", "char": "int8", "short": "int16", "int": "int32", "l
 
 
 def storage_cls(name):
-    return getattr(pyth, REAL[name] + "Storage")
-
-
-def bf16_round(values):
-    """float32 -> nearest bfloat16 (ties to even), returned as float32 (finite inputs)."""
-    a = np.asarray(values, dtype=np.float32)
-    b = a.view(np.uint32).astype(np.uint64)
-    b = (b + ((b >> 16) & 1) + 0x7FFF) & 0xFFFF0000
-    return b.astype(np.uint32).view(np.float32)
-
-
-def exact_in(v, name):
-    """Whether python number v is exactly representable in type `name`."""
-    if name == "bool":
-        return v in (0, 1)
-    if name in INTS:
-        lo, hi = RANGE[name]
-        return float(v).is_integer() and lo <= v <= hi
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if name == "float64":
-            return float(v) == v
-        f32 = np.float32(v)
-        # compare as Python numbers: exact for ints of any size
-        if not np.isfinite(f32) or float(f32) != v:
-            return False
-        if name == "float32":
-            return True
-        if name == "float16":
-            h = np.float16(f32)
-            return bool(np.isfinite(h)) and float(h) == v
-        return float(bf16_round([f32])[0]) == v
-
-
-# candidates; each (src, dst) pair keeps those whose conversion is exact or well defined
-POOL = [0, 1, -1, 2.5, -2.75, 0.5, -0.5, 100, -100, 127, -128, 200, 255, 300, -300, 7.25,
-        1024, -0.0, 40000, -32768, 65536, 2**31 - 1, -(2**31), 2**40, 2**40 + 3, 0.75]
+    return getattr(pyth, TH_NAME[name] + "Storage")
 
 
 def pyvalue(v, name):
@@ -99,27 +61,12 @@ def pyvalue(v, name):
 def src_values(name):
     if name == "bool":
         return [False, True, True, False, True]
-    return [pyvalue(v, name) for v in POOL if exact_in(v, name)]
-
-
-def pair_values(src, dst):
-    """Values of type src whose conversion to dst is well defined (and exact for floats)."""
-    out = []
-    for v in src_values(src):
-        if dst in FLOATS and not exact_in(v, dst):
-            continue
-        if dst in INTS and src in FLOATS:
-            lo, hi = RANGE[dst]
-            if not lo <= math.trunc(v) <= hi:
-                continue
-        out.append(v)
-    assert len(out) >= 3, (src, dst, out)
-    return out
+    return [pyvalue(v, name) for v in CAST_POOL if exact_in(v, name)]
 
 
 def expected_cast(values, src, dst):
     """numpy's astype applied to the values (bfloat16 through float32; values are exact)."""
-    return np.array(values, dtype=NP[src]).astype(NP[dst]).tolist()
+    return np.array(values, dtype=NP_CARRIER[src]).astype(NP_CARRIER[dst]).tolist()
 
 
 def same(a, b):
@@ -140,7 +87,7 @@ def same(a, b):
 # ---- construction, size, element access -------------------------------------------------
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_construct_with_size(name):
     s = storage_cls(name)(5)
     assert isinstance(s, storage_cls(name))
@@ -150,7 +97,7 @@ def test_construct_with_size(name):
     assert len(s.tolist()) == 5
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_construct_empty(name):
     for s in (storage_cls(name)(0), storage_cls(name)([])):
         assert len(s) == 0
@@ -158,7 +105,7 @@ def test_construct_empty(name):
         assert s.tolist() == []
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_construct_from_list(name):
     vals = src_values(name)
     s = storage_cls(name)(vals)
@@ -166,15 +113,15 @@ def test_construct_from_list(name):
     assert same(s.tolist(), vals)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_construct_from_list_converts_like_numpy(name):
     # ints into a float storage, 0/1 into bool: stored as numpy's astype would
     vals = [0, 1, 3, 0, 2]
     s = storage_cls(name)(vals)
-    assert s.tolist() == np.array(vals).astype(NP[name]).tolist()
+    assert s.tolist() == np.array(vals).astype(NP_CARRIER[name]).tolist()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_tolist_python_types(name):
     s = storage_cls(name)([1, 0, 1])
     out = s.tolist()
@@ -183,7 +130,7 @@ def test_tolist_python_types(name):
     assert all(type(s[i]) is want for i in range(3))
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_getitem_positive_and_negative(name):
     vals = src_values(name)
     s = storage_cls(name)(vals)
@@ -193,7 +140,7 @@ def test_getitem_positive_and_negative(name):
         assert same([s[i - n]], [vals[i]])
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_setitem_positive_and_negative(name):
     vals = src_values(name)
     n = len(vals)
@@ -212,7 +159,7 @@ def test_setitem_positive_and_negative(name):
     assert same(s.tolist(), ref)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_index_out_of_range(name, n):
     s = storage_cls(name)(n)
@@ -239,7 +186,7 @@ FILL = {"uint8": 200, "int8": -7, "int16": -300, "int32": 70000, "int64": 2**40 
         "bool": True}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("n", [0, 1, 9])
 def test_fill_(name, n):
     s = storage_cls(name)(n)
@@ -255,7 +202,7 @@ def test_fill_(name, n):
 def test_fill_and_set_overflow_raise(name):
     # PyTorch: "value cannot be converted to type uint8_t without overflow"
     s = storage_cls(name)([1, 2])
-    big = RANGE[name][1] + 1
+    big = INT_RANGE[name][1] + 1
     with pytest.raises(RuntimeError, match=r"(?i)overflow|convert"):
         s.fill_(big)
     with pytest.raises(RuntimeError, match=r"(?i)overflow|convert"):
@@ -271,7 +218,7 @@ def test_half_and_float_rounding_on_store(name):
                                               np.inf, -np.inf, 2**-24, 2**-25, 3 * 2**-26])])
     s = storage_cls(name)(vals.tolist())
     with np.errstate(over="ignore"):
-        want = vals.astype(NP[name]).astype(np.float64).tolist()
+        want = vals.astype(NP_CARRIER[name]).astype(np.float64).tolist()
     assert same(s.tolist(), want)
 
 
@@ -295,10 +242,10 @@ def test_nan_and_inf_survive(name):
 # ---- copy_ between every pair of types ----------------------------------------------------
 
 
-@pytest.mark.parametrize("src", NAMES)
-@pytest.mark.parametrize("dst", NAMES)
+@pytest.mark.parametrize("src", DTYPE_NAMES)
+@pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_copy_all_pairs(dst, src):
-    vals = pair_values(src, dst)
+    vals = convertible_values(src, dst)
     s = storage_cls(src)(vals)
     d = storage_cls(dst)(len(vals))
     r = d.copy_(s)
@@ -343,7 +290,7 @@ def test_copy_non_storage_raises_type_error():
 # ---- resize_ ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_resize_keeps_prefix(name):
     vals = src_values(name)
     n = len(vals)
@@ -395,7 +342,7 @@ CT = {"uint8": ctypes.c_uint8, "int8": ctypes.c_int8, "int16": ctypes.c_int16,
       "bool": ctypes.c_bool}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_data_ptr_addresses_the_elements(name):
     vals = src_values(name)[:4]
     s = storage_cls(name)(vals)
@@ -421,7 +368,7 @@ def test_data_ptr_distinct_and_aligned():
     assert a.data_ptr() % 4 == 0
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_element_size(name):
     s = storage_cls(name)(3)
     assert s.element_size() == ITEMSIZE[name]
@@ -432,10 +379,10 @@ def test_element_size(name):
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-@pytest.mark.parametrize("src", NAMES)
+@pytest.mark.parametrize("src", DTYPE_NAMES)
 def test_conversion_methods_copy(src, method):
     dst = METHODS[method]
-    vals = pair_values(src, dst)
+    vals = convertible_values(src, dst)
     s = storage_cls(src)(vals)
     r = getattr(s, method)()
     assert type(r) is storage_cls(dst)
@@ -452,7 +399,7 @@ def test_conversion_methods_copy(src, method):
 
 
 def cfn(name, fn):
-    return getattr(lib, f"TH{REAL[name]}Storage_{fn}")
+    return getattr(lib, f"TH{TH_NAME[name]}Storage_{fn}")
 
 
 def to_c(name, v):
@@ -484,7 +431,7 @@ def take_error():
     return kind, msg
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_c_new_with_size(name):
     s = cfn(name, "newWithSize")(10)
     assert s != ffi.NULL
@@ -521,7 +468,7 @@ def test_c_float_storage_example():
     lib.THFloatStorage_free(s)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_c_retain_free_refcount(name):
     s = cfn(name, "newWithSize")(3)
     cfn(name, "retain")(s)
@@ -534,7 +481,7 @@ def test_c_retain_free_refcount(name):
     cfn(name, "free")(s)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_c_errors_are_recorded_not_fatal(name):
     lib.THError_clear()
     s = cfn(name, "newWithSize")(4)
@@ -557,7 +504,7 @@ def test_c_errors_are_recorded_not_fatal(name):
     assert take_error()[0] == lib.TH_ERR_MEMORY
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_c_resize_keeps_prefix(name):
     vals = src_values(name)[:5]
     s = cfn(name, "newWithSize")(len(vals))
@@ -573,14 +520,14 @@ def test_c_resize_keeps_prefix(name):
 
 
 def test_c_copy_all_pairs():
-    for src in NAMES:
-        for dst in NAMES:
-            vals = pair_values(src, dst)
+    for src in DTYPE_NAMES:
+        for dst in DTYPE_NAMES:
+            vals = convertible_values(src, dst)
             s = cfn(src, "newWithSize")(len(vals))
             d = cfn(dst, "newWithSize")(len(vals))
             for i, v in enumerate(vals):
                 cfn(src, "set")(s, i, to_c(src, v))
-            assert getattr(lib, f"TH{REAL[dst]}Storage_copy{REAL[src]}")(d, s) == 0
+            assert getattr(lib, f"TH{TH_NAME[dst]}Storage_copy{TH_NAME[src]}")(d, s) == 0
             got = [c_get(dst, d, i) for i in range(len(vals))]
             assert same(got, expected_cast(vals, src, dst)), (src, dst)
             cfn(src, "free")(s)
@@ -645,35 +592,11 @@ def test_shrinking_a_storage_under_a_view_never_reads_freed_memory():
 # ---- PyTorch as a second oracle (inexact conversions too) ----------------------------------
 
 
-def torch_values(torch, src, dst, n, seed):
-    """A 1-D torch tensor of type src whose conversion to dst is defined in C."""
-    rng = np.random.default_rng(seed)
-    tdt = getattr(torch, src)
-    if src == "bool":
-        return torch.tensor(rng.integers(0, 2, n).astype(bool))
-    if src in INTS:
-        lo, hi = RANGE[src]
-        v = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True)
-        v[:4] = [lo, hi, 0, -1 if lo < 0 else 1]
-        return torch.tensor(v, dtype=tdt)
-    v = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)
-    v[:6] = [0.0, -0.0, 0.5, -0.5, 1.5, 2.5]
-    if dst in INTS:
-        lo, hi = RANGE[dst]
-        v = np.clip(v, max(lo, -(2.0**62)), min(hi, 2.0**62))
-    else:
-        v[6:10] = [np.inf, -np.inf, np.nan, 65520.0]
-    t = torch.tensor(v, dtype=torch.float64).to(tdt)
-    if dst in INTS:  # rounding into src may have left dst's range: replace those by 0
-        t = torch.where((t.double() < lo) | (t.double() >= hi + 1), torch.zeros((), dtype=tdt), t)
-    return t
-
-
-@pytest.mark.parametrize("src", NAMES)
-@pytest.mark.parametrize("dst", NAMES)
+@pytest.mark.parametrize("src", DTYPE_NAMES)
+@pytest.mark.parametrize("dst", DTYPE_NAMES)
 def test_storage_copy_matches_torch(dst, src):
     torch = pytest.importorskip("torch")
-    ts = torch_values(torch, src, dst, 200, seed=NAMES.index(src) * 10 + NAMES.index(dst))
+    ts = torch_convertible(src, dst, 200, seed=DTYPE_NAMES.index(src) * 10 + DTYPE_NAMES.index(dst))
     vals = (ts.float() if src == "bfloat16" else ts).tolist()
     s = storage_cls(src)(vals)
     assert same(s.tolist(), vals)

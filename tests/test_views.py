@@ -9,6 +9,23 @@ is_set_to, set_, resize_, resize_as_.
 """
 import numpy as np
 import pytest
+from _support import (
+    DTYPE_NAMES,
+    NP_CARRIER,
+    ROOTED_LAYOUTS,
+    TH_NAME,
+    c_strides,
+    distinct_values,
+    kw,
+    np_offset,
+    np_via_tolist,
+    pdt,
+    rooted_view,
+    run_all,
+    same_storage,
+    tensor_of,
+    torch_values,
+)
 from numpy.lib.stride_tricks import as_strided as np_as_strided
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -18,117 +35,9 @@ import pyth
 # helpers
 # --------------------------------------------------------------------------------------------
 
-DTYPE_NAMES = ["uint8", "int8", "int16", "int32", "int64",
-               "float32", "float64", "float16", "bfloat16", "bool"]
-NP_DTYPES = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
-             "int64": np.int64, "float32": np.float32, "float64": np.float64,
-             "float16": np.float16, "bfloat16": np.float32, "bool": np.bool_}
-LAYOUTS = ["contig", "transposed", "stepped", "offset"]
-
-
-def pdt(name):
-    return getattr(pyth, name)
-
-
-def dtype_name(t):
-    for n in DTYPE_NAMES:
-        if t.dtype == pdt(n):
-            return n
-    raise AssertionError(f"unknown dtype {t.dtype!r}")
-
-
-def kw(*words):
-    """Regex that matches when every key word (a regex) occurs, in any order, any case."""
-    return "(?is)" + "".join(f"(?=.*(?:{w}))" for w in words)
-
-
-def sample(shape, name, seed=0):
-    """Distinct (up to 251 elements), exactly representable values in every dtype."""
-    shape = tuple(shape)
-    n = int(np.prod(shape, dtype=np.int64))
-    k = np.random.default_rng(seed).permutation(n) if n else np.zeros(0, np.int64)
-    if name == "bool":
-        v = (k % 3) == 0
-    elif name == "uint8":
-        v = k % 251
-    elif name == "int8":
-        v = k % 251 - 125
-    elif name in ("float16", "bfloat16", "float32", "float64"):
-        v = (k % 251 - 125) * 0.5
-    else:
-        v = k - n // 2
-    return np.asarray(v).astype(NP_DTYPES[name]).reshape(shape)
-
-
-def mk(a, name):
-    return pyth.tensor(a, dtype=pdt(name))
-
-
-def to_np(t):
-    name = dtype_name(t)
-    return np.array(t.tolist(), dtype=NP_DTYPES[name]).reshape(tuple(t.shape))
-
-
-def np_offset(view, root):
-    """Element offset of view's first element within the (contiguous) root array."""
-    def addr(x):
-        return x.data_ptr() if hasattr(x, "data_ptr") else x.__array_interface__["data"][0]
-    return ((addr(view) - addr(root))
-            // view.itemsize)
-
 
 def np_strides(a):
     return tuple(s // a.itemsize for s in a.strides)
-
-
-def c_strides(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(st))
-
-
-def shares(a, b):
-    return a.storage().data_ptr() == b.storage().data_ptr()
-
-
-def run_all(items, f):
-    """Runs f(*item) for every item; fails once, listing every item that failed."""
-    errors = []
-    for it in items:
-        try:
-            f(*it)
-        except (Exception, pytest.fail.Exception) as e:  # noqa: PERF203
-            msg = str(e).strip().splitlines()
-            errors.append(f"{it}: {type(e).__name__}: {' | '.join(msg[:6])[:600]}")
-    if errors:
-        pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
-                    pytrace=False)
-
-
-def build(shape, name, layout):
-    """(root_pyth, base_pyth, root_np, base_np): base is a view of a fresh contiguous root."""
-    shape = tuple(shape)
-    nd = len(shape)
-    if nd == 0 or layout == "contig":
-        rn = sample(shape, name)
-        rp = mk(rn, name)
-        return rp, rp, rn, rn
-    if layout == "transposed":
-        rn = sample(shape[::-1], name)
-        rp = mk(rn, name)
-        perm = tuple(range(nd))[::-1]
-        return rp, rp.permute(*perm), rn, rn.transpose(perm)
-    if layout == "stepped":
-        rn = sample(shape[:-1] + (2 * shape[-1] + 1,), name)
-        rp = mk(rn, name)
-        return rp, rp[..., 1::2], rn, rn[..., 1::2]
-    if layout == "offset":
-        rn = sample((shape[0] + 2,) + shape[1:], name)
-        rp = mk(rn, name)
-        return rp, rp.narrow(0, 1, shape[0]), rn, rn[1:1 + shape[0]]
-    raise ValueError(layout)
 
 
 def np_unfold(a, d, size, step):
@@ -164,9 +73,9 @@ def check_geometry_np(vp, vn, rn, rp=None, view=True):
             assert got[d] == exp[d], f"stride of dim {d}: got {got}, numpy {exp}"
     if vn.size > 0:
         assert vp.storage_offset() == np_offset(vn, rn)
-    np.testing.assert_array_equal(to_np(vp), vn)
+    np.testing.assert_array_equal(np_via_tolist(vp), vn)
     if view and rp is not None:
-        assert shares(vp, rp), "a view must share its base's storage"
+        assert same_storage(vp, rp), "a view must share its base's storage"
         if vn.size > 0:
             assert vp.data_ptr() == (vp.storage().data_ptr()
                                      + vp.storage_offset() * vp.element_size())
@@ -356,7 +265,7 @@ NONOVERLAP_PARAMS = [pytest.param(c[1], c[2], c[3], c[4], id=c[0]) for c in CASE
 
 
 def run_case(shape, fn, npfn, kind, name, layout):
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     try:
         vn = npfn(bn)
     except (ValueError, AttributeError):
@@ -368,20 +277,20 @@ def run_case(shape, fn, npfn, kind, name, layout):
     if kind in ("view", "view_or_error"):
         check_geometry_np(vp, vn, rn, rp, view=True)
     else:  # maybe_copy: a view exactly when numpy could make one
-        np.testing.assert_array_equal(to_np(vp), vn)
+        np.testing.assert_array_equal(np_via_tolist(vp), vn)
         assert tuple(vp.shape) == vn.shape
         if vn.size > 0:
             if np.shares_memory(vn, rn):
                 check_geometry_np(vp, vn, rn, rp, view=True)
             else:
-                assert not shares(vp, rp), "numpy had to copy, so the result cannot be a view"
+                assert not same_storage(vp, rp), "numpy had to copy, so the result cannot be a view"
                 assert vp.is_contiguous()
     if vn.size:   # empty tensors: see test_empty_tensors_are_contiguous
         assert vp.is_contiguous() == bool(vn.flags.c_contiguous)
     return rp, bp, rn, bn, vp, vn
 
 
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout", ROOTED_LAYOUTS)
 @pytest.mark.parametrize("shape,fn,npfn,kind", CASE_PARAMS)
 def test_view_matches_numpy_layouts(shape, fn, npfn, kind, layout):
     run_case(shape, fn, npfn, kind, "float32", layout)
@@ -404,8 +313,8 @@ def new_values(n, name):
     if name == "int8":
         return (-(k % 100) - 1).astype(np.int8)
     if name in ("float16", "bfloat16", "float32", "float64"):
-        return (-(k % 120) * 0.5 - 1.0).astype(NP_DTYPES[name])
-    return (-k - 1000).astype(NP_DTYPES[name])
+        return (-(k % 120) * 0.5 - 1.0).astype(NP_CARRIER[name])
+    return (-k - 1000).astype(NP_CARRIER[name])
 
 
 @pytest.mark.parametrize("layout", ["contig", "transposed", "stepped"])
@@ -431,12 +340,12 @@ def write_through(shape, fn, npfn, kind, layout, name):
     mirror = np_as_strided(expected.reshape(-1)[np_offset(vn, rn):], shape=vn.shape,
                            strides=vn.strides)
     mirror[...] = vals
-    vp.copy_(mk(np.array(vals, copy=True), name))
-    np.testing.assert_array_equal(to_np(rp), expected)
+    vp.copy_(tensor_of(np.array(vals, copy=True), name))
+    np.testing.assert_array_equal(np_via_tolist(rp), expected)
     base_mirror = np_as_strided(expected.reshape(-1)[np_offset(bn, rn):], shape=bn.shape,
                                 strides=bn.strides)
-    np.testing.assert_array_equal(to_np(bp), base_mirror)
-    np.testing.assert_array_equal(to_np(vp), vals)
+    np.testing.assert_array_equal(np_via_tolist(bp), base_mirror)
+    np.testing.assert_array_equal(np_via_tolist(vp), vals)
 
 
 # --------------------------------------------------------------------------------------------
@@ -444,7 +353,7 @@ def write_through(shape, fn, npfn, kind, layout, name):
 # --------------------------------------------------------------------------------------------
 
 def torch_build(torch, shape, name, layout):
-    rp, bp, rn, bn = build(shape, name, layout)
+    rp, bp, rn, bn = rooted_view(shape, name, layout)
     rt = torch.tensor(rn)            # a fresh contiguous tensor with standard strides
     if name == "bfloat16":
         rt = rt.to(torch.bfloat16)
@@ -460,14 +369,7 @@ def torch_build(torch, shape, name, layout):
     return rp, bp, rt, bt
 
 
-def torch_values(t):
-    import torch
-    if t.dtype == torch.bfloat16:
-        t = t.float()
-    return t.numpy()
-
-
-TORCH_COMBOS = ([("float32", lay) for lay in LAYOUTS]
+TORCH_COMBOS = ([("float32", lay) for lay in ROOTED_LAYOUTS]
                 + [(n, lay) for n in ("bfloat16", "bool", "int16") for lay in ("contig", "transposed")])
 
 
@@ -487,11 +389,11 @@ def torch_case(torch, shape, fn, name, layout):
         return
     vp = fn(bp)
     assert tuple(vp.shape) == tuple(vt.shape)
-    np.testing.assert_array_equal(to_np(vp), torch_values(vt))
+    np.testing.assert_array_equal(np_via_tolist(vp), torch_values(vt))
     if vt.numel():   # empty tensors: see test_empty_tensors_are_contiguous
         assert vp.is_contiguous() == vt.is_contiguous()
     t_view = vt.untyped_storage().data_ptr() == rt.untyped_storage().data_ptr()
-    assert shares(vp, rp) == t_view
+    assert same_storage(vp, rp) == t_view
     if vt.numel() == 0:
         return                       # strides / offsets of empty views carry no meaning
     if t_view:
@@ -506,7 +408,7 @@ def test_0d_unfold_like_torch():
     u = x.unfold(0, 1, 1)
     assert tuple(u.shape) == (1,)
     assert u.tolist() == [5.0]
-    assert shares(u, x)
+    assert same_storage(u, x)
 
 
 def test_unfold_size0_like_torch():
@@ -520,13 +422,13 @@ def test_unfold_torch_extra():
     torch = pytest.importorskip("torch")
     for shape, args in [((), (0, 1, 1)), ((5,), (0, 0, 1)), ((5,), (0, 0, 2)),
                         ((0, 3), (1, 2, 1)), ((4, 0), (0, 2, 2))]:
-        a = sample(shape, "float32")
+        a = distinct_values(shape, "float32")
         vt = torch.from_numpy(a).unfold(*args)
         vp = pyth.tensor(a).unfold(*args)
         assert tuple(vp.shape) == tuple(vt.shape), (shape, args)
         if vt.numel():
             assert tuple(vp.stride()) == tuple(vt.stride()), (shape, args)
-        np.testing.assert_array_equal(to_np(vp), vt.numpy())
+        np.testing.assert_array_equal(np_via_tolist(vp), vt.numpy())
 
 
 # --------------------------------------------------------------------------------------------
@@ -535,17 +437,17 @@ def test_unfold_torch_extra():
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_expand_as(name):
-    a = sample((3, 1), name)
-    x = mk(a, name)
+    a = distinct_values((3, 1), name)
+    x = tensor_of(a, name)
     other = pyth.zeros(2, 3, 4)
     e = x.expand_as(other)
     assert tuple(e.shape) == (2, 3, 4)
     assert tuple(e.stride()) == (0, 1, 0)
-    assert shares(e, x)
-    np.testing.assert_array_equal(to_np(e), np.broadcast_to(a, (2, 3, 4)))
+    assert same_storage(e, x)
+    np.testing.assert_array_equal(np_via_tolist(e), np.broadcast_to(a, (2, 3, 4)))
     # writes through the (one and only) underlying element of each row
-    x.copy_(mk(a[::-1].copy(), name))
-    np.testing.assert_array_equal(to_np(e), np.broadcast_to(a[::-1], (2, 3, 4)))
+    x.copy_(tensor_of(a[::-1].copy(), name))
+    np.testing.assert_array_equal(np_via_tolist(e), np.broadcast_to(a[::-1], (2, 3, 4)))
 
 
 def test_expand_as_mismatch_raises():
@@ -569,15 +471,15 @@ AS_STRIDED = [
 @pytest.mark.parametrize("name", ["float32", "int64", "bfloat16", "bool", "uint8"])
 @pytest.mark.parametrize("size,stride,offset", AS_STRIDED)
 def test_as_strided(size, stride, offset, name):
-    rn = sample((24,), name)
-    rp = mk(rn, name)
+    rn = distinct_values((24,), name)
+    rp = tensor_of(rn, name)
     vp = rp.as_strided(size, stride, offset)
     vn = np_as_strided(rn[offset:], shape=size, strides=[s * rn.itemsize for s in stride])
     assert tuple(vp.shape) == size
     assert tuple(vp.stride()) == stride
     assert vp.storage_offset() == offset
-    assert shares(vp, rp)
-    np.testing.assert_array_equal(to_np(vp), vn)
+    assert same_storage(vp, rp)
+    np.testing.assert_array_equal(np_via_tolist(vp), vn)
 
 
 def test_as_strided_uses_storage_coordinates():
@@ -599,7 +501,7 @@ def test_as_strided_uses_storage_coordinates():
 
 def test_as_strided_matches_torch():
     torch = pytest.importorskip("torch")
-    rn = sample((24,), "float32")
+    rn = distinct_values((24,), "float32")
     for size, stride, offset in AS_STRIDED:
         vt = torch.from_numpy(rn.copy()).as_strided(size, stride, offset)
         vp = pyth.tensor(rn).as_strided(size, stride, offset)
@@ -607,7 +509,7 @@ def test_as_strided_matches_torch():
         assert tuple(vp.stride()) == tuple(vt.stride())
         assert vp.storage_offset() == vt.storage_offset()
         assert vp.is_contiguous() == vt.is_contiguous()
-        np.testing.assert_array_equal(to_np(vp), vt.numpy())
+        np.testing.assert_array_equal(np_via_tolist(vp), vt.numpy())
 
 
 # --------------------------------------------------------------------------------------------
@@ -629,10 +531,10 @@ def test_chain_write_through_and_base_write_visible():
     v.copy_(pyth.tensor(np.full((3, 4), -7, dtype=np.int64)))
     exp = np.arange(60).reshape(3, 4, 5)
     exp[1, :, 1:4] = -7
-    np.testing.assert_array_equal(to_np(base), exp)
+    np.testing.assert_array_equal(np_via_tolist(base), exp)
     # and the other way: writing the base is visible in the view
     base.copy_(pyth.tensor(np.zeros((3, 4, 5), dtype=np.int64)))
-    assert to_np(v).sum() == 0
+    assert np_via_tolist(v).sum() == 0
 
 
 def test_storage_object_is_shared_not_copied():
@@ -727,7 +629,7 @@ ERRORS = [
 @pytest.mark.parametrize("shape,fn,exc,words,torch_same",
                          [pytest.param(*e[1:], id=e[0]) for e in ERRORS])
 def test_view_errors(shape, fn, exc, words, torch_same):
-    x = mk(sample(shape, "float32"), "float32")
+    x = tensor_of(distinct_values(shape, "float32"), "float32")
     with pytest.raises(exc, match=kw(*words)):
         fn(x)
 
@@ -740,7 +642,7 @@ def test_view_error_types_match_torch(shape, fn, exc, words, torch_same):
     if not torch_same:
         pytest.skip("API.md deliberately differs from PyTorch here")
     with pytest.raises(exc):
-        fn(torch.from_numpy(sample(shape, "float32")))
+        fn(torch.from_numpy(distinct_values(shape, "float32")))
 
 
 def test_narrow_message_names_start_length_size_dim():
@@ -776,15 +678,15 @@ def test_contiguous_and_clone(shape, fn, npfn, kind):
 
 
 def contiguous_and_clone(shape, fn, npfn, layout):
-    rp, bp, rn, bn = build(shape, "float32", layout)
+    rp, bp, rn, bn = rooted_view(shape, "float32", layout)
     try:
         vn = npfn(bn)
     except (ValueError, AttributeError):
         return
     vp = fn(bp)
-    expect = to_np(vp)
+    expect = np_via_tolist(vp)
     if vn.size == 0:
-        np.testing.assert_array_equal(to_np(vp.clone()), vn)
+        np.testing.assert_array_equal(np_via_tolist(vp.clone()), vn)
         assert tuple(vp.contiguous().shape) == vn.shape
         return       # empty tensors: see test_empty_tensors_are_contiguous
     # contiguous()
@@ -798,32 +700,32 @@ def contiguous_and_clone(shape, fn, npfn, layout):
         assert c.is_contiguous()
         assert tuple(c.shape) == vn.shape
         if vn.size:
-            assert not shares(c, rp)
+            assert not same_storage(c, rp)
             for d in range(vn.ndim):
                 if vn.shape[d] > 1:
                     assert c.stride(d) == c_strides(vn.shape)[d]
-        np.testing.assert_array_equal(to_np(c), vn)
+        np.testing.assert_array_equal(np_via_tolist(c), vn)
     # clone(): equal values, own storage, no stride-0 overlap, independent of the source
     k = vp.clone()
     assert k is not vp
     assert tuple(k.shape) == vn.shape and k.dtype == vp.dtype
-    np.testing.assert_array_equal(to_np(k), vn)
+    np.testing.assert_array_equal(np_via_tolist(k), vn)
     if vn.size:
-        assert not shares(k, rp)
+        assert not same_storage(k, rp)
         assert all(k.stride(d) != 0 for d in range(k.dim()) if k.size(d) > 1)
         k.copy_(pyth.tensor(np.full(vn.shape, 99.0, dtype=np.float32)))
-        np.testing.assert_array_equal(to_np(vp), expect)
-        np.testing.assert_array_equal(to_np(rp), rn)
+        np.testing.assert_array_equal(np_via_tolist(vp), expect)
+        np.testing.assert_array_equal(np_via_tolist(rp), rn)
 
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_clone_of_expanded_is_writable_per_element(name):
-    a = sample((3, 1), name)
-    e = mk(a, name).expand(3, 4)
+    a = distinct_values((3, 1), name)
+    e = tensor_of(a, name).expand(3, 4)
     k = e.clone()
     assert k.is_contiguous()
     assert tuple(k.stride()) == (4, 1)
-    np.testing.assert_array_equal(to_np(k), np.broadcast_to(a, (3, 4)))
+    np.testing.assert_array_equal(np_via_tolist(k), np.broadcast_to(a, (3, 4)))
 
 
 @pytest.mark.parametrize("shape,strides,expected", [
@@ -899,15 +801,10 @@ def test_is_set_to_matches_torch():
         assert xp.is_set_to(f(xp)) == xt.is_set_to(f(xt))
 
 
-STORAGE_CLASSES = {"uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-                   "int64": "Long", "float32": "Float", "float64": "Double", "float16": "Half",
-                   "bfloat16": "BFloat16", "bool": "Bool"}
-
-
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_set_storage_offset_size_stride(name):
-    prefix = STORAGE_CLASSES[name]
-    vals = sample((12,), name)
+    prefix = TH_NAME[name]
+    vals = distinct_values((12,), name)
     s = getattr(pyth, prefix + "Storage")(vals.tolist())
     t = getattr(pyth, prefix + "Tensor")()
     r = t.set_(s, 2, (2, 3), (3, 1))
@@ -915,11 +812,11 @@ def test_set_storage_offset_size_stride(name):
     assert t.dtype == pdt(name)
     assert tuple(t.shape) == (2, 3) and tuple(t.stride()) == (3, 1)
     assert t.storage_offset() == 2
-    np.testing.assert_array_equal(to_np(t), vals[2:8].reshape(2, 3))
+    np.testing.assert_array_equal(np_via_tolist(t), vals[2:8].reshape(2, 3))
     assert t.storage().data_ptr() == s.data_ptr()
     # non-contiguous geometry
     t.set_(s, 1, (3, 2), (1, 4))
-    np.testing.assert_array_equal(to_np(t), np_as_strided(vals[1:], (3, 2),
+    np.testing.assert_array_equal(np_via_tolist(t), np_as_strided(vals[1:], (3, 2),
                                                           (vals.itemsize, 4 * vals.itemsize)))
     assert not t.is_contiguous()
 
@@ -970,7 +867,7 @@ def test_set_to_tensor():
     t.set_(src)
     assert t.is_set_to(src)
     assert tuple(t.shape) == (4, 3) and tuple(t.stride()) == (1, 4)
-    np.testing.assert_array_equal(to_np(t), np.arange(12).reshape(3, 4).T)
+    np.testing.assert_array_equal(np_via_tolist(t), np.arange(12).reshape(3, 4).T)
 
 
 # --------------------------------------------------------------------------------------------
@@ -979,23 +876,23 @@ def test_set_to_tensor():
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 def test_resize_shrink_and_reshape_keeps_storage(name):
-    vals = sample((6,), name)
-    t = mk(vals, name)
+    vals = distinct_values((6,), name)
+    t = tensor_of(vals, name)
     ptr = t.storage().data_ptr()
     r = t.resize_(3, 2)
     assert r is t
     assert tuple(t.shape) == (3, 2) and tuple(t.stride()) == (2, 1)
     assert t.storage().data_ptr() == ptr
-    np.testing.assert_array_equal(to_np(t), vals.reshape(3, 2))
+    np.testing.assert_array_equal(np_via_tolist(t), vals.reshape(3, 2))
     t.resize_((2, 2))
     assert tuple(t.shape) == (2, 2)
-    np.testing.assert_array_equal(to_np(t), vals[:4].reshape(2, 2))
+    np.testing.assert_array_equal(np_via_tolist(t), vals[:4].reshape(2, 2))
     assert t.storage().size() == 6           # shrinking never shrinks the storage
     t.resize_(0)
     assert tuple(t.shape) == (0,) and t.numel() == 0
     t.resize_(())
     assert tuple(t.shape) == () and t.numel() == 1
-    np.testing.assert_array_equal(to_np(t), vals[0])
+    np.testing.assert_array_equal(np_via_tolist(t), vals[0])
 
 
 def test_resize_grow_keeps_prefix():
@@ -1004,7 +901,7 @@ def test_resize_grow_keeps_prefix():
     t.resize_(4, 4)
     assert tuple(t.shape) == (4, 4) and tuple(t.stride()) == (4, 1)
     assert t.storage().size() >= 16
-    np.testing.assert_array_equal(to_np(t).reshape(-1)[:6], vals)
+    np.testing.assert_array_equal(np_via_tolist(t).reshape(-1)[:6], vals)
 
 
 def test_resize_of_offset_view_grows_shared_storage():
@@ -1012,7 +909,7 @@ def test_resize_of_offset_view_grows_shared_storage():
     v = base.narrow(0, 2, 3)
     v.resize_(4)
     assert v.tolist() == [2.0, 3.0, 4.0, 5.0]
-    assert shares(v, base)
+    assert same_storage(v, base)
     v.resize_(5)                       # needs 7 elements: the shared storage grows
     assert v.storage().size() >= 7
     assert v.storage_offset() == 2
@@ -1023,7 +920,7 @@ def test_resize_same_size_keeps_strides():
     x = pyth.tensor(np.arange(6, dtype=np.float32).reshape(2, 3)).t()
     x.resize_(3, 2)
     assert tuple(x.stride()) == (1, 3)
-    np.testing.assert_array_equal(to_np(x), np.arange(6).reshape(2, 3).T)
+    np.testing.assert_array_equal(np_via_tolist(x), np.arange(6).reshape(2, 3).T)
 
 
 def test_resize_matches_torch():
@@ -1036,7 +933,7 @@ def test_resize_matches_torch():
         assert tuple(xp.shape) == tuple(xt.shape)
         assert tuple(xp.stride()) == tuple(xt.stride())
         n = min(6, xt.numel())
-        np.testing.assert_array_equal(to_np(xp).reshape(-1)[:n], xt.reshape(-1)[:n].numpy())
+        np.testing.assert_array_equal(np_via_tolist(xp).reshape(-1)[:n], xt.reshape(-1)[:n].numpy())
 
 
 def test_resize_negative_raises():
@@ -1057,7 +954,7 @@ def test_resize_numpy_borrowed_cannot_grow():
 
 @pytest.mark.parametrize("name", ["float32", "int64", "bool", "bfloat16"])
 def test_resize_as(name):
-    t = mk(sample((6,), name), name)
+    t = tensor_of(distinct_values((6,), name), name)
     other = pyth.zeros(2, 5, dtype=pyth.float64)
     r = t.resize_as_(other)
     assert r is t
