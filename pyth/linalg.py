@@ -71,8 +71,10 @@ def _lapack_dtype(api: str, *tensors: Any, no_kernel: str = "") -> _dt.dtype:
         if not isinstance(t, Tensor):
             raise TypeError(f"{api}: expected a Tensor, got {type(t).__name__}")
     dt = tensors[0].dtype
-    if ("i" if not dt.is_floating_point else "h" if dt.itemsize < 4 else "-") in no_kernel:
-        raise not_implemented(api, dt, "LAPACK kernels exist for float32 and float64")
+    kind = "i" if not dt.is_floating_point else "h" if dt.itemsize < 4 else "-"
+    if kind in no_kernel:
+        raise not_implemented(api, dt, "expected a floating point tensor" if kind == "i" else
+                              "Low precision dtypes have no LAPACK kernel")
     if not dt.is_floating_point:
         raise RuntimeError(f"{api}: Expected a floating point or complex tensor as input. "
                            f"Got {dt.real}")

@@ -41,7 +41,7 @@ def _check_input(op: str, input: Any) -> _dt.dtype:
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dtype.kind not in _KINDS[op]:
         if op in _REFUSED:
-            raise RuntimeError(f"{op}(): not supported for '{input.dtype.real}' tensors")
+            raise RuntimeError(f"{op}(): not implemented for '{input.dtype.real}'")
         raise not_implemented(op, input.dtype)
     return input.dtype
 
