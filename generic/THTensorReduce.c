@@ -178,6 +178,8 @@ TH_REDUCE_OP(amin, opreal, TH_HIGHEST, TH_MINNAN, TH_MAP_VALUE, 0)
 #define TH_MAP_SQUARE(v, m) ((double)TH_LOAD(v) * TH_LOAD(v))
 #define TH_MAP_ABS(v, m) fabs((double)TH_LOAD(v))
 #define TH_MAP_POWABS(v, m) pow(fabs((double)TH_LOAD(v)), c->p)
+#define TH_MAP_DEV(v, m) ((double)TH_LOAD(v) - (m))
+TH_REDUCE_OP(dev, double, 0, TH_ADD, TH_MAP_DEV, 1)           /* var's first pass */
 TH_REDUCE_OP(sqdev, double, 0, TH_ADD, TH_MAP_SQDEV, 1)       /* var's second pass */
 TH_REDUCE_OP(expdev, double, 0, TH_ADD, TH_MAP_EXPDEV, 1)     /* logsumexp's second pass */
 TH_REDUCE_OP(accmax, double, -INFINITY, TH_MAXNAN, TH_MAP_ACCVALUE, 0)
@@ -528,7 +530,7 @@ int THTensor_(norm)(THTensor *r, THTensor *a, double p, int ndims, const int64_t
   return THTensor_(reduceDouble)(op, rop, finish, p, r, a, ndims, dims, keepdim);
 }
 
-/* The two-pass reductions: pass 1 leaves a per-result value in a double buffer (the mean, the
+/* A two-pass reduction (logsumexp): pass 1 leaves a per-result value in a double buffer (the
  * max), `between` adjusts it, pass 2 reduces with it as operand `m`. Both buffers come from
  * buf: first, then second. */
 static int THTensor_(twoPass)(const THReduction *plan, THReduceCtx *ctx, THReduceBuf *buf,
@@ -546,10 +548,6 @@ fail:
   return -1;
 }
 
-static void THTensor_(toMean)(double *m, int64_t n, int64_t nred) {
-  for (int64_t i = 0; i < n; i++) m[i] /= (double)nred;
-}
-
 /* logsumexp subtracts the max, except an infinite one: exp(inf - inf) would be NaN. */
 static void THTensor_(toShift)(double *m, int64_t n, int64_t nred) {
   (void)nred;
@@ -557,14 +555,56 @@ static void THTensor_(toShift)(double *m, int64_t n, int64_t nred) {
     if (isinf(m[i])) m[i] = 0;
 }
 
+/* var and std: a shifted two-pass. Each result's shift k is the first element of its slice;
+ * pass 1 sums x - k into the mean m = k + sum(x - k) / n, pass 2 sums (x - m)^2. The sum of
+ * deviations from a sample is small and accurate where a plain sum of large values is not (the
+ * old plain mean left a 100001-long column of 1e10 + 0.7 a variance of 4e-6, not 0), and a
+ * constant slice gives x - k = 0 exactly, so m = x and the variance is exactly 0, as
+ * Welford's gives it. */
+static void THTensor_(firstOfSlices)(const THReduction *p, THTensor *a, double *k) {
+  if (p->nred == 0) { /* an empty slice: no first element (the variance is NaN anyway) */
+    for (int64_t i = 0; i < p->nout; i++) k[i] = 0;
+    return;
+  }
+  /* The kept dims in row-major order, as the accumulator's cells: a strided run along the
+   * innermost kept dim, an odometer over the others. */
+  const real *x = THTensor_(data)(a);
+  int inner = -1;
+  for (int d = p->ndim - 1; d >= 0 && inner < 0; d--)
+    if (!p->reduced[d]) inner = d;
+  const int64_t run = inner < 0 ? 1 : p->size[inner];
+  const int64_t step = inner < 0 ? 0 : a->stride[inner];
+  int64_t idx[TH_MAX_DIM] = {0}, off = 0;
+  for (int64_t i = 0; i < p->nout; i += run) {
+    for (int64_t j = 0; j < run; j++) k[i + j] = (double)TH_LOAD(x[off + j * step]);
+    for (int d = inner - 1; d >= 0; d--) {
+      if (p->reduced[d]) continue;
+      if (++idx[d] < p->size[d]) {
+        off += a->stride[d];
+        break;
+      }
+      off -= (idx[d] - 1) * a->stride[d];
+      idx[d] = 0;
+    }
+  }
+}
+
 static int THTensor_(varStd)(const char *op, THRowFn finish, THTensor *r, THTensor *a,
                              int ndims, const int64_t *dims, double correction, int keepdim) {
   TH_REDUCE_BEGIN(op, a, ndims, dims, keepdim)
-  THTry(THTensor_(twoPass)(&plan, &ctx, &buf, a, &THTensor_(sumOp), &THTensor_(sqdevOp),
-                           THTensor_(toMean)), -1);
+  double *k = (double *)THReduceBuf_get(&buf, plan.nout, 2 * (int64_t)sizeof(double));
+  if (!k) return -1;
+  double *m = k + plan.nout;
+  THTensor_(firstOfSlices)(&plan, a, k);
+  if (THTensor_(reduceInto)(&plan, &THTensor_(devOp), &ctx, a, (char *)m, k, 0) != 0) goto fail;
+  for (int64_t i = 0; i < plan.nout; i++) m[i] = k[i] + m[i] / (double)plan.nred;
+  if (THTensor_(reduceInto)(&plan, &THTensor_(sqdevOp), &ctx, a, (char *)k, m, 0) != 0)
+    goto fail;
   ctx.p = correction;
-  char *sq = buf.data + plan.nout * (int64_t)sizeof(double);
-  TH_REDUCE_END(THTensor_, r, real, finish, sq, sizeof(double))
+  TH_REDUCE_END(THTensor_, r, real, finish, (char *)k, sizeof(double))
+fail:
+  THReduceBuf_free(&buf);
+  return -1;
 }
 
 int THTensor_(var)(THTensor *r, THTensor *a, int ndims, const int64_t *dims, double correction,

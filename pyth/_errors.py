@@ -13,6 +13,13 @@ _EXCEPTIONS = {
 }
 
 
+def not_implemented(op: str, dtype, detail: str = "") -> NotImplementedError:
+    """The error for an op that has no kernel for dtype, to `raise`: NotImplementedError, as
+    PyTorch raises there (a subclass of RuntimeError, so `except RuntimeError` still works)."""
+    return NotImplementedError(f"{op}(): not implemented for '{dtype.real}'"
+                               + (f" ({detail})" if detail else ""))
+
+
 def raise_error() -> None:
     """Raise the error the last failing C call recorded on this thread, and clear it."""
     kind = lib.THError_kind()

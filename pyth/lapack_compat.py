@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable
 
+from . import dtypes as _dt
 from . import linalg as _la
 from ._ops import as_method
 from .pointwise import FUNCTIONS as P
@@ -19,12 +20,14 @@ _TRI = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Cholesky factor (lower, or upper with upper=True) of symmetric positive-definite input."""
+    _la._lapack_dtype("cholesky", input, no_kernel="ih")  # no integer kernel, unlike linalg's
     return _la.cholesky(input, upper=upper, out=out)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor L."""
     from .linalg_extra import _eye_like
+    _la._lapack_dtype("cholesky_inverse", L, no_kernel="ih")
     from ._ops import result_of
     return result_of("cholesky_inverse", _la.cholesky_solve(_eye_like(L), L, upper), out)
 
@@ -52,6 +55,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
                      unitriangular: bool = False, *, out: Any = None) -> Any:
     """(X, copy of A) with A X = b (A^T X = b when transpose=True), A triangular."""
     from .linalg_extra import solve_triangular
+    _la._lapack_dtype("triangular_solve", A, b, no_kernel="ih")
     M = A.mT if transpose else A
     x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
     return _TRI(x, A.clone())
@@ -60,6 +64,10 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None) -> Any:
     """Approximate rank-q SVD (U, S, V) by a randomised range finder with niter power steps."""
     from .random import randn
+    if not A.dtype.is_floating_point or A.dtype is _dt.bfloat16:
+        # PyTorch fails on A's product with its float32 random matrix; float16 reaches qr
+        raise RuntimeError(f"svd_lowrank: expected a float16, float32 or float64 tensor, got "
+                           f"{A.dtype.real}")
     q = 6 if q is None else q
     X = A if M is None else P["sub"](A, M)
     m, n = X.size(-2), X.size(-1)

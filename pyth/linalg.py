@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import dtypes as _dt
-from ._errors import check
+from ._errors import check, not_implemented
 from ._ops import new_result, result_of
 from ._th import ffi, lib
 from .tensor import Tensor
@@ -63,12 +63,18 @@ class ResultWithInfo(NamedTuple):
 
 # ---- checks -----------------------------------------------------------------------------------
 
-def _lapack_dtype(api: str, *tensors: Any) -> _dt.dtype:
-    """The shared float32 / float64 dtype of the inputs, or PyTorch's errors."""
+def _lapack_dtype(api: str, *tensors: Any, no_kernel: str = "") -> _dt.dtype:
+    """The shared float32 / float64 dtype of the inputs, or PyTorch's errors: a RuntimeError
+    for a dtype the op refuses, NotImplementedError where PyTorch instead has no kernel for it
+    (no_kernel: "i" bool and integer dtypes, "h" float16 and bfloat16)."""
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"{api}: expected a Tensor, got {type(t).__name__}")
     dt = tensors[0].dtype
+    kind = "i" if not dt.is_floating_point else "h" if dt.itemsize < 4 else "-"
+    if kind in no_kernel:
+        raise not_implemented(api, dt, "expected a floating point tensor" if kind == "i" else
+                              "Low precision dtypes have no LAPACK kernel")
     if not dt.is_floating_point:
         raise RuntimeError(f"{api}: Expected a floating point or complex tensor as input. "
                            f"Got {dt.real}")
@@ -165,7 +171,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,
              check_errors: bool = False) -> ResultWithInfo:
     """solve() returning (result, info) instead of raising on singular matrices."""
     api = "torch.linalg.solve"
-    dt = _lapack_dtype(api, A, B)
+    dt = _lapack_dtype(api, A, B, no_kernel="h")
     if A.dim() < 2:
         raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
     if A.shape[-1] != A.shape[-2]:
@@ -205,7 +211,7 @@ def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The determinant of a square matrix (batched), from its LU factorisation."""
-    dt = _lapack_dtype("linalg.det", A)
+    dt = _lapack_dtype("linalg.det", A, no_kernel="h")
     r = new_result(dt)
     check(dt.tensor.linalgDet(r._h, ffi.NULL, ffi.NULL, A._h))
     return result_of("linalg.det", r, out)
@@ -221,7 +227,7 @@ def slogdet(A: Tensor) -> SlogdetResult:
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> ResultWithInfo:
     """cholesky() returning (L, info) instead of raising on non-positive-definite input."""
-    dt = _lapack_dtype("linalg.cholesky", A)
+    dt = _lapack_dtype("linalg.cholesky", A, no_kernel="h")
     r, info = new_result(dt), _info()
     check(dt.tensor.linalgCholesky(r._h, info._h, A._h, bool(upper)))
     if check_errors:
@@ -240,7 +246,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *,
                    out: Tensor | None = None) -> Tensor:
     """X with A X = B, given A's Cholesky factor L (or U when upper), as torch.cholesky_solve."""
     api = "cholesky_solve"
-    dt = _lapack_dtype(api, L, B)
+    dt = _lapack_dtype(api, L, B, no_kernel="ih")
     Le, Be = _batched_pair(api, L, B, False)
     X = new_result(dt)
     check(dt.tensor.choleskySolve(X._h, Be._h, Le._h, bool(upper)))
@@ -255,7 +261,7 @@ _QR_MODES = {"reduced": lib.TH_QR_REDUCED, "complete": lib.TH_QR_COMPLETE, "r": 
 def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     """A = Q R, Q with orthonormal columns, R upper triangular. mode 'reduced' (Q: m x k,
     R: k x n, k = min(m, n)), 'complete' (Q: m x m, R: m x n) or 'r' (R only; Q empty)."""
-    dt = _lapack_dtype("linalg.qr", A)
+    dt = _lapack_dtype("linalg.qr", A, no_kernel="h")
     if mode not in _QR_MODES:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            f"'reduced' (default), 'r', or 'complete'")
@@ -265,7 +271,7 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
 
 
 def _svd(A: Tensor, full_matrices: bool, compute_uv: bool, api: str) -> SVDResult:
-    dt = _lapack_dtype(api, A)
+    dt = _lapack_dtype(api, A, no_kernel="h")
     u, s, vh, info = new_result(dt), new_result(dt), new_result(dt), _info()
     check(dt.tensor.linalgSvd(u._h, s._h, vh._h, info._h, A._h, bool(full_matrices),
                               bool(compute_uv)))
@@ -291,7 +297,7 @@ def _uplo(UPLO: str) -> bool:
 
 
 def _eigh(A: Tensor, UPLO: str, compute_v: bool, api: str) -> EighResult:
-    dt = _lapack_dtype(api, A)
+    dt = _lapack_dtype(api, A, no_kernel="ih")
     upper = _uplo(UPLO)
     w, v, info = new_result(dt), new_result(dt), _info()
     check(dt.tensor.linalgEigh(w._h, v._h, info._h, A._h, upper, compute_v))
@@ -488,6 +494,7 @@ TOPLEVEL = {"det": det, "logdet": None, "slogdet": slogdet, "inverse": inv,
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
     from .pointwise import FUNCTIONS as pw
+    _lapack_dtype("logdet", A)  # refuses float16 itself, where det has no kernel for it
     return pw["log"](det(A))
 
 

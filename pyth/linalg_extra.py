@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 from . import dtypes as _dt
 from . import linalg as _la
+from ._errors import not_implemented
 from ._ops import as_method, as_tensor, result_of
 from .pointwise import FUNCTIONS as P
 from .tensor import Tensor
@@ -36,6 +37,7 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
     max(atol, rtol * largest) treated as zero (rtol default: eps * max(m, n) when atol is None)."""
     if A.dim() < 2:
         raise RuntimeError("linalg.pinv(A): The input tensor A must have at least 2 dimensions.")
+    _la._lapack_dtype("linalg.pinv", A)  # refuses float16 itself, where svd has no kernel
     U, S, Vh = _la.svd(A, full_matrices=False)
     smax = S.amax(-1, keepdim=True) if S.numel() else S
     eps = _dt_eps(A.dtype)
@@ -252,6 +254,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (or X A = B when left=False), reading only A's upper or lower triangle."""
     from .shape_ops import tril, triu
+    _la._lapack_dtype("linalg.solve_triangular", A, B, no_kernel="ih")
     T = triu(A) if upper else tril(A)
     if unitriangular:
         eye = _eye_like(T)
@@ -261,6 +264,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 
 def _no_complex(api: str) -> Callable:
     def fn(A: Tensor, *args: Any, **kwargs: Any) -> Any:
+        _la._lapack_dtype(api, A, no_kernel="h")  # PyTorch has no float16 kernel either
         raise RuntimeError(f"{api}: the eigenvalues of a general real matrix are complex, and "
                            f"pyth has no complex dtypes; use linalg.eigh / eigvalsh for "
                            f"symmetric matrices")
@@ -322,6 +326,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if x1.size(-1) != x2.size(-1):
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
                            f"{x1.size(-1)} X2: {x2.size(-1)}")
+    if x1.dtype.is_floating_point and x1.dtype.itemsize < 4:
+        raise not_implemented("cdist", x1.dtype, "expects float32 or float64 tensors")
     if not x1.dtype.is_floating_point or x1.dtype is not x2.dtype:
         raise RuntimeError("cdist only supports floating-point dtypes, X1 got: "
                            f"{x1.dtype.name}" if not x1.dtype.is_floating_point else

@@ -13,6 +13,7 @@ from collections import namedtuple
 from typing import Any, Callable
 
 from . import dtypes as _dt
+from ._errors import not_implemented
 from ._ops import as_method, as_tensor, into, result_of
 from ._promotion import result_type
 from .pointwise import FUNCTIONS as P
@@ -239,6 +240,8 @@ def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
     t = test_elements if isinstance(test_elements, Tensor) else as_tensor(
         test_elements, result_type(elements, test_elements))
     dt = result_type(e, t)
+    if dt is _dt.bool_:  # PyTorch refuses this one (its search has no bool kernel)
+        raise RuntimeError("isin(): not supported for Bool tensors")
     flat = sort(as_tensor(t, dt).reshape(-1)).values
     ev = as_tensor(e, dt)
     if flat.numel() == 0:
@@ -419,6 +422,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     scalar = not isinstance(input, Tensor)
     vals = as_tensor(input, result_type(seq, input)) if scalar else input
     dt = result_type(seq, vals)
+    if dt is _dt.bool_:
+        raise not_implemented("searchsorted", dt)
     seq, vals = as_tensor(seq, dt), as_tensor(vals, dt)
     if seq.dim() > 1:
         if vals.dim() != seq.dim() or list(vals.size())[:-1] != list(seq.size())[:-1]:
@@ -449,7 +454,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     """Counts of each value 0..max of a 1-D non-negative integer tensor (weighted sums)."""
     from .factories import zeros, ones
     _need_tensor("bincount", input)
-    if input.dim() != 1 or input.dtype.kind not in "ui" and input.dtype is not _dt.bool_:
+    if input.dtype.kind not in "ui":
+        raise not_implemented("bincount", input.dtype, "expects integer tensors")
+    if input.dim() != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -518,6 +525,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *,
     if a.size(dim) != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.size(dim)} and {other.size(dim)}")
+    if result_type(a, b) is _dt.bool_:
+        raise not_implemented("cross", _dt.bool_)
     c = [a.select(dim, i) for i in range(3)]
     e = [b.select(dim, i) for i in range(3)]
     mul, sub = P["mul"], P["sub"]

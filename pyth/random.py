@@ -14,7 +14,7 @@ import operator
 from typing import Any, Sequence
 
 from . import dtypes as _dt
-from ._errors import check, check_ptr
+from ._errors import check, check_ptr, not_implemented
 from ._ops import as_tensor, conflicts, into, is_scalar, scalar_value
 from ._promotion import result_type
 from ._th import ffi, lib
@@ -151,14 +151,19 @@ _KINDS = {
     "bernoulli": "buif", "bernoulliTensor": "buif", "random": "buif", "clampedRandom": "buif",
     "randomFrom": "buif",
 }
+# continuous distributions PyTorch refuses outright for other kinds (RuntimeError) rather than
+# lacking a kernel for them (NotImplementedError)
+_CONTINUOUS = {"exponential": "Exponential", "cauchy": "Cauchy"}
 
 
 def _kernel(name: str, dt: _dt.dtype, op: str):
     """lib.TH<Real>Tensor_<name>, or NotImplementedError (a RuntimeError) for other kinds."""
     if dt.kind not in _KINDS[name]:
+        if name in _CONTINUOUS:
+            raise RuntimeError(f"{op}(): the {_CONTINUOUS[name]} distribution is continuous: "
+                               f"expected a floating point tensor, got '{dt.real}'")
         kinds = " or ".join(sorted({_KIND_NAMES[k] for k in _KINDS[name]}))
-        raise NotImplementedError(f"{op}(): not implemented for '{dt.real}' (expects {kinds} "
-                                  "tensors)")
+        raise not_implemented(op, dt, f"expects {kinds} tensors")
     return getattr(dt.tensor, name)
 
 
@@ -399,7 +404,9 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
         raise TypeError("normal(): size is only allowed when mean and std are both numbers")
     if not isinstance(std, Tensor) and not _float(std, "std", "normal") >= 0:
         raise RuntimeError(f"normal(): expects std >= 0.0, but found std {std}")
-    dt = result_type(mean, std)
+    # a number takes no part in the dtype: an integer mean tensor has no kernel, as in PyTorch
+    dt = (result_type(mean, std) if isinstance(mean, Tensor) and isinstance(std, Tensor)
+          else (mean if isinstance(mean, Tensor) else std).dtype)
     fn = _kernel("normalTensor", dt, "normal")
     m, s, g = as_tensor(mean, dt), as_tensor(std, dt), _handle(generator)
     return into("normal", dt, out, lambda r: fn(r._h, g, m._h, s._h), inputs=(m, s))

@@ -19,7 +19,7 @@ import collections
 from typing import Any, Callable, NamedTuple
 
 from . import dtypes as _dt
-from ._errors import check
+from ._errors import check, not_implemented
 from ._ops import conflicts, new_result, store_pair
 from ._promotion import result_type
 from ._size import Size
@@ -394,6 +394,8 @@ def _scan(op: str, input: Tensor, dim: Any, dtype: _dt.dtype | None, out: Tensor
     _require_tensor(op, input)
     if dtype is None and out is not None:
         dtype = out.dtype
+    if dtype is _dt.bool_:  # a running sum or product has no bool kernel
+        raise not_implemented(op, dtype)
     src = input if dtype is None or dtype is input.dtype else input.to(dtype)
     c_dtype = _sum_type(src.dtype)
     d = _one_dim(op, dim)
@@ -419,6 +421,8 @@ def _scan_(op: str):
         if dtype is not None and dtype is not self.dtype:
             raise RuntimeError(f"{op}_(): dtype {dtype.name} does not match the tensor's "
                                f"{self.dtype.name}")
+        if self.dtype is _dt.bool_:
+            raise not_implemented(op + "_", self.dtype)
         if _sum_type(self.dtype) is self.dtype:          # the kernel may write self directly
             check(getattr(self.dtype.tensor, op)(self._h, self._h, _one_dim(op, dim)))
             return self

@@ -9,6 +9,7 @@ from typing import Any, Callable, Sequence
 
 from . import dtypes as _dt
 from . import shape_ops as _so
+from ._errors import not_implemented
 from ._size import Size
 from .tensor import Tensor, parse_sizes
 
@@ -298,6 +299,13 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 
 # ---- repetition and products ----
 
+def _check_repeats(repeats: Tensor) -> None:
+    """PyTorch counts repeats in int32 or int64 only (no kernel for other dtypes)."""
+    if repeats.dtype not in (_dt.int32, _dt.int64):
+        raise not_implemented("repeat_interleave", repeats.dtype, "repeats must be int32 or "
+                              "int64")
+
+
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along dim) repeated repeats times (an int or a tensor)."""
@@ -305,6 +313,7 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     from .factories import arange, tensor
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
+        _check_repeats(counts)
         if counts.dim() != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         return repeat_interleave(arange(counts.numel()), counts, 0)
@@ -314,8 +323,9 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
         d = _wrap(dim, input.dim(), "repeat_interleave")
     n = input.size(d) if input.dim() else 1
     if isinstance(repeats, Tensor):
-        if repeats.dtype.kind not in "iu":
-            raise RuntimeError("repeat_interleave(): repeats must be an integer tensor")
+        if repeats.dim() > 1:
+            raise RuntimeError("repeat_interleave(): repeats must be a 0-dim or 1-dim tensor")
+        _check_repeats(repeats)
         counts = repeats.reshape(-1).long()
         if counts.numel() == 1:
             counts = counts.expand(n).contiguous()

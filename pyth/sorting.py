@@ -14,7 +14,7 @@ from collections import namedtuple
 from typing import Any
 
 from . import dtypes as _dt
-from ._errors import check
+from ._errors import check, not_implemented
 from ._ops import as_method, new_result, store_pair
 from ._th import ffi
 from .tensor import Tensor, as_dim
@@ -24,6 +24,9 @@ from .tensor import Tensor, as_dim
 _KINDS = {"sort": "buif", "argsort": "buif", "msort": "buif", "topk": "uif",
           "kthvalue": "uif", "median": "uif", "nanmedian": "uif", "mode": "buif",
           "unique": "buif"}
+# ops that refuse other kinds outright (RuntimeError); the rest have no kernel for them
+# (NotImplementedError), as in PyTorch
+_REFUSED = {"topk"}
 
 # Named (values, indices) results, one type per op, like torch.return_types.sort.
 RETURN_TYPES = {}
@@ -37,7 +40,9 @@ def _check_input(op: str, input: Any) -> _dt.dtype:
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.dtype.kind not in _KINDS[op]:
-        raise RuntimeError(f"{op}(): not implemented for '{input.dtype.real}'")
+        if op in _REFUSED:
+            raise RuntimeError(f"{op}(): not implemented for '{input.dtype.real}'")
+        raise not_implemented(op, input.dtype)
     return input.dtype
 
 

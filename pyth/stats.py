@@ -9,6 +9,7 @@ import math
 from typing import Any, Callable, Sequence
 
 from . import dtypes as _dt
+from ._errors import not_implemented
 from ._ops import as_method, as_tensor, result_of
 from .pointwise import FUNCTIONS as P
 from .tensor import Tensor
@@ -82,9 +83,8 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None =
     from .math_extra import searchsorted
     x = input.reshape(-1)
     dt = input.dtype
-    if not dt.is_floating_point:
-        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the "
-                           f"same dtype, but got input {dt.name} and bins float")
+    if dt not in (_dt.float32, _dt.float64):
+        raise not_implemented("histogram", dt, "expects float32 or float64 tensors")
     if isinstance(bins, Tensor):
         edges = bins.to(dt)
     else:

@@ -12,7 +12,7 @@ import math
 from typing import Any, Callable
 
 from .. import dtypes as _dt
-from .._errors import check
+from .._errors import check, not_implemented
 from .._ops import new_result
 from .._th import ffi, lib
 from ..autograd import Function, grad_mode, is_grad_enabled
@@ -50,6 +50,9 @@ DERIVATIVES: dict[str, Callable[[Tensor, float, float], Tensor]] = {
 }
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+# activations PyTorch refuses for a bool input outright (RuntimeError; it computes integers)
+# rather than lacking a kernel (NotImplementedError)
+_REFUSED = {"ReLU", "Hardtanh"}
 
 
 def _kernel(name: str, verb: str, dt: _dt.dtype):
@@ -58,7 +61,9 @@ def _kernel(name: str, verb: str, dt: _dt.dtype):
 
 def _compute_dtype(x: Tensor, op: str) -> _dt.dtype:
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{op}(): expected a floating point input, got {x.dtype.real}")
+        if op in _REFUSED:
+            raise RuntimeError(f"{op}(): expected a floating point input, got {x.dtype.real}")
+        raise not_implemented(op, x.dtype, "expects floating point tensors")
     return x.dtype if x.dtype in _COMPUTE else _dt.float32
 
 

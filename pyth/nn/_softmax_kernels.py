@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
-from .._errors import check
+from .._errors import check, not_implemented
 from .._ops import new_result
 from .._th import ffi, lib
 from ..autograd import Function, is_grad_enabled
@@ -24,7 +24,7 @@ def _fn(name: str, dt: _dt.dtype):
 
 def _float(x: Tensor, op: str) -> Tensor:
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{op}(): expected a floating point input, got {x.dtype.real}")
+        raise not_implemented(op, x.dtype, "expects floating point tensors")
     return x if x.dtype in _COMPUTE else x.float()
 
 

@@ -111,8 +111,18 @@ def _check_same_size(name: str, input: Tensor, target: Tensor) -> None:
                       stacklevel=3)
 
 
+def _need_floating(name: str, *tensors: Tensor) -> None:
+    """NotImplementedError, as PyTorch, for a loss whose computing dtype is not floating."""
+    from .._errors import not_implemented
+    from .._promotion import result_type
+    dt = result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
+    if not dt.is_floating_point:
+        raise not_implemented(name, dt, "expects floating point tensors")
+
+
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", **_: Any) -> Tensor:
     _check_same_size("mse_loss", input, target)
+    _need_floating("mse_loss", input, target)
     d = input - target
     return _reduce(d * d, reduction)
 
@@ -128,6 +138,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size("smooth_l1_loss", input, target)
+    _need_floating("smooth_l1_loss", input, target)
     d = (input - target).abs()
     if beta == 0:
         return _reduce(d, reduction)
@@ -141,6 +152,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size("huber_loss", input, target)
+    _need_floating("huber_loss", input, target)
     d = (input - target).abs()
     from ..pointwise import where
     return _reduce(where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
@@ -153,6 +165,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
                          f"the input size ({list(input.shape)}) is deprecated. Please ensure "
                          f"they have the same size.")
+    _need_floating("binary_cross_entropy", input)
     if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):
         raise RuntimeError("binary_cross_entropy(): all elements of input should be between 0 "
                            f"and 1, got values in [{input.min().item()}, {input.max().item()}]")
@@ -171,6 +184,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")
+    _need_floating("binary_cross_entropy_with_logits", input)
     softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + e^-x)
     if pos_weight is not None:
         lw = (pos_weight - 1) * target + 1
