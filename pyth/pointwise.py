@@ -35,11 +35,17 @@ def _floating(dt: _dt.dtype) -> _dt.dtype:
 _KIND_NAMES = {"b": "Bool", "u": "integer", "i": "integer", "f": "floating"}
 
 
+# A dtype outside an op's kinds has no kernel: NotImplementedError (a RuntimeError), as in
+# PyTorch; except for these ops, which PyTorch refuses for bool outright (RuntimeError).
+_REFUSED = {"neg", "sub"}
+
+
 def _require(op: str, dt: _dt.dtype, kinds: str) -> None:
     if dt.kind not in kinds:
-        raise RuntimeError(f"{op}(): not implemented for '{dt.real}' "
-                           f"(expects {' or '.join(sorted({_KIND_NAMES[k] for k in kinds}))} "
-                           f"tensors)")
+        error = RuntimeError if op in _REFUSED else NotImplementedError
+        raise error(f"{op}(): not implemented for '{dt.real}' "
+                    f"(expects {' or '.join(sorted({_KIND_NAMES[k] for k in kinds}))} "
+                    f"tensors)")
 
 
 # ---- unary -----------------------------------------------------------------------------------
@@ -167,7 +173,7 @@ def _kernel(name: str, dt: _dt.dtype) -> _Kernel:
     if k is None:
         k = _KERNELS[key] = _Kernel(name, dt)
     if k.error is not None:
-        raise RuntimeError(str(k.error))
+        raise (RuntimeError if name in _REFUSED else NotImplementedError)(str(k.error))
     return k
 
 

@@ -4,7 +4,6 @@ it: NotImplementedError where PyTorch has no kernel for the dtype ("not implemen
 is a RuntimeError, so `except RuntimeError` code keeps working. Messages are pyth's own but
 name the op and the dtype."""
 
-import importlib
 
 import numpy as np
 import pytest
@@ -160,29 +159,19 @@ OTHER = [
 ]
 
 
-# pyth/pointwise.py raises NotImplementedError for a kernel-less dtype once it has the change
-# this branch hands over (its _REFUSED set: that file is edited elsewhere); until it lands,
-# those cases fail as expected, and strictly, so the marker cannot outlive the change.
-_POINTWISE_PENDING = pytest.mark.xfail(
-    not hasattr(importlib.import_module("pyth.pointwise"), "_REFUSED"), strict=True,
-    reason="pyth/pointwise.py still raises RuntimeError for kernel-less dtypes")
-
-
-def _cases(table, pending=None):
-    return [pytest.param(op, kind, dt, fn, id=f"{op}-{dt}-{i}",
-                         marks=[pending] if pending and kind is NIE else [])
+def _cases(table):
+    return [pytest.param(op, kind, dt, fn, id=f"{op}-{dt}-{i}")
             for i, (op, kind, dts, fn) in enumerate(table) for dt in dts]
 
 
 CASES = _cases(POINTWISE) + _cases(OTHER)
-KIND_CASES = _cases(POINTWISE, _POINTWISE_PENDING) + _cases(OTHER)
 
 
 def _squash(s):
     return s.lower().replace("_", "").replace(".", "")
 
 
-@pytest.mark.parametrize("op,kind,dt,fn", KIND_CASES)
+@pytest.mark.parametrize("op,kind,dt,fn", CASES)
 def test_exception_kind(op, kind, dt, fn):
     """pyth raises exactly `kind`, with a message naming the op and the dtype."""
     import pyth.nn.functional as F
