@@ -16,9 +16,12 @@ import textwrap
 
 import pytest
 
+import pyth
+
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# the children import the pyth this test imported (installed, or built in the tree)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
 
 # Each: an expression over x (4M floats), m (a 512x512 matrix) and b (a batch of images),
 # large enough for every kernel family to split its work between threads in the parent.
@@ -73,11 +76,10 @@ print(repr([pyth.get_num_threads(), parent, eval(got.decode())]))
 
 
 def _run(expr: str, threaded: bool = True) -> list:
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OMP_NUM_THREADS="2")
+    env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="2")
     code = textwrap.dedent(SCRIPT).format(expr=expr, threaded=threaded)
     try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                            timeout=120, env=env)
     except subprocess.TimeoutExpired:
         pytest.fail(f"a child forked after threaded work hung on {expr}")
@@ -113,10 +115,9 @@ def test_dataloader_fork_workers_after_threaded_work():
                             collate_fn=lambda items: pyth.stack([a * 2 for a, _ in items]).exp())
         print(sum(float(batch.sum()) > 0 for batch in loader))
     """)
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               OMP_NUM_THREADS="2")
+    env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="2")
     try:
-        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+        p = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                            timeout=120, env=env)
     except subprocess.TimeoutExpired:
         pytest.fail("DataLoader fork workers hung after threaded work in the parent")
