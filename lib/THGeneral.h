@@ -110,11 +110,13 @@ void THStructCache_free(void *ptr, size_t bytes);
 enum { TH_MAX_THREADS = 256 };
 int THSetNumThreads(int n);
 int THGetNumThreads(void);
-/* The threads a kernel may use: OpenMP's count, or 1 in a process forked after this one had
- * started OpenMP threads. libgomp keeps its thread pool across fork() although the threads are
- * gone, so the child's first parallel region would wait for them forever (a DataLoader worker
- * forked after a large op hung so); such a child runs every kernel on its one thread. Every
- * kernel asks this, never omp_get_max_threads() directly. */
+/* The threads a kernel may use: OpenMP's count, or 1 in a process forked after its parent may
+ * have started OpenMP threads. libgomp keeps its thread pool across fork() although the threads
+ * are gone, so the child's first parallel region would wait for them forever (a DataLoader
+ * worker forked after a large op hung so); such a child runs every kernel on its one thread.
+ * Every kernel asks this, never omp_get_max_threads() directly, and only once its work is big
+ * enough to split: asking counts as a team that may exist (so a parent that ran only small ops
+ * forks children that keep their threads). */
 int THThreads_max(void);
 /* Whether this process is such a child: set_num_threads() there is refused. */
 int THThreads_forkedAfterOpenMP(void);

@@ -225,9 +225,11 @@ static int THReduce_run(const THReduction *p, const THReduceOp *op, void *ctx, i
   THIter it;
   THIter_init(&it, narg, p->ndim, p->size, strides, elsize, 1);
   if (it.numel == 0) return 0;
-  int nt = THThreads_max(), priv = 0, d = -1;
-  if (THParallel_worth(it.numel, elsize[1]))
+  int nt = 1, priv = 0, d = -1;
+  if (THParallel_worth(it.numel, elsize[1])) { /* asked only then: see THThreads_max */
+    nt = THThreads_max();
     d = THReduce_splitDim(&it, nt, op->merge != NULL, p->nout, op->accsize, &priv);
+  }
   if (d < 0) {
     THReduce_walk(&it, base, op, ctx);
     return 0;

@@ -140,11 +140,11 @@ static int THSort_outputShape(int64_t *size, int ndim, const int64_t *ssize, int
  * parallel region, or for a single slice. */
 static int THSort_threads(int64_t nslices, int64_t n) {
   int64_t work;
-  if (nslices < 2 || omp_in_parallel() || THThreads_max() < 2) return 1;
+  if (nslices < 2 || omp_in_parallel()) return 1;
   if (THSize_mul(&work, nslices, n < 1 ? 1 : n) == 0 &&
       !THParallel_worth(work, 4 * TH_WEIGHT_SORT)) /* counted as 4-byte elements */
     return 1;
-  return (int)TH_MIN((int64_t)THThreads_max(), nslices);
+  return (int)TH_MIN((int64_t)THThreads_max(), nslices); /* 1 below two threads */
 }
 
 /* Scratch of threads * factor * n items of `item` bytes (n >= 1 counted); NULL with a

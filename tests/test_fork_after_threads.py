@@ -46,10 +46,13 @@ x = pyth.rand(4_000_000)
 m = pyth.rand(512, 512)
 b = pyth.rand(64, 8, 32, 32)
 w = pyth.rand(16, 8, 3, 3)
-s = pyth.rand(256, 8, 8) + pyth.eye(8) * 8
+s = pyth.rand(1024, 32, 32)
+s.diagonal(dim1=-2, dim2=-1).add_(32)   # well conditioned; a small op: no threads yet
 threaded = {threaded}
 expr = {expr!r}
-parent = eval(expr) if threaded else None   # the parent's threads run (or not) before the fork
+SMALL = {small!r}
+# the parent's threads run before the fork, or only small ops that ask for none
+parent = eval(expr) if threaded else eval(SMALL)
 r, wfd = os.pipe()
 pid = os.fork()
 if pid == 0:
@@ -75,9 +78,15 @@ print(repr([pyth.get_num_threads(), parent, eval(got.decode())]))
 """
 
 
+# ops below the grain of every kernel family that asks for threads only above it
+SMALL_OPS = ("[x[:1000].sum().item(), x[:1000].reshape(10, 100).sort(1)[0][0, 0].item(), "
+             "x[:1000].reshape(10, 100).var(1).sum().item(), (x[:1000] * 2).exp().sum().item(), "
+             "x[:1000].reshape(10, 100).topk(2, dim=1)[0].sum().item()]")
+
+
 def _run(expr: str, threaded: bool = True) -> list:
     env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="2")
-    code = textwrap.dedent(SCRIPT).format(expr=expr, threaded=threaded)
+    code = textwrap.dedent(SCRIPT).format(expr=expr, threaded=threaded, small=SMALL_OPS)
     try:
         p = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                            timeout=120, env=env)
@@ -98,9 +107,11 @@ def test_child_forked_after_threads_runs_each_kernel_family(name):
 
 
 def test_child_of_a_parent_without_threads_keeps_them():
-    parent_threads, parent, (child_threads, child, set_two) = _run("(x[:10] * 2).sum().item()",
-                                                                   threaded=False)
+    """Small reductions, sorts and pointwise ops in the parent start no team: the child keeps
+    its threads (and computes what the parent did)."""
+    parent_threads, parent, (child_threads, child, set_two) = _run(SMALL_OPS, threaded=False)
     assert parent_threads == child_threads == 2 and set_two == "set ok"
+    assert child == pytest.approx(parent)
 
 
 def test_dataloader_fork_workers_after_threaded_work():
