@@ -144,6 +144,34 @@ def test_file_system_senders_let_go_once_received():
     assert max(counts[500:]) <= counts[100] + 8     # flat, not one more per batch
 
 
+class _Small(pyth.utils.data.Dataset):
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, i):
+        return pyth.full((64,), float(i))
+
+
+def test_file_system_receivers_forget_books_of_exited_senders():
+    """The receiver maps each sender's receipt book once, without keeping a descriptor, and
+    drops the books of senders that have exited: fresh workers every epoch cost nothing."""
+    from pyth.multiprocessing import _receipts
+    mp.set_sharing_strategy("file_system")
+    try:
+        fds = []
+        for _ in range(6):
+            loader = pyth.utils.data.DataLoader(_Small(), batch_size=4, num_workers=2,
+                                                multiprocessing_context="fork")
+            assert sum(float(b.sum()) for b in loader) == 64 * sum(range(16))
+            del loader
+            gc.collect()
+            fds.append(len(os.listdir("/proc/self/fd")))
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+    assert fds[-1] <= fds[1] + 2, fds            # flat, not two more per epoch
+    assert len(_receipts._books_seen) <= 2        # the last epoch's workers' books at most
+
+
 def test_file_system_receipts_in_one_process():
     import pickle
     from multiprocessing.reduction import ForkingPickler

@@ -5,7 +5,7 @@ keeps that descriptor open, so the sender must hold the storage until the receiv
 it. Holding every sent storage for good (as pyth did) leaked one descriptor and its memory per
 message: a DataLoader worker ran out of descriptors after about a thousand batches.
 
-Each sending process keeps one page of flags in shared memory (its receipt book) and sends, with
+Each sending process keeps 64 KiB of one-byte flags in shared memory (its receipt book) and sends, with
 each storage, the book's own path and a slot in it. The receiver opens the storage, then sets
 that slot; the sender, at its next send, lets go of every storage whose slots were all set
 (PyTorch's file_system strategy gets the same effect from a reference count inside the shared
@@ -15,6 +15,7 @@ keeps its storage until the sender exits, as before; so does a send when every s
 
 from __future__ import annotations
 
+import mmap
 import os
 import threading
 from typing import Any
@@ -91,22 +92,36 @@ def book() -> Book:
     return b
 
 
-# (device, inode) of a sender's book -> its flags, mapped once per receiving process
-_books_seen: dict[tuple, np.ndarray] = {}
+# (device, inode) of a sender's book -> (the sender's pid, its flags): mapped once per
+# receiving process (a plain mmap: no descriptor kept), dropped once the sender has exited
+_books_seen: dict[tuple, tuple[int, np.ndarray]] = {}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
 
 
 def sign(path: str, slot: int) -> None:
-    """Set slot in the book at path (the receiver's side), mapping the book once."""
+    """Set slot in the book at path, /proc/<sender>/fd/<n> (the receiver's side)."""
     fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         key = (st.st_dev, st.st_ino)
-        flags = _books_seen.get(key)
-        if flags is None:
-            from .reductions import _from_fd
-            storage = _from_fd("uint8", SLOTS, fd)
-            from .. import tensor
-            flags = _books_seen[key] = tensor([], dtype=storage.dtype).set_(storage).numpy()
+        seen = _books_seen.get(key)
+        if seen is None:
+            for k, (pid, _) in list(_books_seen.items()):   # books of senders gone by
+                if not _alive(pid):
+                    del _books_seen[k]
+            if st.st_size < SLOTS:
+                raise RuntimeError(f"receipt book {path} holds {st.st_size} bytes, not {SLOTS}")
+            seen = _books_seen[key] = (int(path.split("/")[2]),
+                                       np.frombuffer(mmap.mmap(fd, SLOTS), dtype=np.uint8))
     finally:
         os.close(fd)
-    flags[slot] = 1
+    seen[1][slot] = 1
