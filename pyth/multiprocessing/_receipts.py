@@ -5,12 +5,13 @@ keeps that descriptor open, so the sender must hold the storage until the receiv
 it. Holding every sent storage for good (as pyth did) leaked one descriptor and its memory per
 message: a DataLoader worker ran out of descriptors after about a thousand batches.
 
-Each sending process keeps 64 KiB of one-byte flags in shared memory (its receipt book) and sends, with
-each storage, the book's own path and a slot in it. The receiver opens the storage, then sets
-that slot; the sender, at its next send, lets go of every storage whose slots were all set
-(PyTorch's file_system strategy gets the same effect from a reference count inside the shared
-memory, incremented when pickled and decremented when unpickled). A message never unpickled
-keeps its storage until the sender exits, as before; so does a send when every slot is taken.
+Each sending process keeps 64 KiB of one-byte flags in shared memory (its receipt book) and
+sends, with each storage, the book's own path and a slot in it. The receiver opens the storage,
+then sets that slot; the sender, at its next send, lets go of every storage whose slots were all
+set (PyTorch's file_system strategy gets the same effect from a reference count inside the
+shared memory, incremented when pickled and decremented when unpickled). A message never
+unpickled keeps its storage until the sender exits, as before; so does a send when every slot is
+taken.
 """
 
 from __future__ import annotations
