@@ -93,8 +93,9 @@ def book() -> Book:
     return b
 
 
-# (device, inode) of a sender's book -> (the sender's pid, its flags): mapped once per
+# (sender's pid, device, inode) of a sender's book -> (the pid, its flags): mapped once per
 # receiving process (a plain mmap: no descriptor kept), dropped once the sender has exited
+# (the pid in the key: a later sender's book may get a freed inode number)
 _books_seen: dict[tuple, tuple[int, np.ndarray]] = {}
 
 
@@ -113,16 +114,16 @@ def sign(path: str, slot: int) -> None:
     fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
-        key = (st.st_dev, st.st_ino)
+        pid = int(path.split("/")[2])
+        key = (pid, st.st_dev, st.st_ino)
         seen = _books_seen.get(key)
         if seen is None:
-            for k, (pid, _) in list(_books_seen.items()):   # books of senders gone by
-                if not _alive(pid):
+            for k, (sender, _) in list(_books_seen.items()):   # books of senders gone by
+                if not _alive(sender):
                     del _books_seen[k]
             if st.st_size < SLOTS:
                 raise RuntimeError(f"receipt book {path} holds {st.st_size} bytes, not {SLOTS}")
-            seen = _books_seen[key] = (int(path.split("/")[2]),
-                                       np.frombuffer(mmap.mmap(fd, SLOTS), dtype=np.uint8))
+            seen = _books_seen[key] = (pid, np.frombuffer(mmap.mmap(fd, SLOTS), dtype=np.uint8))
     finally:
         os.close(fd)
     seen[1][slot] = 1
