@@ -16,7 +16,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
                    scalar_value)
-from ._errors import raise_error
+from ._errors import not_implemented, raise_error
 from ._promotion import category, result_type
 from ._th import ffi
 from .tensor import Tensor, wrap
@@ -42,10 +42,9 @@ _REFUSED = {"neg", "sub"}
 
 def _require(op: str, dt: _dt.dtype, kinds: str) -> None:
     if dt.kind not in kinds:
-        error = RuntimeError if op in _REFUSED else NotImplementedError
-        raise error(f"{op}(): not implemented for '{dt.real}' "
-                    f"(expects {' or '.join(sorted({_KIND_NAMES[k] for k in kinds}))} "
-                    f"tensors)")
+        names = " or ".join(sorted({_KIND_NAMES[k] for k in kinds}))
+        e = not_implemented(op, dt, f"expects {names} tensors")
+        raise RuntimeError(str(e)) if op in _REFUSED else e
 
 
 # ---- unary -----------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtypes as _dt
+from .._errors import not_implemented
+from .._promotion import result_type
 from ..tensor import Tensor
 from . import _linear_kernels
 
@@ -113,8 +115,6 @@ def _check_same_size(name: str, input: Tensor, target: Tensor) -> None:
 
 def _need_floating(name: str, *tensors: Tensor) -> None:
     """NotImplementedError, as PyTorch, for a loss whose computing dtype is not floating."""
-    from .._errors import not_implemented
-    from .._promotion import result_type
     dt = result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
     if not dt.is_floating_point:
         raise not_implemented(name, dt, "expects floating point tensors")
