@@ -27,6 +27,7 @@ static THStorage *THStorage_(shell)(int64_t size, THAllocator *allocator, void *
   self->flag = TH_STORAGE_REFCOUNTED | (allocator->realloc ? TH_STORAGE_RESIZABLE : 0);
   self->allocator = allocator;
   self->allocatorContext = ctx;
+  self->version = 0;
   return self;
 }
 

@@ -11,6 +11,7 @@ struct THStorage {
   TH_ATOMIC int32_t exports; /* consumers outside pyth holding the data (numpy, DLPack) */
   THAllocator *allocator;
   void *allocatorContext;
+  int64_t version; /* autograd's version counter: the Python layer bumps it on each write */
 };
 
 /* Constructors: one place (newWithAllocator) does the work; the rest name intent. All return

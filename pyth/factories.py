@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _numpy
 from . import dtypes as _dt
-from ._errors import check_ptr
+from ._errors import check, check_ptr
 from ._promotion import promote_types
 from ._th import ffi, lib
 from .tensor import Tensor, _empty, as_count, c_sizes, parse_sizes, wrap
@@ -166,20 +166,34 @@ def empty(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     return _empty(sizes, dt)
 
 
+def _filled(t: Tensor, value: Any) -> Tensor:
+    """t (new) filled with value by the C fill itself: a factory's result is not an in-place
+    write, so its version stays 0 (as PyTorch's); a tensor value takes the public fill_."""
+    if isinstance(value, Tensor):
+        return t.fill_(value)
+    check(t.dtype.tensor.fill(t._h, t.dtype.to_c(value)))
+    return t
+
+
+def _zeroed(t: Tensor) -> Tensor:
+    check(t.dtype.tensor.zero(t._h))
+    return t
+
+
 def zeros(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     sizes, dt = _sizes_and_dtype(size, dtype, "zeros")
-    return _empty(sizes, dt).zero_()
+    return _zeroed(_empty(sizes, dt))
 
 
 def ones(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     sizes, dt = _sizes_and_dtype(size, dtype, "ones")
-    return _empty(sizes, dt).fill_(1)
+    return _filled(_empty(sizes, dt), 1)
 
 
 def full(size: Sequence[int], fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
     """A tensor of size filled with fill_value (dtype inferred from the value as tensor() does)."""
     dt = _dt.resolve(dtype) or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
-    return _empty(parse_sizes((size,), "full"), dt).fill_(fill_value)
+    return _filled(_empty(parse_sizes((size,), "full"), dt), fill_value)
 
 
 def empty_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
@@ -187,15 +201,15 @@ def empty_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
 
 
 def zeros_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
-    return empty_like(t, dtype).zero_()
+    return _zeroed(empty_like(t, dtype))
 
 
 def ones_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
-    return empty_like(t, dtype).fill_(1)
+    return _filled(empty_like(t, dtype), 1)
 
 
 def full_like(t: Tensor, fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
-    return empty_like(t, dtype).fill_(fill_value)
+    return _filled(empty_like(t, dtype), fill_value)
 
 
 # ---- ranges ----
@@ -374,5 +388,5 @@ def eye(n: int, m: int | None = None, dtype: _dt.dtype | None = None, **_: Any) 
     """An n x m matrix with ones on the diagonal."""
     m = n if m is None else m
     out = zeros(n, m, dtype=dtype)
-    out.diagonal().fill_(1)
+    _filled(out.diagonal(), 1)
     return out

@@ -529,7 +529,6 @@ def test_only_what_backward_needs_is_saved():
 
 
 def test_unused_graph_freed_without_cycles():
-    from pyth.autograd.graph import _versions
     x = pyth.ones(3, requires_grad=True)
     gc.collect()
     gc.disable()
@@ -545,7 +544,6 @@ def test_unused_graph_freed_without_cycles():
         assert gc.collect() == 0
     finally:
         gc.enable()
-    assert not _versions                  # nothing counted once nothing is saved
 
 
 SPECIAL = {

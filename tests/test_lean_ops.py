@@ -450,3 +450,94 @@ def test_full_reduction_gradient_is_an_expanded_view_as_torch(reduce):
     assert seen["pyth"][0] == seen["torch"][0]
     np.testing.assert_allclose(seen["pyth"][1], seen["torch"][1], rtol=1e-6)
     np.testing.assert_allclose(seen["pyth 2nd"], seen["torch 2nd"], rtol=1e-6)
+
+
+# ---- the plain backward's short paths (engine order, first-order C calls, versions) ------------
+
+def _order_of_nodes(lib, x, w):
+    """Names of the nodes of a branching graph in the order backward runs them."""
+    a = x * w
+    b = a.exp()
+    c = a.tanh() * b
+    loss = (c + b * 2.0 + x.sigmoid()).sum()
+    ran = []
+    seen, todo = set(), [loss.grad_fn]
+    while todo:
+        n = todo.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        n.register_prehook(lambda g, n=n: ran.append(n.name().replace("torch::autograd::", "")))
+        todo += [f for f, _ in n.next_functions]
+    loss.backward()
+    return ran
+
+
+def test_backward_runs_nodes_in_torchs_order():
+    torch = pytest.importorskip("torch")
+    x = pyth.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    w = pyth.tensor([1.5, 0.25, -0.5], requires_grad=True)
+    tx = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    tw = torch.tensor([1.5, 0.25, -0.5], requires_grad=True)
+    assert _order_of_nodes(pyth, x, w) == _order_of_nodes(torch, tx, tw)
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+    np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())
+
+
+def test_a_graph_whose_order_is_broken_is_refused_not_run_twice():
+    """The engine runs pending nodes by creation number; a node leading to one created later
+    (only possible by rewiring internals) raises rather than running a node twice."""
+    from pyth.autograd.graph import AccumulateGrad
+    x = pyth.ones(2, requires_grad=True)
+    y = x * 2.0
+    late = AccumulateGrad(pyth.ones(2, requires_grad=True))
+    y.grad_fn.next_functions = ((late, 0), (None, 0))
+    with pytest.raises(RuntimeError, match="created after"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
+def test_first_order_mul_sum_mean_match_torch_exactly(dt):
+    torch = pytest.importorskip("torch")
+    tdt = getattr(torch, dt.name)
+    a = np.random.default_rng(5).uniform(-2, 2, (3, 4)).astype(dt.name)
+    b = np.random.default_rng(6).uniform(-2, 2, (3, 4)).astype(dt.name)
+    cases = {"x*w": lambda x, w: (x * w).sum(), "x*x": lambda x, w: (x * x).mean(),
+             "x*int": lambda x, w: (x * 3).sum(), "x*float": lambda x, w: (x * -0.3).mean(),
+             "w needs none": lambda x, w: (x * w.detach()).sum(),
+             "transposed": lambda x, w: (x.t() * w.t()).mean(),
+             "zero-size": lambda x, w: (x[:0] * w[:0]).mean()}
+    for name, f in cases.items():
+        x, w = pyth.from_numpy(a.copy()).requires_grad_(), pyth.from_numpy(b.copy())
+        tx, tw = torch.from_numpy(a.copy()).requires_grad_(), torch.from_numpy(b.copy())
+        w.requires_grad_()
+        tw.requires_grad_()
+        f(x, w).backward()
+        f(tx, tw).backward()
+        assert x.grad.dtype is dt, name
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy().astype(dt.name))
+        if tw.grad is None:
+            assert w.grad is None, name
+        else:
+            np.testing.assert_array_equal(w.grad.numpy(), tw.grad.numpy())
+
+
+def test_version_counter_lives_in_the_storage():
+    """A write through any alias of a saved tensor's storage is caught, even one autograd never
+    saw (a detached alias); views share the counter; a storage starts at version 0."""
+    x = pyth.ones(3, requires_grad=True)
+    w = pyth.full((3,), 2.0, requires_grad=True)
+    y = x * w
+    alias = w.detach()
+    v0 = w._version
+    alias.add_(1.0)
+    assert w._version == v0 + 1 and alias._version == w._version
+    assert w[1:]._version == w._version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    for _ in range(3):                 # the storage structs are recycled (THStructCache)
+        t = pyth.ones(3)
+        assert t._version == 0 and pyth.zeros_like(t)._version == 0 and pyth.eye(2)._version == 0
+        t.mul_(2.0)
+        t.add_(1.0)
+        del t

@@ -213,6 +213,36 @@ defop("mul", "input other", "input@other other@input")(
                   g * a["input"] if a["needs"][1] else None))
 
 
+def _mul_first(node: Any, g: Tensor) -> list | None:
+    """mul's plain backward in the lean record: g * other and g * input, one C call each
+    (None where the C table has no entry: the formula runs)."""
+    cls = type(g)
+    table = pointwise_nodes.DIRECT_BINARY["mul"]
+    if node.consts is not None:    # input * a Python number: the node saved nothing
+        c = node.consts["other"]
+        e = table.get((cls, type(c)))
+        if e is None or e[1] is not cls:
+            return None
+        try:
+            h = e[0](g._h, c)
+        except OverflowError:
+            return None
+        return [pointwise_nodes.wrap_new(h, cls, e[2]), None]
+    e = table.get((cls, cls))
+    if e is None:
+        return None
+    out = [None, None]
+    for name, s in zip(node.names, node.saved):   # other (for input's gradient), input
+        t = s.unpack(node)
+        if type(t) is not cls:
+            return None
+        out[name == "input"] = pointwise_nodes.wrap_new(e[0](g._h, t._h), e[1], e[2])
+    return out
+
+
+pointwise_nodes.FIRST["mul"] = _mul_first
+
+
 @defop("div", "input other", "input@other other")
 def _div(g: Tensor, a: dict) -> tuple:
     if a.get("rounding_mode") is not None:
@@ -402,6 +432,11 @@ defop("sum", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["ke
 # divided after expanding, as PyTorch: the gradient is a new tensor (a hook may write into it)
 defop("mean", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["keepdim"]) /
                        _count(a["input"].shape, a["dim"]))
+# the lean record's full sum and mean (consts: the input's Info), without the formula's dict
+pointwise_nodes.FIRST["sum"] = lambda node, g: [unreduce(g, node.consts["input"]._shape,
+                                                         None, False)]
+pointwise_nodes.FIRST["mean"] = lambda node, g: [
+    unreduce(g, node.consts["input"]._shape, None, False) / node.consts["input"].numel()]
 
 
 def _exclusive_prod(x: Tensor, d: int) -> Tensor:
@@ -1357,7 +1392,7 @@ def _install_operators(pointwise: Any) -> None:
         setattr(Tensor, f"__{py}__", op)
         setattr(Tensor, f"__r{py}__", _binop(rfast, w, True))
         for cls, entries in _class_entries(getattr(fast, "table", {})).items():
-            setattr(cls, f"__{py}__", _class_binop(cls, entries, op))
+            setattr(cls, f"__{py}__", _class_binop(cls, entries, op, w))
     for py in ("neg", "abs"):
         raw = T[f"__{py}__"]
         w = F[py]
@@ -1454,23 +1489,37 @@ def _class_entries(table: dict) -> dict[type, dict]:
     return out
 
 
-def _class_binop(cls: type, entries: dict, op: Callable) -> Callable:
+def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callable:
     """t + u for t of one tensor class (FloatTensor, ...): a u of the same class or a Python
     float, neither in autograd, is the table's C call with no lookup at all (the 10-element
-    add's cost is mostly Python's); every other case is the general operator op."""
+    add's cost is mostly Python's); two tensors of the class in autograd go straight to the
+    recorded function w's lean record where it has one; every other case is the general
+    operator op."""
     new, gc = object.__new__, ffi.gc
     fn, rcls, free = entries[cls][:3] if cls in entries else (None, None, None)
     sfn, srcls, sfree = entries[float][:3] if float in entries else (None, None, None)
+    lean = getattr(w, "lean", None)
+    if lean is not None and (lean[0] is not pointwise_nodes.binary or
+                             cls.dtype not in (P.float32, P.float64)):
+        lean = None
+    state = grad_mode.state
+    anomaly = sys.modules["pyth.autograd.record"]._anomaly
+    same, handled = pointwise_nodes.binary_same, pointwise_nodes.NOT_HANDLED
 
     def method(self: Tensor, other: Any) -> Any:
         if type(other) is cls:
-            if fn is not None and type(self) is cls and self._ag is None and other._ag is None:
-                h = fn(self._h, other._h)
-                if h:
-                    r = new(rcls)
-                    r._h = gc(h, free)
-                    r._ag = r._vb = None
-                    return r
+            if fn is not None and type(self) is cls:
+                if self._ag is None and other._ag is None:
+                    h = fn(self._h, other._h)
+                    if h:
+                        r = new(rcls)
+                        r._h = gc(h, free)
+                        r._ag = r._vb = None
+                        return r
+                elif lean is not None and state.enabled and not anomaly[0]:
+                    r = same(lean[1], lean[2], self, other)
+                    if r is not handled:
+                        return r
         elif type(other) is float and sfn is not None and type(self) is cls and \
                 self._ag is None:
             h = sfn(self._h, other)

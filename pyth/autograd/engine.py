@@ -182,39 +182,24 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
 
 def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
     """backward() without inputs= or anomaly mode, the training step's case: every node
-    reachable from the roots runs (each leads to a leaf that accumulates), so the dependency
-    count is one walk over the edges and the loop does no bookkeeping for captured inputs."""
-    deps: dict[Node, int] = {}
-    stack = []
-    for (node, _), _g in roots:
-        if node not in deps:
-            deps[node] = 0
-            stack.append(node)
-    while stack:
-        for nf, _ in stack.pop().next_functions:
-            if nf is None:
-                continue
-            d = deps.get(nf)
-            if d is None:
-                deps[nf] = 1
-                stack.append(nf)
-            else:
-                deps[nf] = d + 1
+    reachable from the roots runs, so no walk decides which nodes matter or counts their
+    inputs. A node is created after every node its edges lead to (its sequence number is
+    larger), so the pending node with the largest number can receive nothing more: running
+    pending nodes largest first is the order the dependency counts give (PyTorch's)."""
     buffers: dict[Node, list] = {}
-    for (node, nr), g in roots:
-        _add(buffers, node, nr, g)
     ready: list = []
-    for node in {node: None for (node, _), _g in roots}:
-        if deps[node] == 0:
-            heapq.heappush(ready, (-node._seq, id(node), node))
+    pop, push = heapq.heappop, heapq.heappush
+    for (node, nr), g in roots:
+        if node not in buffers:
+            push(ready, (-node._seq, node))
+        _add(buffers, node, nr, g)
     state = grad_mode.state
     prev = state.enabled
     state.enabled = create_graph
-    pop, push = heapq.heappop, heapq.heappush
     try:
         while ready:
-            node = pop(ready)[2]
-            grads = buffers.pop(node, None) or []
+            node = pop(ready)[1]
+            grads = buffers.pop(node)
             if type(node) is AccumulateGrad:
                 t = node.variable
                 if t._ag.hooks or node._tensor_hooks or node._retained or node._pre_hooks:
@@ -244,18 +229,21 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
             nexts = node.next_functions
             if len(outs) < len(nexts):
                 outs = list(outs) + [None] * (len(nexts) - len(outs))
+            seq = node._seq
             for (nf, nr), g in zip(nexts, outs):
                 if nf is None:
                     continue
-                if g is not None:
-                    if nr == 0 and nf not in buffers and nf.n_outputs == 1:
+                if nf not in buffers:   # its first gradient (or None): it becomes pending
+                    if nf._seq >= seq:
+                        raise RuntimeError(f"autograd: {nf.name()} was created after "
+                                           f"{node.name()}, which leads to it")
+                    push(ready, (-nf._seq, nf))
+                    if nr == 0 and nf.n_outputs == 1:
                         buffers[nf] = [g]
-                    else:
-                        _add(buffers, nf, nr, g)
-                d = deps[nf] - 1
-                deps[nf] = d
-                if d == 0:
-                    push(ready, (-nf._seq, id(nf), nf))
+                        continue
+                    buffers[nf] = [None] * max(nr + 1, nf.n_outputs)
+                if g is not None:
+                    _add(buffers, nf, nr, g)
             outs = g = grads = None   # the buffers alone hold the gradients (see _owned)
     finally:
         state.enabled = prev

@@ -6,9 +6,11 @@ other tensor: that None is the one check an op makes before doing autograd work)
 differentiates, and what its backward needs. Leaves that require grad get an `AccumulateGrad`
 node, created on first use and cached weakly, which adds the gradient into `.grad`.
 
-Versions: in-place ops bump a counter kept per storage. Only storages that some node saved are
-counted (a dict keyed by the storage's address, entries released with the nodes), so code that
-never records a graph pays one dict-emptiness check per in-place op.
+Versions: in-place ops bump a counter kept in the C storage (`THStorage.version`, shared by
+every view of it, as PyTorch's version counter is shared by views). A saved tensor remembers the
+version it had; unpacking compares. Until the first tensor is saved (or viewed in the graph) no
+version can be watched, so in-place ops skip the bump (`counting`): code that never records a
+graph pays one list read per in-place op.
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ from .grad_mode import state as _grad_state
 
 _seq = itertools.count()
 
-# storage -> [version, number of saved tensors on it]. The key is the cffi pointer to the
-# storage (equal and hashed by address, holding nothing alive), cheaper than its integer.
-_versions: dict[Any, list] = {}
+# whether any version can be watched yet (set by the first saved tensor or tracked view)
+counting = [False]
 
 
 def shape_of(t: Any) -> tuple:
@@ -34,38 +35,13 @@ def shape_of(t: Any) -> tuple:
     return tuple(ffi.unpack(h.size, h.nDimension))
 
 
-def storage_key(t: Any) -> Any:
-    return t._h.storage
-
-
 def version_of(t: Any) -> int:
-    e = _versions.get(t._h.storage)
-    return e[0] if e is not None else 0
+    return t._h.storage.version
 
 
 def bump(t: Any) -> None:
     """An in-place op wrote t's storage."""
-    e = _versions.get(t._h.storage)
-    if e is not None:
-        e[0] += 1
-
-
-def track(t: Any) -> int:
-    """Start (or keep) counting versions of t's storage; returns the current version."""
-    k = storage_key(t)
-    e = _versions.get(k)
-    if e is None:
-        e = _versions[k] = [0, 0]
-    e[1] += 1
-    return e[0]
-
-
-def untrack(key: Any) -> None:
-    e = _versions.get(key)
-    if e is not None:
-        e[1] -= 1
-        if e[1] <= 0:
-            del _versions[key]
+    t._h.storage.version += 1
 
 
 class Meta:
@@ -81,7 +57,6 @@ class Meta:
         "post_hooks",
         "requires_grad",
         "retains_grad",
-        "tracked",
         "view_version",
     )
 
@@ -96,24 +71,11 @@ class Meta:
         self.retains_grad = False
         self.base = None          # for a view of a tensor in the graph: the viewed tensor
         self.view_version = 0
-        self.tracked = None       # a view counts its storage's versions while it lives
 
     def track_view(self, t: Any) -> None:
-        if self.tracked is not None:
-            untrack(self.tracked)
-        self.view_version = track(t)
-        self.tracked = storage_key(t)
-        self.__class__ = _TrackedMeta   # only these need a finalizer (a Python call per death)
-
-
-class _TrackedMeta(Meta):
-    """The Meta of a view that counts its storage's versions while it lives."""
-
-    __slots__ = ()
-
-    def __del__(self) -> None:
-        if self.tracked is not None:
-            untrack(self.tracked)
+        """t, a view in the graph, notices when its base is written (from now on)."""
+        counting[0] = True
+        self.view_version = t._h.storage.version
 
 
 class Info:
@@ -271,16 +233,14 @@ class Saved:
 
     def __init__(self, t: Any, owner: Any = None) -> None:
         h = t._h
-        key = self.key = h.storage     # track(t), inlined: every saved tensor passes here
-        e = _versions.get(key)
-        if e is None:
-            e = _versions[key] = [0, 0]
-        e[1] += 1
-        self.version = e[0]
+        key = self.key = h.storage
+        self.version = key.version
+        counting[0] = True
         m = t._ag
         self.requires_grad = m is not None and (m.requires_grad or m.grad_fn is not None)
+        self.cls = type(t)
         if owner is not None:   # an output of the node: (node, output_nr)
-            self.t, self.cls = h, type(t)
+            self.t = h
             self.owner = (weakref.ref(owner[0]), owner[1])  # no node<->saved cycle
         else:
             self.t, self.owner = t, None
@@ -293,8 +253,7 @@ class Saved:
             t = a
             if t._h.storage != self.key:    # set_ gave it another storage
                 raise RuntimeError(_modified_message(t, self, self.version + 1, node))
-        e = _versions.get(t._h.storage)      # version_of(t), inlined
-        v = e[0] if e is not None else 0
+        v = t._h.storage.version
         if v != self.version:
             raise RuntimeError(_modified_message(t, self, v, node))
         if self.owner is not None and self.requires_grad and _grad_state.enabled:
@@ -304,18 +263,20 @@ class Saved:
             t._ag = Meta(False, node, self.owner[1]) if node is not None else None
         return t
 
-    def release(self) -> None:
-        if self.t is not None:
-            e = _versions.get(self.key)   # untrack(self.key), inlined: the engine's hot path
-            if e is not None:
-                e[1] -= 1
-                if e[1] <= 0:
-                    del _versions[self.key]
-            self.t = None
+    def handle(self, node: Any = None) -> Any:
+        """The saved tensor's C handle, version-checked as unpack does, without a new wrapper
+        (for a first-order C derivative, which reads the handle alone)."""
+        t = self.t
+        if self.owner is None or t is None:
+            return self.unpack(node)._h
+        st = t.storage
+        if st != self.key or st.version != self.version:
+            return self.unpack(node)._h   # raises the message
+        return t
 
-    def __del__(self) -> None:   # a graph dropped without a backward
-        if self.t is not None:
-            untrack(self.key)
+    def release(self) -> None:
+        """Lets the tensor go (a node's release drops its Saved objects, which does the same)."""
+        self.t = None
 
 
 def _modified_message(t: Any, s: Saved, v: int, node: Any) -> str:

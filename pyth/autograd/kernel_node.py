@@ -88,7 +88,4 @@ class KernelNode(Node):
 
     def release(self) -> None:
         if self.saved:   # a node that saved nothing can run again, as in PyTorch
-            for s in self.saved:
-                if s is not None:
-                    s.release()
-            self.saved = None
+            self.saved = None   # the Saved objects, and with them the tensors, go

@@ -42,36 +42,29 @@ class PointwiseNode(KernelNode):
     __slots__ = ("consts", "names", "op")
 
     def __init__(self, next_functions: tuple, op: Any) -> None:
-        # Node's and KernelNode's fields set here in one frame: this runs once per recorded op
-        self.next_functions = next_functions
-        self._seq = next(_seq)
-        self._hooks = self._pre_hooks = self._tensor_hooks = self._retained = None
-        self._trace = self.metadata = None
-        self.n_outputs = 1
-        self.saved = ()
-        self.op = op
-        self.consts = None
-        self.names = ()
+        _fill(self, next_functions, op)
 
     c_grads: dict | None = None   # unary ops with a C derivative: {dtype: C <name>_backwardNew}
+    # the op's first-order gradients by direct C calls, first(node, grad) -> list, or None
+    # where it does not apply (then the formula runs): FIRST, beside the formulas
+    first: Callable | None = None
 
     def apply(self, grads: list) -> list:
         saved = self.saved
         if saved is None:
             raise RuntimeError(_FREED)
-        c = self.c_grads
-        if c is not None and not _state.enabled:   # first order: the C derivative, one call
-            g = grads[0]
-            s = saved[0].unpack(self)
-            fn = c.get(g.dtype) if type(g) is type(s) else None
-            if fn is not None:
-                h = fn(g._h, s._h)
-                if not h:
-                    raise_error()
-                r = _new(type(g))
-                r._h = _gc(h, g.dtype.tensor.free)
-                r._ag = r._vb = None
-                return [r]
+        if not _state.enabled:   # a plain backward: the op's direct C calls where it has them
+            c = self.c_grads
+            if c is not None:    # the C derivative, one call
+                g = grads[0]
+                s = saved[0]
+                fn = c.get(g.dtype) if s.cls is type(g) else None
+                if fn is not None:   # s: the op's result (unary ops with a C derivative)
+                    return [wrap_new(fn(g._h, s.handle(self)), type(g), g.dtype.tensor.free)]
+            elif self.first is not None:
+                r = self.first(self, grads[0])
+                if r is not None:
+                    return r
         nexts = self.next_functions
         if len(nexts) == 1:
             a = {"needs": (True,)}
@@ -91,9 +84,34 @@ _CLASSES: dict[str, type] = {}
 def _node(op: Any, edges: tuple) -> PointwiseNode:
     cls = _CLASSES.get(op.name)
     if cls is None:
+        first = FIRST.get(op.name)
         cls = _CLASSES[op.name] = type(op.node_cls.__name__, (PointwiseNode,),
-                                       {"__slots__": (), "c_grads": C_GRADS.get(op.name)})
-    return cls(edges, op)
+                                       {"__slots__": (), "c_grads": C_GRADS.get(op.name),
+                                        "first": staticmethod(first) if first else None})
+    return _fill(_new(cls), edges, op)   # __init__'s work, without its frame
+
+
+def _fill(node: PointwiseNode, edges: tuple, op: Any) -> PointwiseNode:
+    """Node's, KernelNode's and PointwiseNode's fields, set in one frame (once per op)."""
+    node.next_functions = edges
+    node._seq = next(_seq)
+    node._hooks = node._pre_hooks = node._tensor_hooks = node._retained = None
+    node._trace = node.metadata = None
+    node.n_outputs = 1
+    node.saved = node.names = ()
+    node.op = op
+    node.consts = None
+    return node
+
+
+def wrap_new(h: Any, cls: type, free: Any) -> Any:
+    """A C call's new tensor h as a tensor of class cls outside autograd (or its error)."""
+    if not h:
+        raise_error()
+    r = _new(cls)
+    r._h = _gc(h, free)
+    r._ag = r._vb = None
+    return r
 
 
 def _run(fn: Callable, *args: Any) -> Any:
@@ -113,6 +131,9 @@ DIRECT_BINARY: dict[str, dict[tuple, tuple]] = {}
 # unary op name -> {dtype: C <name>_backwardNew(grad, saved)}: the table's first-order formula
 # for the ops whose derivative is a stamped C kernel (derivatives.C_GRADS)
 C_GRADS: dict[str, dict] = {}
+# op name -> first(node, grad): the op's plain-backward gradients by direct C calls (derivatives
+# keeps them beside the op's formula)
+FIRST: dict[str, Callable] = {}
 
 
 def _one_float(args: tuple) -> Any:
@@ -125,20 +146,17 @@ def _one_float(args: tuple) -> Any:
 
 def unary(op: Any, fn: Callable, args: tuple) -> Any:
     """fn(x) recorded as op's node, or NOT_HANDLED."""
-    x = _one_float(args)
-    if x is None:
+    if len(args) != 1:
+        return NOT_HANDLED
+    x = args[0]
+    if not isinstance(x, Tensor) or x.dtype not in _FLOATS:
         return NOT_HANDLED
     e = edge_of(x)
     if e is None:
         return fn(x)
     c = DIRECT_UNARY[op.name].get(type(x)) if op.name in DIRECT_UNARY else None
     if c is not None:    # fn's own C call, without its frames
-        h = c(x._h)
-        if not h:
-            raise_error()
-        r = _new(type(x))
-        r._h = _gc(h, x.dtype.tensor.free)
-        r._vb = None
+        r = wrap_new(c(x._h), type(x), x.dtype.tensor.free)
     else:
         r = _run(fn, x)
     node = _node(op, (e,))
@@ -172,6 +190,22 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
     ex = edge_of(x) if x._ag is not None else None
     if ex is None and ey is None:
         return fn(x, y)
+    return _record_binary(op, fn, x, y, ex, ey)
+
+
+def binary_same(op: Any, fn: Callable, x: Any, y: Any) -> Any:
+    """binary() for x and y of one float tensor class (the class operators' case, which
+    checked the classes and that one of them is in autograd)."""
+    if not x.dtype.tensor.isSameSizeAs(x._h, y._h):
+        return NOT_HANDLED
+    ex = edge_of(x) if x._ag is not None else None
+    ey = edge_of(y) if y._ag is not None else None
+    if ex is None and ey is None:
+        return fn(x, y)
+    return _record_binary(op, fn, x, y, ex, ey)
+
+
+def _record_binary(op: Any, fn: Callable, x: Any, y: Any, ex: Any, ey: Any) -> Any:
     c = DIRECT_BINARY[op.name].get((type(x), type(y)))
     h = None
     if c is not None:    # fn's own C call, without its frames
@@ -203,12 +237,22 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
 
 def full_reduction(op: Any, fn: Callable, args: tuple) -> Any:
     """fn(x) of a float tensor over all its elements (x.sum(), x.mean()) recorded as op's
-    node, which keeps x's shape alone; otherwise (dims, dtype=, ...) NOT_HANDLED. Recorded as
-    a unary op (one input, nothing saved) whose formula also reads the input's shape."""
-    r = unary(op, fn, args)
-    m = getattr(r, "_ag", None)
-    if m is not None:
-        m.grad_fn.consts = {"input": Info(args[0]), "dim": None, "keepdim": False}
+    node, which keeps x's shape alone; otherwise (dims, dtype=, ...) NOT_HANDLED. The C
+    reduction is called directly (a float sum or mean keeps its dtype); the node is a unary
+    op's (one input, nothing saved) whose formula also reads the input's shape."""
+    x = _one_float(args)
+    if x is None:
+        return NOT_HANDLED
+    e = edge_of(x)
+    if e is None:
+        return fn(x)
+    c = x.dtype.tensor
+    r = wrap_new(c.new(), type(x), c.free)
+    if getattr(c, op.name)(r._h, x._h, 0, ffi.NULL, False):
+        raise_error()
+    node = _node(op, (e,))
+    node.consts = {"input": Info(x), "dim": None, "keepdim": False}
+    r._ag = Meta(False, node, 0)
     return r
 
 

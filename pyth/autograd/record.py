@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
-from .graph import _FREED, Info, Meta, Node, Saved, _versions, bump, shape_of, version_of
+from .graph import _FREED, Info, Meta, Node, Saved, bump, counting, shape_of, version_of
 from .variable import edge_of
 
 _state = grad_mode.state
@@ -408,7 +408,7 @@ def out_requires_grad(out: Any) -> bool:
 def bump_out(out: Any) -> None:
     """out= wrote these tensors: their versions move on, as an in-place op's do, so a node
     that saved one of them refuses to use the overwritten values."""
-    if _versions:
+    if counting[0]:
         for o in _outs(out):
             if isinstance(o, Tensor):
                 bump(o)
@@ -608,7 +608,7 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
         if _has_ag(args, kwargs):
             return record(args, kwargs)
         r = fn(*args, **kwargs)
-        if _versions:
+        if counting[0]:
             bump(args[0])
         return r
     wrapper.__name__ = getattr(fn, "__name__", "inplace")

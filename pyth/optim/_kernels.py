@@ -73,7 +73,7 @@ def run(name: str, tensors: Sequence[Sequence[Tensor] | None],
         else:
             args.append(ffi.new(ctype, [s._h for s in items] if ctype == STEPS else items))
     check(fn(*args, len(params), *scalars))
-    if _graph._versions:  # an in-place write: saved copies of these parameters are now stale
+    if _graph.counting[0]:  # an in-place write: saved copies of these parameters are now stale
         for p in params:
             _graph.bump(p)
 
