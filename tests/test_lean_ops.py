@@ -467,7 +467,8 @@ def _order_of_nodes(lib, x, w):
         if n is None or n in seen:
             continue
         seen.add(n)
-        n.register_prehook(lambda g, n=n: ran.append(n.name().replace("torch::autograd::", "")))
+        name = n.name().replace("torch::autograd::", "")
+        n.register_prehook(lambda g, name=name: ran.append(name))   # no node <-> hook cycle
         todo += [f for f, _ in n.next_functions]
     loss.backward()
     return ran

@@ -1492,9 +1492,8 @@ def _class_entries(table: dict) -> dict[type, dict]:
 def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callable:
     """t + u for t of one tensor class (FloatTensor, ...): a u of the same class or a Python
     float, neither in autograd, is the table's C call with no lookup at all (the 10-element
-    add's cost is mostly Python's); two tensors of the class in autograd go straight to the
-    recorded function w's lean record where it has one; every other case is the general
-    operator op."""
+    add's cost is mostly Python's); the same pairs in autograd go straight to the recorded
+    function w's lean record where it has one; every other case is the general operator op."""
     new, gc = object.__new__, ffi.gc
     fn, rcls, free = entries[cls][:3] if cls in entries else (None, None, None)
     sfn, srcls, sfree = entries[float][:3] if float in entries else (None, None, None)
@@ -1504,7 +1503,8 @@ def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callabl
         lean = None
     state = grad_mode.state
     anomaly = sys.modules["pyth.autograd.record"]._anomaly
-    same, handled = pointwise_nodes.binary_same, pointwise_nodes.NOT_HANDLED
+    same, number = pointwise_nodes.binary_same, pointwise_nodes.binary_number
+    handled = pointwise_nodes.NOT_HANDLED
 
     def method(self: Tensor, other: Any) -> Any:
         if type(other) is cls:
@@ -1520,14 +1520,18 @@ def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callabl
                     r = same(lean[1], lean[2], self, other)
                     if r is not handled:
                         return r
-        elif type(other) is float and sfn is not None and type(self) is cls and \
-                self._ag is None:
-            h = sfn(self._h, other)
-            if h:
-                r = new(srcls)
-                r._h = gc(h, sfree)
-                r._ag = r._vb = None
-                return r
+        elif type(other) is float and sfn is not None and type(self) is cls:
+            if self._ag is None:
+                h = sfn(self._h, other)
+                if h:
+                    r = new(srcls)
+                    r._h = gc(h, sfree)
+                    r._ag = r._vb = None
+                    return r
+            elif lean is not None and state.enabled and not anomaly[0]:
+                r = number(lean[1], lean[2], self, other)
+                if r is not handled:
+                    return r
         return op(self, other)   # and a failed call: the general path raises its error
     method.__name__, method.__doc__ = op.__name__, op.__doc__
     return method

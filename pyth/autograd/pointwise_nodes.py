@@ -205,6 +205,15 @@ def binary_same(op: Any, fn: Callable, x: Any, y: Any) -> Any:
     return _record_binary(op, fn, x, y, ex, ey)
 
 
+def binary_number(op: Any, fn: Callable, x: Any, y: float) -> Any:
+    """binary() for x of a float tensor class in autograd and a Python float y (the class
+    operators' case)."""
+    ex = edge_of(x)
+    if ex is None:
+        return fn(x, y)
+    return _record_binary(op, fn, x, y, ex, None)
+
+
 def _record_binary(op: Any, fn: Callable, x: Any, y: Any, ex: Any, ey: Any) -> Any:
     c = DIRECT_BINARY[op.name].get((type(x), type(y)))
     h = None
