@@ -55,12 +55,22 @@ def _dims(dim: Any, n: int) -> list:
     return [int(dim) % max(n, 1)] if n else []
 
 
+# shape -> its int64_t[] (read-only: newExpand copies it): a training step's sums expand to the
+# same few shapes every step, and a new array costs a third of the view's C call
+_SIZES: dict[tuple, Any] = {}
+
+
 def unreduce(g: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
     """A reduction's gradient as an expanded view of input's shape (no copy)."""
     if dim is None and g.dim() == 0:   # over all elements: the 0-dim g expands as it is
         if not grad_mode.state.enabled:     # a plain backward: the C view, nothing recorded
             dt = g.dtype
-            r = wrap(dt, dt.tensor.newExpand(g._h, len(shape), c_sizes(shape)))
+            sizes = _SIZES.get(shape) if type(shape) is tuple else c_sizes(shape)
+            if sizes is None:
+                if len(_SIZES) >= 256:
+                    _SIZES.clear()
+                sizes = _SIZES[shape] = c_sizes(shape)
+            r = wrap(dt, dt.tensor.newExpand(g._h, len(shape), sizes))
             mark_view(r, g)
             return r
         return g.expand(tuple(shape))
@@ -207,6 +217,7 @@ def _alpha(g: Tensor, alpha: Any) -> Tensor:
 
 
 defop("add", "input other", "")(lambda g, a: (g, _alpha(g, a.get("alpha", 1))))
+pointwise_nodes.FIRST["add"] = lambda node, g: [g, g]   # the lean record has no alpha
 defop("sub", "input other", "")(lambda g, a: (g, -_alpha(g, a.get("alpha", 1))))
 defop("mul", "input other", "input@other other@input")(
     lambda g, a: (g * a["other"] if a["needs"][0] else None,

@@ -55,6 +55,20 @@ def _seed(t: Any, g: Any, i: int) -> Any:
     return g
 
 
+def backward_plain(t: Any) -> None:
+    """t.backward() with no arguments, the training step's call: run_backward's work for one
+    root, without building its argument lists."""
+    e = edge_of(t)
+    if e is None:
+        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
+                           "grad_fn")
+    seed = _seed(t, None, 0)
+    if record._anomaly[0]:
+        run_backward([t], [seed], False, False)
+    else:
+        _run_all([(e, seed)], False, False)
+
+
 def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_graph: bool,
                  create_graph: bool, inputs: Sequence[Any] | None = None,
                  accumulate: bool = True, allow_unused: bool = True) -> list | None:

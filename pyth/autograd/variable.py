@@ -211,9 +211,13 @@ def register_post_accumulate_grad_hook(self: Any, hook: Any) -> Any:
 def backward(self: Any, gradient: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:
     """Gradients of self with respect to the graph's leaves, accumulated into their .grad."""
-    if not _backward:   # pyth.autograd.backward, once the package is loaded
+    if not _backward:   # pyth.autograd.backward and the engine's plain case, once loaded
         from . import backward as b
-        _backward.append(b)
+        from .engine import backward_plain
+        _backward[:] = [b, backward_plain]
+    if gradient is None and retain_graph is None and not create_graph and inputs is None:
+        _backward[1](self)   # loss.backward()
+        return
     _backward[0](self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
