@@ -379,9 +379,10 @@ def _accumulate(t: Any, g: Any, create_graph: bool, owned: bool = False) -> None
     else:
         acc = m.grad
         dt = acc.dtype
-        if g.dtype is dt and dt.tensor.isSameSizeAs(acc._h, g._h) and dt in _ONE_FILL:
-            check(dt.tensor.add(acc._h, acc._h, g._h))   # the kernel, in place (same shape)
-            bump(acc)
+        h = acc._h
+        if g.dtype is dt and dt.tensor.isSameSizeAs(h, g._h) and dt in _ONE_FILL:
+            check(dt.tensor.add(h, h, g._h))   # the kernel, in place (same shape)
+            h.storage.version += 1             # bump(acc), inlined
         else:
             with grad_mode.no_grad():
                 acc.add_(g)

@@ -223,10 +223,11 @@ def accumulator(t: Any) -> AccumulateGrad:
 class Saved:
     """A tensor a node keeps for its backward, with the version it had when saved.
 
-    An output of the node itself is kept by its C handle alone (holding the Python tensor would
-    make a cycle tensor -> node -> tensor); unpacking wraps the handle in a new Python tensor,
-    given the node back as grad_fn under create_graph. Every change to that header (a `_`
-    method, out=, `.data =`) bumps its storage's version or replaces the storage, both caught.
+    An output of the node itself is kept by its C handle and output number alone (holding the
+    Python tensor would make a cycle tensor -> node -> tensor); the node unpacks it naming
+    itself, which wraps the handle in a new Python tensor, given the node back as grad_fn under
+    create_graph. Every change to that header (a `_` method, out=, `.data =`) bumps its
+    storage's version or replaces the storage, both caught.
     """
 
     __slots__ = ("cls", "key", "owner", "requires_grad", "t", "version")
@@ -236,12 +237,12 @@ class Saved:
         key = self.key = h.storage
         self.version = key.version
         counting[0] = True
-        m = t._ag
-        self.requires_grad = m is not None and (m.requires_grad or m.grad_fn is not None)
         self.cls = type(t)
         if owner is not None:   # an output of the node: (node, output_nr)
             self.t = h
-            self.owner = (weakref.ref(owner[0]), owner[1])  # no node<->saved cycle
+            self.owner = owner[1]   # the number alone: the node unpacks, naming itself
+            m = t._ag   # (read by unpack for an output alone)
+            self.requires_grad = m is not None and (m.requires_grad or m.grad_fn is not None)
         else:
             self.t, self.owner = t, None
 
@@ -259,8 +260,7 @@ class Saved:
         if self.owner is not None and self.requires_grad and _grad_state.enabled:
             # under create_graph the alias is given its node back, so the formula using it
             # is differentiable again; a plain backward reads it as data
-            node = self.owner[0]()
-            t._ag = Meta(False, node, self.owner[1]) if node is not None else None
+            t._ag = Meta(False, node, self.owner) if node is not None else None
         return t
 
     def handle(self, node: Any = None) -> Any:
@@ -284,9 +284,8 @@ def _modified_message(t: Any, s: Saved, v: int, node: Any) -> str:
     what = f"[pyth.{type(t).__name__} {shape}]"
     m = t._ag
     if s.owner is not None:
-        owner = s.owner[0]()
-        name = owner.name() if owner is not None else "a freed node"
-        what += f", which is output {s.owner[1]} of {name},"
+        name = node.name() if node is not None else "its node"
+        what += f", which is output {s.owner} of {name},"
     elif m is not None and m.grad_fn is not None:
         what += f", which is output {m.output_nr} of {m.grad_fn.name()},"
     used = f" (needed by {node.name()})" if node is not None else ""
