@@ -199,7 +199,9 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
     reachable from the roots runs, so no walk decides which nodes matter or counts their
     inputs. A node is created after every node its edges lead to (its sequence number is
     larger), so the pending node with the largest number can receive nothing more: running
-    pending nodes largest first is the order the dependency counts give (PyTorch's)."""
+    pending nodes largest first is the order the dependency counts give (PyTorch's). The
+    newest node a step made pending is held out of the heap (`held`): in a chain it is the next
+    to run, with no heap push or pop."""
     buffers: dict[Node, list] = {}
     ready: list = []
     pop, push = heapq.heappop, heapq.heappush
@@ -210,9 +212,17 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
     state = grad_mode.state
     prev = state.enabled
     state.enabled = create_graph
+    held = None
     try:
-        while ready:
-            node = pop(ready)[1]
+        while ready or held is not None:
+            if held is None:
+                node = pop(ready)[1]
+            elif ready and -ready[0][0] > held._seq:   # the heap holds a newer node
+                node = pop(ready)[1]
+                push(ready, (-held._seq, held))
+                held = None
+            else:
+                node, held = held, None
             grads = buffers.pop(node)
             if type(node) is AccumulateGrad:
                 t = node.variable
@@ -248,10 +258,17 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 if nf is None:
                     continue
                 if nf not in buffers:   # its first gradient (or None): it becomes pending
-                    if nf._seq >= seq:
+                    s = nf._seq
+                    if s >= seq:
                         raise RuntimeError(f"autograd: {nf.name()} was created after "
                                            f"{node.name()}, which leads to it")
-                    push(ready, (-nf._seq, nf))
+                    if held is None:
+                        held = nf
+                    elif s > held._seq:
+                        push(ready, (-held._seq, held))
+                        held = nf
+                    else:
+                        push(ready, (-s, nf))
                     if nr == 0 and nf.n_outputs == 1:
                         buffers[nf] = [g]
                         continue
