@@ -542,3 +542,49 @@ def test_version_counter_lives_in_the_storage():
         t.mul_(2.0)
         t.add_(1.0)
         del t
+
+
+WRITES = {"mul_": lambda y: y.mul_(2), "add_": lambda y: y.add_(1),
+          "another view": lambda y: y[1:].mul_(3), "no_grad": None}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("how", sorted(MULTI_VIEWS))
+def test_multi_view_output_used_after_its_base_changed_is_refused_as_torch(how, write):
+    """A piece of split / chunk / unbind is a view of its base: once the base (or another view
+    of it) is written in place, using the piece raises PyTorch's error instead of giving the
+    gradient of the old values."""
+    def run(lib):
+        x = lib.arange(12.0).reshape(4, 3).requires_grad_()
+        y = x * 1
+        pieces = MULTI_VIEWS[how](y)
+        if write == "no_grad":
+            with lib.no_grad():
+                y.sub_(1)
+        else:
+            WRITES[write](y)
+        a = pieces[0]
+        msgs = []
+        for use in (lambda: a.grad_fn, lambda: (a * a).sum()):
+            with pytest.raises(RuntimeError) as e:
+                use()
+            msgs.append(str(e.value))
+        return msgs
+    ours = run(pyth)
+    assert all("its base or another view of its base has been modified inplace" in m
+               for m in ours)
+    torch = pytest.importorskip("torch")
+    assert ours == run(torch)
+
+
+@pytest.mark.parametrize("how", sorted(MULTI_VIEWS))
+def test_multi_view_outputs_unchanged_base_keep_their_gradient(how):
+    """Reading the pieces (no write anywhere) is untouched by the view tracking."""
+    torch = pytest.importorskip("torch")
+    grads = []
+    for lib in (pyth, torch):
+        x = lib.arange(12.0).reshape(4, 3).requires_grad_()
+        pieces = MULTI_VIEWS[how](x * 2)
+        sum((p * p).sum() * (i + 1) for i, p in enumerate(pieces)).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(*grads)

@@ -309,8 +309,8 @@ def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None
             o._ag = m = Meta(False, node, i)
         else:   # a tensor the op returned that already had state (should not happen)
             m.grad_fn, m.output_nr = node, i
-        if op.view and isinstance(first, Tensor) and first._ag is not None and \
-                o._h.storage == first._h.storage:
+        if (op.view or op.name in _MULTI_VIEW) and isinstance(first, Tensor) and \
+                first._ag is not None and o._h.storage == first._h.storage:
             fm = first._ag
             m.base = fm.base if fm.base is not None else first
             m.track_view(o)
@@ -499,11 +499,20 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
 _MULTI_VIEW = ("chunk", "split", "split_with_sizes", "unbind")   # ops returning several views (even one)
 
 
-def _multi_view_message(nr: int, node: Any) -> str:
-    """PyTorch's refusal of an in-place op on an output of unbind / chunk / split."""
+def is_multi_view(node: Any) -> bool:
+    """Whether node is that of unbind / chunk / split, whose outputs are views PyTorch refuses
+    to rewrite history for."""
+    return getattr(getattr(node, "op", None), "name", None) in _MULTI_VIEW
+
+
+def multi_view_message(nr: int, node: Any, base: bool = False) -> str:
+    """PyTorch's refusal of an in-place op on an output of unbind / chunk / split (base: of
+    using such an output after its base, or another view of it, was modified in place)."""
     name = node.name()
     name = name[:-len("Backward0")] if name.endswith("Backward0") else name
-    return (f"Output {nr} of {name} is a view and is being modified inplace. This view is the "
+    what = ("its base or another view of its base has been modified inplace" if base else
+            "is being modified inplace")
+    return (f"Output {nr} of {name} is a view and {what}. This view is the "
             "output of a function that returns multiple views. Such functions do not allow "
             "the output views to be modified inplace. You should replace the inplace operation "
             "by an out-of-place one.")
@@ -543,13 +552,14 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
                 m.grad_fn = None
             return r
         base = m.base if m is not None else None
+        if base is not None and is_multi_view(m.grad_fn):
+            raise RuntimeError(multi_view_message(m.output_nr, m.grad_fn))
         if base is None:     # a view of a tensor outside the graph: the base joins it
             vb = getattr(self, "_vb", None)
             if type(vb) is NoGradView:
                 node = m.grad_fn if m is not None else None
-                if node is not None and (node.n_outputs > 1 or getattr(
-                        getattr(node, "op", None), "name", None) in _MULTI_VIEW):
-                    raise RuntimeError(_multi_view_message(m.output_nr, node))
+                if node is not None and (node.n_outputs > 1 or is_multi_view(node)):
+                    raise RuntimeError(multi_view_message(m.output_nr, node))
                 raise RuntimeError(_NO_GRAD_VIEW)
             base = vb
         old = None

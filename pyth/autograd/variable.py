@@ -30,6 +30,9 @@ def _regenerate_view_fn(t: Any, m: Meta) -> None:
     """The base was modified in place after this view was made: the view's values now come
     from the base's new grad_fn, through an as_strided view of it."""
     from .derivatives import view_of_base_node
+    from .record import multi_view_message, is_multi_view
+    if is_multi_view(m.grad_fn):   # PyTorch refuses: the pieces share one node
+        raise RuntimeError(multi_view_message(m.output_nr, m.grad_fn, base=True))
     base = m.base
     e = edge_of(base)
     m.view_version = version_of(t)
