@@ -75,7 +75,11 @@ def _scalar(dt: _dt.dtype, v: Any, name: str, op: str):
         v = v.item()
     if not is_scalar(v):
         raise TypeError(f"{op}(): argument '{name}' must be a number, not {type(v).__name__}")
-    return dt.to_c(scalar_value(v))
+    v = scalar_value(v)
+    if op == "addr" and isinstance(v, float) and not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                           "floating point number.")
+    return dt.to_c(v)
 
 
 # ---- products ---------------------------------------------------------------------------------
@@ -148,6 +152,9 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
 def _add_product(op: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any,
                  out: Tensor | None, inplace: bool = False) -> Tensor:
     """The add* ops: C's THTensor_(op)(r, beta, input, alpha, a, b)."""
+    if op == "addr" and all(isinstance(t, Tensor) and t.dtype is _dt.bool_
+                            for t in (input, a, b)):
+        return _addr_bool(input, a, b, beta, alpha, out, inplace)
     dt = _common_dtype(op, input, a, b)
     fn = getattr(dt.tensor, op)
     beta, alpha = _scalar(dt, beta, "beta", op), _scalar(dt, alpha, "alpha", op)
@@ -158,6 +165,26 @@ def _add_product(op: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha:
         check(run(input))
         return input
     return _result(op, dt, out, run, (input, a, b))
+
+
+def _addr_bool(input: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any,
+               out: Tensor | None, inplace: bool) -> Tensor:
+    """addr on bool, which PyTorch computes as logic: (beta and input) or (alpha and the outer
+    product), input broadcast to the product's shape; the one product op it runs on bool."""
+    beta = _scalar(_dt.bool_, beta, "beta", "addr")
+    alpha = _scalar(_dt.bool_, alpha, "alpha", "addr")
+    prod = outer(vec1, vec2)
+    base = input.expand(prod.shape)
+    if not alpha:
+        prod = prod.logical_and(False)
+    if not beta:
+        base = base.logical_and(False)
+    if inplace:
+        if tuple(input.shape) != tuple(prod.shape):
+            raise RuntimeError(f"addr(): output with shape {list(input.shape)} doesn't match "
+                               f"the broadcast shape {list(prod.shape)}")
+        return input.copy_(base | prod)
+    return base.bitwise_or(prod, out=out) if out is not None else base | prod
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,

@@ -395,3 +395,70 @@ def test_half_vs_torch():
         expected = torch.tensor(x).to(tdt) @ torch.tensor(y).to(tdt)
         got = make(x, name) @ make(y, name)
         assert_close(got, expected.double().numpy(), name)
+
+
+# ---- addr on bool, and float scalars with integral tensors (as PyTorch) -------------------------
+
+BOOL_ADDR_CASES = {"plain": {}, "beta 0": {"beta": 0}, "alpha 0": {"alpha": 0},
+                   "beta 2": {"beta": 2}, "bools": {"beta": True, "alpha": False},
+                   "beta 0.5": {"beta": 0.5}, "alpha 1.5": {"alpha": 1.5}}
+
+
+def _bool_addr(lib, kw, input_shape=(3, 2), layout=None):
+    rng = np.random.default_rng(len(kw) + len(input_shape))
+    m = lib.tensor(rng.integers(0, 2, input_shape).astype(bool).tolist(), dtype=lib.bool)
+    a = lib.tensor([True, False, True], dtype=lib.bool)
+    b = lib.tensor([False, True], dtype=lib.bool)
+    if layout == "transposed":
+        m = m.t().contiguous().t()
+    try:
+        return lib.addr(m, a, b, **kw).tolist()
+    except RuntimeError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("case", sorted(BOOL_ADDR_CASES))
+def test_addr_on_bool_is_logic_as_torch(case):
+    torch = pytest.importorskip("torch")
+    kw = BOOL_ADDR_CASES[case]
+    for shape, layout in (((3, 2), None), ((3, 2), "transposed"), ((2,), None), ((), None),
+                          ((1, 2), None)):
+        assert _bool_addr(pyth, kw, shape, layout) == _bool_addr(torch, kw, shape, layout)
+
+
+def test_addr_on_bool_out_and_in_place():
+    torch = pytest.importorskip("torch")
+    got = []
+    for lib in (pyth, torch):
+        a, b = lib.tensor([True, False]), lib.tensor([False, True])
+        out = lib.ones(2, 2, dtype=lib.bool)
+        lib.addr(lib.zeros(2, 2, dtype=lib.bool), a, b, out=out)
+        m = lib.tensor([[False, False], [True, False]])
+        m.addr_(a, b)
+        got.append((out.tolist(), m.tolist()))
+    assert got[0] == got[1]
+    with pytest.raises(RuntimeError):
+        pyth.ones(1, 2, dtype=pyth.bool).addr_(pyth.tensor([True, False]),
+                                                pyth.tensor([False, True]))
+
+
+@pytest.mark.parametrize("op", ["addmm", "addmv", "addr", "baddbmm", "addbmm"])
+@pytest.mark.parametrize("arg", ["beta", "alpha"])
+def test_float_scalar_with_integral_tensors_as_torch(op, arg):
+    """addr refuses a float beta / alpha for integral tensors; the other add* ops compute
+    (PyTorch 2.13 on CPU does both)."""
+    torch = pytest.importorskip("torch")
+    shapes = {"addmm": [(2, 2), (2, 3), (3, 2)], "addmv": [(2,), (2, 3), (3,)],
+              "addr": [(2, 3), (2,), (3,)], "baddbmm": [(2, 2, 2), (2, 2, 3), (2, 3, 2)],
+              "addbmm": [(2, 2), (2, 2, 3), (2, 3, 2)]}[op]
+
+    def run(lib, value):
+        args = [lib.full(s, 3, dtype=lib.int64) for s in shapes]
+        try:
+            return getattr(lib, op)(*args, **{arg: value}).tolist()
+        except RuntimeError as e:
+            return str(e)
+    for value in (0.5, 1.7, 2):
+        ours = run(pyth, value)
+        assert ours == run(torch, value)
+        assert isinstance(ours, str) == (op == "addr" and value != 2)
