@@ -1417,6 +1417,10 @@ def _install_operators(pointwise: Any) -> None:
                                           for n in pointwise_nodes.BINARY})
     for name, table in pointwise._DIRECT_UNARY.items():
         setattr(Tensor, name, _unary_method(table, T[name], F[name]))
+    reduced = sys.modules["pyth.reductions"].FUNCTIONS
+    for name in pointwise_nodes.REDUCTIONS:   # t.sum(), t.mean(): the C reduction, inlined
+        table = {dt.tensor_class: _full_reduction_new(dt, name) for dt in (P.float32, P.float64)}
+        setattr(Tensor, name, _unary_method(table, T[name], reduced[name]))
     mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
     Tensor.__matmul__ = lambda self, other: (mm(self, other) if isinstance(other, Tensor)
                                              else NotImplemented)
@@ -1458,9 +1462,9 @@ def _unary_operator(fast: Callable, w: Callable) -> Callable:
 
 
 def _unary_method(table: dict, w: Callable, recorded: Callable) -> Callable:
-    """t.exp(): the direct C call inlined for a tensor outside autograd (table: tensor class ->
-    C <name>New, for the classes whose result has their own dtype), else the method w (whose
-    recorded function is `recorded`)."""
+    """t.exp(), t.sum(): the direct C call inlined for a tensor outside autograd (table: tensor
+    class -> C <name>New, or a call of that form, for the classes whose result has their own
+    dtype), else the method w (whose recorded function is `recorded`)."""
     new, gc = object.__new__, ffi.gc
     frees = {cls: cls.dtype.tensor.free for cls in table}
     state = grad_mode.state
@@ -1488,6 +1492,21 @@ def _unary_method(table: dict, w: Callable, recorded: Callable) -> Callable:
         return w(self, *args, **kwargs)
     method.__name__, method.__doc__ = getattr(w, "__name__", "op"), getattr(w, "__doc__", None)
     return method
+
+
+def _full_reduction_new(dt: Any, name: str) -> Callable:
+    """h -> a new handle holding C <name> of h over all its elements (a float sum or mean keeps
+    its dtype), or NULL with the C error recorded: a `<name>New` for _unary_method's table."""
+    c = dt.tensor
+    fn, new, free, null = getattr(c, name), c.new, c.free, ffi.NULL
+
+    def reduce_new(h: Any) -> Any:
+        r = new()
+        if r and fn(r, h, 0, null, False):
+            free(r)
+            return null
+        return r
+    return reduce_new
 
 
 def _class_entries(table: dict) -> dict[type, dict]:
