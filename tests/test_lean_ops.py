@@ -382,6 +382,9 @@ def test_class_operators_leave_every_other_case_to_the_general_path():
     s = object.__new__(Sub)
     s._h, s._ag, s._vb = x.clone()._h, None, None
     assert type(s) is Sub and (s + x).tolist() == [2.0, 4.0, 6.0]
+    for left in (s, pyth.nn.Parameter(x.clone(), requires_grad=False)):   # subclasses
+        for r, want in ((left + x, [2.0, 4.0, 6.0]), (left * 2.0, [2.0, 4.0, 6.0])):
+            assert type(r) is type(x) and r.tolist() == want and r._base is None
     # errors are the general path's, same type and message as before the short path
     with pytest.raises(RuntimeError, match="size of tensor a \\(3\\) must match"):
         x + pyth.ones(4)

@@ -1536,27 +1536,29 @@ def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callabl
     same, number = pointwise_nodes.binary_same, pointwise_nodes.binary_number
     handled = pointwise_nodes.NOT_HANDLED
 
+    # self is a cls or a subclass (a Parameter), whose handle is cls's C type: the result is a
+    # plain rcls either way, as the general path makes it; `_vb` (a view's base) stays unset
     def method(self: Tensor, other: Any) -> Any:
         if type(other) is cls:
-            if fn is not None and type(self) is cls:
+            if fn is not None:
                 if self._ag is None and other._ag is None:
                     h = fn(self._h, other._h)
                     if h:
                         r = new(rcls)
                         r._h = gc(h, free)
-                        r._ag = r._vb = None
+                        r._ag = None
                         return r
                 elif lean is not None and state.enabled and not anomaly[0]:
                     r = same(lean[1], lean[2], self, other)
                     if r is not handled:
                         return r
-        elif type(other) is float and sfn is not None and type(self) is cls:
+        elif type(other) is float and sfn is not None:
             if self._ag is None:
                 h = sfn(self._h, other)
                 if h:
                     r = new(srcls)
                     r._h = gc(h, sfree)
-                    r._ag = r._vb = None
+                    r._ag = None
                     return r
             elif lean is not None and state.enabled and not anomaly[0]:
                 r = number(lean[1], lean[2], self, other)

@@ -375,7 +375,7 @@ def _owned(g: Any, refs: int = 3) -> bool:
     fills exactly, and not exported to numpy or DLPack. Such a gradient can become leaf.grad as
     it is (PyTorch steals it the same way) instead of being copied, or take the next gradient
     for the same input in place. refs: the references the caller's own variables account for."""
-    if sys.getrefcount(g) > refs or g._ag is not None or g._vb is not None:
+    if sys.getrefcount(g) > refs or g._ag is not None or getattr(g, "_vb", None) is not None:
         return False
     h = g._h
     if sys.getrefcount(h) > 3:   # its C handle is shared (a saved output's wrapper)
