@@ -7,6 +7,9 @@
    add what it returns into the buffers of its next functions (gradients that meet are summed)
    and count those edges down.
 3. Without retain_graph each node frees its saved tensors once it ran.
+
+backward() without inputs= or anomaly mode (a training step) needs no step 1: every reachable
+node runs, and creation order alone gives the order (see _run_all).
 """
 
 from __future__ import annotations
