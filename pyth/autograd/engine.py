@@ -35,12 +35,18 @@ def _edge(t: Any):
 _ONE_FILL = (float32, float64)   # dtypes whose fill takes a Python number
 
 
+# dtype -> a 0-dim 1 that loss.backward()'s seed is cloned from (one C call, not two)
+_ONES: dict = {}
+
+
 def _seed(t: Any, g: Any, i: int) -> Any:
     if g is None and t._h.nDimension == 0 and t.dtype in _ONE_FILL:  # loss.backward()
         dt = t.dtype
-        one = wrap(dt, dt.tensor.newWithSize(0, ffi.NULL))
-        check(dt.tensor.fill(one._h, 1))
-        return one
+        one = _ONES.get(dt)
+        if one is None:
+            one = _ONES[dt] = wrap(dt, dt.tensor.newWithSize(0, ffi.NULL))
+            check(dt.tensor.fill(one._h, 1))
+        return wrap(dt, dt.tensor.newClone(one._h))   # new: a hook may write into it
     from .. import factories
     if g is None:
         if t.numel() != 1:
