@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from . import dtypes as _dt
 from ._errors import check
+from ._promotion import can_cast, promote_types
 from ._ops import into, is_scalar, new_result, scalar_value
 from .tensor import Tensor
 
@@ -152,9 +153,12 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
 def _add_product(op: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha: Any,
                  out: Tensor | None, inplace: bool = False) -> Tensor:
     """The add* ops: C's THTensor_(op)(r, beta, input, alpha, a, b)."""
-    if op == "addr" and all(isinstance(t, Tensor) and t.dtype is _dt.bool_
-                            for t in (input, a, b)):
-        return _addr_bool(input, a, b, beta, alpha, out, inplace)
+    if op == "addr":
+        a, b = _addr_vectors(input, a, b, inplace)
+        if all(isinstance(t, Tensor) and t.dtype is _dt.bool_ for t in (input, a, b)):
+            return _addr_bool(input, a, b, beta, alpha, out, inplace)
+        if isinstance(input, Tensor) and isinstance(a, Tensor) and input.dtype is not a.dtype:
+            input = input.to(a.dtype)
     dt = _common_dtype(op, input, a, b)
     fn = getattr(dt.tensor, op)
     beta, alpha = _scalar(dt, beta, "beta", op), _scalar(dt, alpha, "alpha", op)
@@ -165,6 +169,21 @@ def _add_product(op: str, input: Tensor, a: Tensor, b: Tensor, beta: Any, alpha:
         check(run(input))
         return input
     return _result(op, dt, out, run, (input, a, b))
+
+
+def _addr_vectors(input: Any, vec1: Any, vec2: Any, inplace: bool) -> tuple:
+    """addr's vectors in the dtype of the result: PyTorch builds addr from outer and add, so
+    unlike the other add* ops it promotes mixed operands (addr_ keeps self's dtype)."""
+    ts = (input, vec1, vec2)
+    if not all(isinstance(t, Tensor) for t in ts) or len({t.dtype for t in ts}) == 1:
+        return vec1, vec2
+    dt = promote_types(promote_types(input.dtype, vec1.dtype), vec2.dtype)
+    if inplace:
+        if not can_cast(dt, input.dtype):
+            raise RuntimeError(f"addr_(): result type {dt.real} can't be cast to the desired "
+                               f"output type {input.dtype.real}")
+        dt = input.dtype
+    return vec1.to(dt), vec2.to(dt)
 
 
 def _addr_bool(input: Tensor, vec1: Tensor, vec2: Tensor, beta: Any, alpha: Any,

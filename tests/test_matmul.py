@@ -462,3 +462,46 @@ def test_float_scalar_with_integral_tensors_as_torch(op, arg):
         ours = run(pyth, value)
         assert ours == run(torch, value)
         assert isinstance(ours, str) == (op == "addr" and value != 2)
+
+
+ADDR_MIXED = [("float32", "float64", "float32"), ("int64", "float32", "float32"),
+              ("bool", "float32", "int64"), ("int32", "int64", "int32"), ("bool", "bool", "int64"),
+              ("float64", "float32", "float32"), ("float32", "int64", "bool")]
+
+
+@pytest.mark.parametrize("dts", ADDR_MIXED, ids="-".join)
+def test_addr_promotes_mixed_operands_as_torch(dts):
+    """addr (unlike addmm / addmv / ...) promotes mixed dtypes; addr_ keeps self's dtype and
+    refuses a result that cannot be cast to it (float into an int self, ...)."""
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        m = lib.full((2, 3), 3, dtype=getattr(lib, dts[0]))
+        a = lib.tensor([1, 2], dtype=getattr(lib, dts[1]))
+        b = lib.tensor([3, 1, 2], dtype=getattr(lib, dts[2]))
+        r = lib.addr(m, a, b, beta=1, alpha=2)
+        got = [str(r.dtype).split(".")[-1], r.tolist()]
+        try:
+            m.addr_(a, b)
+            got += [str(m.dtype).split(".")[-1], m.tolist()]
+        except RuntimeError:
+            got.append("refused")
+        return got
+    assert run(pyth) == run(torch)
+
+
+def test_addr_mixed_dtypes_gradients():
+    """Gradients of a mixed addr come back in each input's dtype, equal to the all-float64
+    ones (PyTorch 2.13 itself fails in this backward: its addmv refuses the mixed vectors)."""
+    def grads(dts):
+        m = pyth.ones(2, 2, dtype=dts[0], requires_grad=True)
+        a = pyth.tensor([1.0, 2.0], dtype=dts[1], requires_grad=True)
+        b = pyth.tensor([3.0, 1.0], dtype=dts[2], requires_grad=True)
+        r = pyth.addr(m, a, b, beta=0.5, alpha=2)
+        (r * r).sum().backward()
+        return [t.grad for t in (m, a, b)]
+    mixed = grads((pyth.float32, pyth.float64, pyth.float32))
+    ref = grads((pyth.float64,) * 3)
+    assert [g.dtype for g in mixed] == [pyth.float32, pyth.float64, pyth.float32]
+    for g, r in zip(mixed, ref):
+        np.testing.assert_allclose(g.numpy(), r.numpy(), rtol=1e-6)

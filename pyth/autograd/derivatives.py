@@ -919,6 +919,8 @@ def _addmv_pieces(g, m, v, n1, n2):
 
 
 def _addr_pieces(g, v1, v2, n1, n2):
+    # addr promotes mixed operands (the others refuse them): products in the result's dtype
+    v1, v2 = v1.to(g.dtype), v2.to(g.dtype)
     return (g.mv(v2) if n1 else None, g.t().mv(v1) if n2 else None)
 
 
