@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 from . import dtypes as _dt
 from ._errors import check
-from ._promotion import can_cast, promote_types
 from ._ops import into, is_scalar, new_result, scalar_value
+from ._promotion import can_cast, promote_types
 from .tensor import Tensor
 
 # How PyTorch names the element types in its dtype-mismatch messages.

@@ -503,7 +503,6 @@ def test_a_graph_whose_order_is_broken_is_refused_not_run_twice():
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: d.name)
 def test_first_order_mul_sum_mean_match_torch_exactly(dt):
     torch = pytest.importorskip("torch")
-    tdt = getattr(torch, dt.name)
     a = np.random.default_rng(5).uniform(-2, 2, (3, 4)).astype(dt.name)
     b = np.random.default_rng(6).uniform(-2, 2, (3, 4)).astype(dt.name)
     cases = {"x*w": lambda x, w: (x * w).sum(), "x*x": lambda x, w: (x * x).mean(),

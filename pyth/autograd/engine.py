@@ -24,7 +24,7 @@ from .._th import ffi
 from ..dtypes import float32, float64
 from ..tensor import wrap
 from . import anomaly, grad_mode, record
-from .graph import AccumulateGrad, Node, bump
+from .graph import AccumulateGrad, Node
 from .variable import edge_of
 
 

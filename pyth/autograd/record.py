@@ -508,8 +508,7 @@ def is_multi_view(node: Any) -> bool:
 def multi_view_message(nr: int, node: Any, base: bool = False) -> str:
     """PyTorch's refusal of an in-place op on an output of unbind / chunk / split (base: of
     using such an output after its base, or another view of it, was modified in place)."""
-    name = node.name()
-    name = name[:-len("Backward0")] if name.endswith("Backward0") else name
+    name = node.name().removesuffix("Backward0")
     what = ("its base or another view of its base has been modified inplace" if base else
             "is being modified inplace")
     return (f"Output {nr} of {name} is a view and {what}. This view is the "
