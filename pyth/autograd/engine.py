@@ -28,10 +28,6 @@ from .graph import AccumulateGrad, Node
 from .variable import edge_of
 
 
-def _edge(t: Any):
-    return edge_of(t)
-
-
 _ONE_FILL = (float32, float64)   # dtypes whose fill takes a Python number
 
 
@@ -64,13 +60,16 @@ def _seed(t: Any, g: Any, i: int) -> Any:
     return g
 
 
+def _no_grad_message(i: int) -> str:
+    return f"element {i} of tensors does not require grad and does not have a grad_fn"
+
+
 def backward_plain(t: Any) -> None:
     """t.backward() with no arguments, the training step's call: run_backward's work for one
     root, without building its argument lists."""
     e = edge_of(t)
     if e is None:
-        raise RuntimeError("element 0 of tensors does not require grad and does not have a "
-                           "grad_fn")
+        raise RuntimeError(_no_grad_message(0))
     seed = _seed(t, None, 0)
     if record._anomaly[0]:
         run_backward([t], [seed], False, False)
@@ -84,10 +83,9 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
     """backward() (accumulate=True) and grad() (accumulate=False: returns the inputs' grads)."""
     roots = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
-        e = _edge(t)
+        e = edge_of(t)
         if e is None:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
-                               "have a grad_fn")
+            raise RuntimeError(_no_grad_message(i))
         roots.append((e, _seed(t, g, i)))
 
     if inputs is None and not record._anomaly[0]:
@@ -98,7 +96,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
     targets: dict[tuple, int] = {}
     if inputs is not None:
         for i, x in enumerate(inputs):
-            e = _edge(x)
+            e = edge_of(x)
             if e is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             targets[(e[0], e[1])] = i

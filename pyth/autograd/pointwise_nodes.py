@@ -174,28 +174,18 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
     if len(args) != 2:
         return NOT_HANDLED
     x, y = args
-    if not isinstance(x, Tensor):
-        return NOT_HANDLED
-    dt = x.dtype
-    if dt not in _FLOATS:
+    if not isinstance(x, Tensor) or x.dtype not in _FLOATS:
         return NOT_HANDLED
     if isinstance(y, Tensor):
-        if y.dtype is not dt or not dt.tensor.isSameSizeAs(x._h, y._h):
-            return NOT_HANDLED
-        ey = edge_of(y)
-    elif type(y) in _NUMBERS:
-        ey = None
-    else:
-        return NOT_HANDLED
-    ex = edge_of(x) if x._ag is not None else None
-    if ex is None and ey is None:
-        return fn(x, y)
-    return _record_binary(op, fn, x, y, ex, ey)
+        return binary_same(op, fn, x, y) if y.dtype is x.dtype else NOT_HANDLED
+    if type(y) in _NUMBERS:
+        return binary_number(op, fn, x, y)
+    return NOT_HANDLED
 
 
 def binary_same(op: Any, fn: Callable, x: Any, y: Any) -> Any:
-    """binary() for x and y of one float tensor class (the class operators' case, which
-    checked the classes and that one of them is in autograd)."""
+    """binary() for float tensors x and y of one dtype (the class operators call it directly
+    for two tensors of their class)."""
     if not x.dtype.tensor.isSameSizeAs(x._h, y._h):
         return NOT_HANDLED
     ex = edge_of(x) if x._ag is not None else None
@@ -205,9 +195,9 @@ def binary_same(op: Any, fn: Callable, x: Any, y: Any) -> Any:
     return _record_binary(op, fn, x, y, ex, ey)
 
 
-def binary_number(op: Any, fn: Callable, x: Any, y: float) -> Any:
-    """binary() for x of a float tensor class in autograd and a Python float y (the class
-    operators' case)."""
+def binary_number(op: Any, fn: Callable, x: Any, y: Any) -> Any:
+    """binary() for a float tensor x and a Python number y (the class operators call it
+    directly for a Python float)."""
     ex = edge_of(x)
     if ex is None:
         return fn(x, y)
