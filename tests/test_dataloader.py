@@ -377,6 +377,18 @@ def test_early_break_shuts_workers_down():
     # the fixture checks that no worker outlives the iterator
 
 
+def test_shutdown_leaves_no_feeder_threads():
+    """Once an iterator has shut down, none of the threads that fed its index queues is still
+    running: a later fork (the next epoch's workers) must not copy a thread holding a lock."""
+    import threading
+    before = set(threading.enumerate())
+    for _ in range(5):
+        assert len(list(DataLoader(_ds(12), batch_size=2, num_workers=2))) == 6
+        left = [t for t in set(threading.enumerate()) - before
+                if t.name == "QueueFeederThread" and t.is_alive()]
+        assert left == []
+
+
 def test_persistent_workers():
     loader = DataLoader(_Env(), batch_size=None, num_workers=2, persistent_workers=True)
     first = list(loader)

@@ -323,6 +323,8 @@ class _MultiProcessIter(_BaseIter):
                     w.join(timeout=1.0)
             for iq in self._index_queues:
                 iq.close()
+            for iq in self._index_queues:   # their feeder threads gone before the next fork
+                _join_feeder(iq)
             self._results.cancel_join_thread()
             self._results.close()
         except Exception:
@@ -335,6 +337,15 @@ class _MultiProcessIter(_BaseIter):
             self._shutdown_workers()
         except Exception:
             pass
+
+
+def _join_feeder(q: Any) -> None:
+    """Wait (briefly) for a closed queue's feeder thread to exit. A thread still running while
+    the next loader forks its workers could hold a lock the children then wait on forever
+    (glibc's malloc guards fork, but not every allocator, ASan's for one, does)."""
+    t = getattr(q, "_thread", None)   # multiprocessing.Queue's feeder, None if never started
+    if t is not None:
+        t.join(timeout=_JOIN)
 
 
 def _how(exitcode: Any) -> str:
