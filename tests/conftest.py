@@ -1,11 +1,13 @@
 """Shared test configuration: hypothesis profiles for the fuzz suites, a guard that a
-sanitized run (scripts/sanitize.sh) really imports the sanitized core, and the fixtures
-several suites use (restore_threads, frozen_gc)."""
+sanitized run (scripts/sanitize.sh) really imports the sanitized core, the fixtures
+several suites use (restore_threads, frozen_gc), and one every test gets (no queue feeder
+thread outlives the test that started it)."""
 
 from __future__ import annotations
 
 import gc
 import os
+import threading
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -50,3 +52,16 @@ def frozen_gc():
     gc.freeze()
     yield
     gc.unfreeze()
+
+
+@pytest.fixture(autouse=True)
+def _queue_feeders_joined():
+    """The feeder threads of the multiprocessing queues a test made have exited when it ends:
+    one still winding down while a later test forks could hold a lock (ASan's allocator guards
+    no fork) that the child then waits on forever. A test's queues are gone when it returns,
+    so their feeders have their sentinels already."""
+    before = set(threading.enumerate())
+    yield
+    for t in set(threading.enumerate()) - before:
+        if t.name == "QueueFeederThread":
+            t.join(5)
