@@ -16,18 +16,30 @@ from ._th import ffi, lib
 
 
 class _CFunctions:
-    """The lib functions of one stamped C type, looked up by short name and cached.
+    """The lib functions of one stamped C type by short name, all set when it is made.
 
-    `_CFunctions("THFloatTensor_").narrow` is `lib.THFloatTensor_narrow`.
+    `_CFunctions("THFloatTensor_").narrow` is `lib.THFloatTensor_narrow`. Plain attributes (no
+    `__getattr__`), so the interpreter's attribute cache serves `dt.tensor.narrow`: every op
+    reads a few of these, and a class with `__getattr__` makes each read a slow lookup.
     """
 
     def __init__(self, prefix: str) -> None:
         self._prefix = prefix
+        for name in _LIB_NAMES.get(prefix, ()):
+            setattr(self, name[len(prefix):], getattr(lib, name))
 
-    def __getattr__(self, name: str) -> Any:
-        fn = getattr(lib, self._prefix + name)
-        setattr(self, name, fn)
-        return fn
+
+def _lib_names() -> dict[str, list[str]]:
+    """lib's names grouped by their TH<Real>Tensor_ / TH<Real>Storage_ prefix."""
+    out: dict[str, list[str]] = {}
+    for name in dir(lib):
+        head, sep, rest = name.partition("_")
+        if sep and rest and head.startswith("TH") and head.endswith(("Tensor", "Storage")):
+            out.setdefault(head + "_", []).append(name)
+    return out
+
+
+_LIB_NAMES = _lib_names()
 
 
 class dtype:
