@@ -1202,7 +1202,7 @@ class CopySlices(Node):
 
     def __init__(self, base: Tensor, view_geom: tuple, fn: Node, base_edge: Any) -> None:
         super().__init__(((base_edge if base_edge is not None else (None, 0)),) +
-                         tuple(fn.next_functions[1:]))
+                         tuple(fn._next[1:]))
         self.base_geom, self.view_geom = geometry(base), view_geom
         self.length = _storage_len(base)
         self.fn = fn

@@ -115,22 +115,22 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
             if n not in needed:
                 if inputs is None:
                     want = type(n) is AccumulateGrad or any(
-                        needed.get(nf, False) for nf, _ in n.next_functions if nf is not None)
+                        needed.get(nf, False) for nf, _ in n._next if nf is not None)
                     want = want or bool(n._retained) or bool(n._tensor_hooks) or \
-                        not n.next_functions
+                        not n._next
                 else:
                     want = n in target_nodes or any(
-                        needed.get(nf, False) for nf, _ in n.next_functions if nf is not None)
+                        needed.get(nf, False) for nf, _ in n._next if nf is not None)
                 needed[n] = want
                 order.append(n)
             continue
         seen.add(n)
-        for nf, _ in n.next_functions:
+        for nf, _ in n._next:
             if nf is not None and nf not in seen:
                 stack.append(nf)
     for n in order:
         if needed[n]:
-            for nf, _ in n.next_functions:
+            for nf, _ in n._next:
                 if nf is not None and needed.get(nf):
                     deps[nf] = deps.get(nf, 0) + 1
 
@@ -164,7 +164,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
                     _post_accumulate_hooks(node.variable)
                 outs = []
             elif not any(g is not None for g in grads):
-                outs = [None] * len(node.next_functions)
+                outs = [None] * len(node._next)
             else:
                 if record._anomaly[0]:
                     outs = anomaly.run_checked(node, grads)
@@ -174,7 +174,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
                     outs = _post_hooks(node, outs, grads)
             if not retain_graph:
                 node.release()
-            for (nf, nr), g in zip(node.next_functions, outs):
+            for (nf, nr), g in zip(node._next, outs):
                 if nf is None or not needed.get(nf):
                     continue
                 if g is not None:
@@ -257,7 +257,7 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 outs = ()
             if not retain_graph:
                 node.release()
-            nexts = node.next_functions
+            nexts = node._next
             if len(outs) < len(nexts):
                 outs = list(outs) + [None] * (len(nexts) - len(outs))
             seq = node._seq

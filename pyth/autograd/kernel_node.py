@@ -84,7 +84,7 @@ class KernelNode(Node):
 
     def needs(self, i: int) -> bool:
         """Whether input i wants a gradient."""
-        return self.next_functions[i][0] is not None
+        return self._next[i][0] is not None
 
     def release(self) -> None:
         if self.saved:   # a node that saved nothing can run again, as in PyTorch

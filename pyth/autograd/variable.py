@@ -9,7 +9,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from .graph import Meta, accumulator, version_of
+from .graph import Meta, accumulator, reveal, version_of
 
 
 def edge_of(t: Any):
@@ -117,7 +117,7 @@ def _grad_fn(self: Any) -> Any:
         return None
     if m.base is not None and version_of(self) != m.view_version:
         _regenerate_view_fn(self, m)
-    return m.grad_fn
+    return reveal(m.grad_fn)
 
 
 def _is_leaf(self: Any) -> bool:

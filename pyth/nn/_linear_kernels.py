@@ -30,7 +30,7 @@ class LinearBackward(KernelNode):
         g = grads[0]
         x, w = self.unpack() if self.saved != () else (None, None)  # x saved when the weight
         # needs a gradient, w when x does; nothing for the bias alone
-        need_x, need_w, need_b = (e[0] is not None for e in self.next_functions)
+        need_x, need_w, need_b = (e[0] is not None for e in self._next)
         if _state.enabled:   # create_graph: differentiable compositions
             return [g.matmul(w) if need_x else None, g.t().matmul(x) if need_w else None,
                     g.sum(0) if need_b else None]

@@ -178,7 +178,7 @@ def _reachable_leaves(outputs: Any) -> set:
         seen.add(id(node))
         if type(node) is AccumulateGrad:
             leaves.add(id(node.variable))
-        stack.extend(nf for nf, _ in node.next_functions)
+        stack.extend(nf for nf, _ in node._next)
     return leaves
 
 
