@@ -241,8 +241,10 @@ class AccumulateGrad(Node):
 def accumulator(t: Any) -> AccumulateGrad:
     m = t._ag
     node = m.accumulator() if m.accumulator is not None else None
-    if node is None:
-        node = AccumulateGrad(t)
+    if node is None:   # a new one in every training step: AccumulateGrad(t) without two frames
+        node = object.__new__(AccumulateGrad)
+        Node.__init__(node)
+        node.variable = t
         m.accumulator = weakref.ref(node)
     return node
 

@@ -51,9 +51,6 @@ class PointwiseNode(KernelNode):
     # None where it does not apply (then the formula runs): FIRST, beside the formulas
     __slots__ = ("c_grads", "consts", "first", "names", "op")
 
-    def __init__(self, next_functions: tuple, op: Any) -> None:
-        _fill(self, next_functions, op)
-
     def name(self) -> str:
         return self.op.node_cls.__name__
 
@@ -102,19 +99,17 @@ def _reveal(node: PointwiseNode) -> None:
 _REVEAL[PointwiseNode] = _reveal
 
 
-def _node(op: Any, edges: tuple) -> PointwiseNode:
-    return _fill(_new(PointwiseNode), edges, op)   # __init__'s work, without its frame
-
-
 # op name -> (c_grads, first) of its nodes
 _SPECS: dict[str, tuple] = {}
 
 
-def _fill(node: PointwiseNode, edges: tuple, op: Any) -> PointwiseNode:
-    """Node's, KernelNode's and PointwiseNode's fields, set in one frame (once per op)."""
+def _node(op: Any, edges: tuple) -> PointwiseNode:
+    """A node of op over edges: Node's, KernelNode's and PointwiseNode's fields set in one
+    frame (once per op: no constructor's frames)."""
     spec = _SPECS.get(op.name)
     if spec is None:
         spec = _SPECS[op.name] = (C_GRADS.get(op.name), FIRST.get(op.name))
+    node = _new(PointwiseNode)
     node.c_grads, node.first = spec
     node._next = edges
     node._seq = next(_seq)
@@ -242,19 +237,38 @@ def _record_binary(op: Any, fn: Callable, x: Any, y: Any, ex: Any, ey: Any) -> A
     else:
         r = _run(fn, x, y)
     node = _node(op, (ex or _NO_EDGE, ey or _NO_EDGE))
-    edges = (ex, ey)
-    names, saved = [], []
-    for name, cond in op.save_if:
-        if cond is not None and edges[cond] is None:
-            continue        # kept only for the other operand's gradient, which is not wanted
-        v = x if name == "input" else y
-        if isinstance(v, Tensor):
-            names.append(name)
-            saved.append(Saved(v))
-    node.names, node.saved = tuple(names), tuple(saved)
-    node.consts = None if isinstance(y, Tensor) else {"other": y}   # the number, as passed
+    tensor = isinstance(y, Tensor)
+    key = (op, ex is None, ey is None, tensor)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = _save_plan(op, (ex, ey), tensor)
+    names, of_x = plan
+    node.names = names
+    if len(of_x) == 2:
+        node.saved = (Saved(x if of_x[0] else y), Saved(x if of_x[1] else y))
+    elif of_x:
+        node.saved = (Saved(x if of_x[0] else y),)
+    node.consts = None if tensor else {"other": y}   # the number, as passed
     r._ag = Meta(False, node, 0)
     return r
+
+
+# (op, x wants no gradient, y wants none, y is a tensor) -> what _record_binary saves
+_PLANS: dict[tuple, tuple] = {}
+
+
+def _save_plan(op: Any, edges: tuple, tensor: bool) -> tuple:
+    """(names, of_x): the inputs op's formula reads, in its order, and for each whether it is
+    x ("input") or y ("other"). An input kept only for the other operand's gradient is left out
+    when that gradient is not wanted; a number y is a constant, not a saved tensor."""
+    names, of_x = [], []
+    for name, cond in op.save_if:
+        if cond is not None and edges[cond] is None:
+            continue
+        if name == "input" or tensor:
+            names.append(name)
+            of_x.append(name == "input")
+    return tuple(names), tuple(of_x)
 
 
 def full_reduction(op: Any, fn: Callable, args: tuple) -> Any:
