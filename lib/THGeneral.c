@@ -50,10 +50,26 @@ int THSize_bytes(int64_t *out, const char *op, int64_t n, int64_t elsize) {
 static _Atomic int64_t th_active = 0;  /* outermost call sections in progress */
 static _Atomic int th_writer = 0;      /* a call section holds exclusivity */
 static _Atomic uint64_t th_next_thread = 1;
-static _Thread_local int th_depth = 0;      /* nesting of call sections on this thread */
-static _Thread_local int th_exclusive = 0;  /* this thread holds exclusivity */
-static _Thread_local uint64_t th_thread = 0; /* this thread's number, from 1 */
-static _Thread_local uint64_t th_serial = 0; /* this thread's outermost calls so far */
+
+/* The address of a thread-local variable, computed once per function: in a shared library each
+ * read of a thread-local is a call to __tls_get_addr, and gcc repeats that call after every
+ * atomic operation (a compiler barrier) unless the address is an opaque value in a register. */
+#define TH_TLS_ADDR(var)                 \
+  __extension__({                        \
+    __typeof__(&(var)) addr_ = &(var);   \
+    __asm__("" : "+r"(addr_));           \
+    addr_;                               \
+  })
+
+/* This thread's part in the call sections: one record, so that a call reaches it once. */
+typedef struct THCallState {
+  int depth;       /* nesting of call sections on this thread */
+  int exclusive;   /* this thread holds exclusivity */
+  int gil_state;   /* what gil_take returned, for gil_give */
+  uint64_t thread; /* this thread's number, from 1 */
+  uint64_t serial; /* this thread's outermost calls so far */
+} THCallState;
+static _Thread_local THCallState th_call;
 
 /* The interpreter lock, as the binding hands it over: an exclusive call also takes it, so no
  * Python code reads a structure (cffi reads struct fields directly) while it changes. */
@@ -61,7 +77,6 @@ typedef int (*THGilTake)(void);
 typedef void (*THGilGive)(int);
 static _Atomic(THGilTake) th_gil_take = NULL;
 static _Atomic(THGilGive) th_gil_give = NULL;
-static _Thread_local int th_gil_state = 0;
 
 static void THCall_pause(int *spins) {
   if (++*spins < 64) return;
@@ -69,12 +84,13 @@ static void THCall_pause(int *spins) {
 }
 
 void THCall_enter(int (*gil_take)(void), void (*gil_give)(int)) {
-  if (th_depth++ > 0) return;
+  THCallState *me = TH_TLS_ADDR(th_call);
+  if (me->depth++ > 0) return;
   if (!atomic_load_explicit(&th_gil_take, memory_order_relaxed)) {
     atomic_store(&th_gil_give, gil_give);
     atomic_store(&th_gil_take, gil_take);
   }
-  th_serial++;
+  me->serial++;
   int spins = 0;
   for (;;) {
     while (atomic_load(&th_writer)) THCall_pause(&spins);
@@ -85,18 +101,20 @@ void THCall_enter(int (*gil_take)(void), void (*gil_give)(int)) {
 }
 
 void THCall_leave(void) {
-  if (--th_depth > 0) return;
-  if (th_exclusive) {
+  THCallState *me = TH_TLS_ADDR(th_call);
+  if (--me->depth > 0) return;
+  if (me->exclusive) {
     THGilGive give = atomic_load(&th_gil_give);
-    if (give && atomic_load(&th_gil_take)) give(th_gil_state);
-    th_exclusive = 0;
+    if (give && atomic_load(&th_gil_take)) give(me->gil_state);
+    me->exclusive = 0;
     atomic_store(&th_writer, 0);
   }
   atomic_fetch_sub(&th_active, 1);
 }
 
 void THCall_exclusive(void) {
-  if (th_exclusive || th_depth == 0) return; /* held already, or not called from Python */
+  THCallState *me = TH_TLS_ADDR(th_call);
+  if (me->exclusive || me->depth == 0) return; /* held already, or not called from Python */
   int spins = 0, expected = 0;
   while (!atomic_compare_exchange_strong(&th_writer, &expected, 1)) {
     /* Another call is becoming exclusive and waits for this one: step out until it is done. */
@@ -105,12 +123,12 @@ void THCall_exclusive(void) {
     atomic_fetch_add(&th_active, 1);
     expected = 0;
   }
-  th_exclusive = 1;
+  me->exclusive = 1;
   while (atomic_load(&th_active) > 1) THCall_pause(&spins);
   /* Only now: a call section waiting for the interpreter lock (a callback into Python) has
    * finished, and Python threads that try to call in wait for us without holding it. */
   THGilTake take = atomic_load(&th_gil_take);
-  if (take && atomic_load(&th_gil_give)) th_gil_state = take();
+  if (take && atomic_load(&th_gil_give)) me->gil_state = take();
 }
 
 int64_t THCall_active(void) { return atomic_load(&th_active); }
@@ -126,11 +144,12 @@ static void THCall_afterFork(void) {
 __attribute__((constructor)) static void THCall_init(void) {
   pthread_atfork(NULL, NULL, THCall_afterFork);
 }
-int THCall_isExclusive(void) { return th_exclusive; }
+int THCall_isExclusive(void) { return th_call.exclusive; }
 
 uint64_t THCall_token(int next) {
-  if (!th_thread) th_thread = atomic_fetch_add(&th_next_thread, 1);
-  return (th_thread << 40) | ((th_serial + (uint64_t)(next != 0)) & (((uint64_t)1 << 40) - 1));
+  THCallState *me = TH_TLS_ADDR(th_call);
+  if (!me->thread) me->thread = atomic_fetch_add(&th_next_thread, 1);
+  return (me->thread << 40) | ((me->serial + (uint64_t)(next != 0)) & (((uint64_t)1 << 40) - 1));
 }
 
 int THCall_isPrivate(uint64_t token) {
@@ -244,10 +263,7 @@ static THThreadBlocks *THThreadBlocks_join(THThreadBlocks *tb) {
 }
 
 static inline THThreadBlocks *THThreadBlocks_get(void) {
-  THThreadBlocks *tb = &th_blocks;
-  /* An opaque copy: gcc would otherwise recompute the thread-local address (a call to
-   * __tls_get_addr in a shared library) at every use instead of keeping it in a register. */
-  __asm__("" : "+r"(tb));
+  THThreadBlocks *tb = TH_TLS_ADDR(th_blocks);
   return __builtin_expect(tb->state == TH_TB_ON, 1) ? tb : THThreadBlocks_join(tb);
 }
 
