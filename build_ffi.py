@@ -66,8 +66,12 @@ def preprocessed_header() -> str:
 def compile_args() -> tuple[list[str], list[str]]:
     """Compiler and linker flags: optimised by default, or sanitized / debug on request."""
     # -fno-math-errno: math functions never set errno, so loops calling them vectorise (libmvec)
-    common = ["-std=c11", "-Wall", "-Wextra", "-fopenmp", "-D_GNU_SOURCE", "-fno-math-errno"]
-    link = ["-fopenmp", "-lmvec", "-lm"]
+    # -fno-semantic-interposition and -Bsymbolic-functions: the core's calls to its own
+    # exported functions (THShape_numel, THStorage_new, ...) bind inside the library, direct
+    # (and inlinable) instead of through the PLT; nothing is meant to interpose them
+    common = ["-std=c11", "-Wall", "-Wextra", "-fopenmp", "-D_GNU_SOURCE", "-fno-math-errno",
+              "-fno-semantic-interposition"]
+    link = ["-fopenmp", "-lmvec", "-lm", "-Wl,-Bsymbolic-functions"]
     sanitize = os.environ.get("PYTH_SANITIZE", "").strip()
     if sanitize:
         flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
@@ -75,7 +79,10 @@ def compile_args() -> tuple[list[str], list[str]]:
     if os.environ.get("PYTH_DEBUG", "") not in ("", "0"):
         return common + ["-O0", "-g"], link
     extra = shlex.split(os.environ.get("PYTH_CFLAGS", ""))
-    return common + ["-O3"] + extra, link
+    # link-time optimisation: the small functions every op passes through (shape checks, the
+    # struct cache, call sections) live in other files than the ops and inline only at link
+    lto = ["-O3", "-flto=auto"]
+    return common + lto + extra, link + lto
 
 
 def openblas() -> dict:
