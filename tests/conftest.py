@@ -60,8 +60,9 @@ def _queue_feeders_joined():
     one still winding down while a later test forks could hold a lock (ASan's allocator guards
     no fork) that the child then waits on forever. A test's queues are gone when it returns,
     so their feeders have their sentinels already."""
+    from pyth.utils.data.dataloader import _join_thread
     before = set(threading.enumerate())
     yield
     for t in set(threading.enumerate()) - before:
         if t.name == "QueueFeederThread":
-            t.join(5)
+            _join_thread(t, 5.0)   # and until the OS thread is gone, not only Python's part

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing as _mp
+import os
 import queue
 import signal
 import time
@@ -345,7 +346,21 @@ def _join_feeder(q: Any) -> None:
     (glibc's malloc guards fork, but not every allocator, ASan's for one, does)."""
     t = getattr(q, "_thread", None)   # multiprocessing.Queue's feeder, None if never started
     if t is not None:
-        t.join(timeout=_JOIN)
+        _join_thread(t, _JOIN)
+
+
+def _join_thread(t: Any, timeout: float) -> None:
+    """Join a thread and then wait until the OS has removed it. ``join()`` returns when Python
+    is done with the thread, but the thread still runs its C-level exit after that (ASan, for
+    one, drains the thread's allocator caches then, under the allocator's lock): a fork in
+    that window copies the lock held. Linux lists a process's live threads in /proc/self/task."""
+    deadline = time.monotonic() + timeout
+    t.join(timeout)
+    tid = getattr(t, "native_id", None)
+    if tid is None or t.is_alive() or not os.path.isdir("/proc/self/task"):
+        return
+    while os.path.exists(f"/proc/self/task/{tid}") and time.monotonic() < deadline:
+        time.sleep(0.0005)
 
 
 def _how(exitcode: Any) -> str:
