@@ -389,6 +389,18 @@ def test_shutdown_leaves_no_feeder_threads():
         assert left == []
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
+def test_shutdown_leaves_no_os_threads():
+    """Not only Python's part of the feeder threads is done when an iterator has shut down: the
+    OS threads are gone too (a thread still in its C-level exit can hold the allocator's lock,
+    and a fork then copies it held)."""
+    list(DataLoader(_ds(4), batch_size=2, num_workers=2))   # any lazily started pools now
+    before = set(os.listdir("/proc/self/task"))
+    for _ in range(5):
+        assert len(list(DataLoader(_ds(12), batch_size=2, num_workers=2))) == 6
+        assert set(os.listdir("/proc/self/task")) <= before
+
+
 def test_persistent_workers():
     loader = DataLoader(_Env(), batch_size=None, num_workers=2, persistent_workers=True)
     first = list(loader)
