@@ -381,3 +381,7 @@ from ._conv_kernels import conv1d, conv2d, conv_transpose1d, conv_transpose2d  #
 from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
                             avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
                             max_pool2d_with_indices)
+# ---- padding, one-hot, distances (compositions of differentiable ops) ------------------------
+from ._distance import (cosine_similarity, normalize, one_hot,  # noqa: E402, F401
+                        pairwise_distance)
+from ._padding import pad  # noqa: E402, F401

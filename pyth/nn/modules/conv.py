@@ -11,6 +11,7 @@ from ...factories import empty
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
+from .._padding import _pad_nonzero
 from ..parameter import Parameter
 from .module import Module
 
@@ -19,41 +20,6 @@ _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 def _ntuple(v: Any, n: int) -> tuple:
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
-
-
-def _pad_index(n: int, before: int, after: int, mode: str) -> list:
-    """Source positions of a padded length for reflect / replicate / circular padding."""
-    out = []
-    for i in range(-before, n + after):
-        if mode == "replicate":
-            out.append(min(max(i, 0), n - 1))
-        elif mode == "circular":
-            out.append(i % n)
-        else:  # reflect: mirrored without repeating the edge
-            j = abs(i)
-            out.append(2 * (n - 1) - j if j >= n else j)
-    return out
-
-
-def _pad_nonzero(x: Tensor, pads: tuple, mode: str) -> Tensor:
-    """x padded on its last len(pads) // 2 dims (pads: (before, after) per dim, first dim
-    first) by index_select, so the padding is differentiable."""
-    from ...factories import tensor
-    nd = len(pads) // 2
-    for i in range(nd):
-        dim = x.dim() - nd + i
-        before, after = pads[2 * i], pads[2 * i + 1]
-        if before == 0 and after == 0:
-            continue
-        n = x.size(dim)
-        if mode == "reflect" and (before >= n or after >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({before}, {after}) at "
-                               f"dimension {dim} of input {list(x.shape)}")
-        if mode == "circular" and (before > n or after > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        x = x.index_select(dim, tensor(_pad_index(n, before, after, mode), dtype=_dt.int64))
-    return x
 
 
 class _ConvNd(Module):

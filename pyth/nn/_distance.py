@@ -1,0 +1,75 @@
+"""Distances and similarities between rows: F.one_hot, F.normalize, F.cosine_similarity and
+F.pairwise_distance, composed of differentiable tensor ops (PyTorch's formulas, so the same
+values and gradients)."""
+
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._promotion import result_type
+from ..tensor import Tensor
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 of shape (*tensor.shape, num_classes): 1 at each value's position, else 0;
+    num_classes=-1 takes the largest value + 1."""
+    from ..factories import zeros
+    if tensor.dtype is not _dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        n = num_classes
+    else:
+        if int(tensor.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        top = int(tensor.max())
+        if num_classes == -1:
+            n = top + 1
+        elif top >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+        else:
+            n = num_classes
+    out = zeros(*tensor.shape, n, dtype=_dt.int64)
+    if tensor.numel():
+        out.scatter_(-1, tensor.unsqueeze(-1), 1)
+    return out
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """input divided by its p-norm over dim, the norm held at least eps (zero rows stay 0)."""
+    from ..pointwise import div
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom if out is None else div(input, denom, out=out)
+
+
+def _floating_pair(op: str, x1: Tensor, x2: Tensor) -> tuple:
+    dtype = result_type(x1, x2)
+    if not dtype.is_floating_point:
+        raise RuntimeError(f"{op}: expected common dtype to be floating point, yet common dtype "
+                           f"is {dtype}")
+    return x1.to(dtype), x2.to(dtype)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 (broadcast together) along dim: each divided by
+    its 2-norm (held at least eps) first, then their product summed. As PyTorch, the floor on
+    the norms takes no part in the gradient."""
+    from ..autograd import no_grad
+    from ..linalg import vector_norm
+    from ..shape_extra import broadcast_tensors
+    x1, x2 = _floating_pair("cosine_similarity", x1, x2)
+    x1, x2 = broadcast_tensors(x1, x2)
+    n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
+    n2 = vector_norm(x2, 2, dim=dim, keepdim=True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """The p-norm of x1 - x2 + eps over the last dim (x1 and x2 broadcast together)."""
+    inner = max(x1.dim(), x2.dim()) - 1
+    return (x1 - x2 + eps).norm(p, inner, keepdim=keepdim)
