@@ -46,9 +46,13 @@ def _pad_nonzero(x: Tensor, pads: tuple, mode: str) -> Tensor:
         kept = n - max(-before, 0) - max(-after, 0)   # what negative pads leave to wrap
         if mode == "circular" and (before > kept or after > kept):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        if n + before + after < 0:
-            raise RuntimeError(f"pad: padding ({before}, {after}) at dimension {dim} leaves a "
-                               f"negative size of the input's {n}")
+        if kept < 0:
+            raise RuntimeError(f"pad: padding ({before}, {after}) at dimension {dim} crops more "
+                               f"than the input's {n} elements")
+        if mode != "circular" and n + before + after < 1:
+            raise RuntimeError(f"pad: input (size {n} at dimension {dim}) is too small for "
+                               f"{mode} padding ({before}, {after}): calculated output size "
+                               f"{n + before + after}")
         x = x.index_select(dim, tensor(_pad_index(n, before, after, mode), dtype=_dt.int64))
     return x
 
@@ -72,12 +76,12 @@ def _pad_constant(x: Tensor, pad: tuple, value: float) -> Tensor:
         dim = x.dim() - 1 - i
         before, after = pad[2 * i], pad[2 * i + 1]
         n = out.size(dim)
-        if n + before + after < 0:
-            raise RuntimeError(f"pad: padding ({before}, {after}) at dimension {dim} leaves a "
-                               f"negative size of the input's {n}")
+        kept = n - max(-before, 0) - max(-after, 0)   # what negative pads leave
+        if kept < 0:
+            raise RuntimeError(f"pad: padding ({before}, {after}) at dimension {dim} crops more "
+                               f"than the input's {n} elements")
         if before < 0 or after < 0:
-            start = max(-before, 0)
-            out = out.narrow(dim, start, max(n - start - max(-after, 0), 0))
+            out = out.narrow(dim, max(-before, 0), kept)
         parts = []
         for k in (before, None, after):
             if k is None:
