@@ -18,7 +18,20 @@
  *   SiLU       x sigmoid(x)                           s (1 + x (1 - s)) g, s = sigmoid(x)
  *   Softplus   log(1 + e^(p0 x)) / p0, or x above     sigmoid(p0 x) g, or g above the threshold
  *              the threshold p1 (p0: beta)
- *   Hardtanh   clamp(x, p0, p1)                       g strictly inside (p0, p1), else 0 */
+ *   Hardtanh   clamp(x, p0, p1)                       g strictly inside (p0, p1), else 0
+ *   SELU       s x, or s a (e^x - 1)                  s g or s a e^x g (a, s: SELU's constants)
+ *   CELU       x, or p0 (e^(x/p0) - 1) (p0: alpha)    g or e^(x/p0) g
+ *   Mish       x tanh(softplus(x))                    its derivative times g
+ *   Hardswish  x clamp(x + 3, 0, 6) / 6               g (x/3 + 1/2) inside (-3, 3), 0 below,
+ *                                                     g above (at -3: 0, at 3: g, as PyTorch)
+ *   Hardsigmoid (x + 3) / 6 inside, 0 below, 1 above  g / 6 strictly inside (-3, 3), else 0
+ *   LogSigmoid min(x, 0) - log(1 + e^-|x|)           g (1 - sigmoid(x)), from e^-|x|
+ *   Hardshrink 0 on [-p0, p0], else x (p0: lambda)    0 on [-p0, p0], else g
+ *   Softshrink 0 on [-p0, p0], else x -/+ p0           0 on [-p0, p0], else g
+ *   Threshold  p1 where x <= p0, else x               0 where x <= p0, else g
+ * The forms follow PyTorch's kernels term for term (Hardswish's product with the clamp, so
+ * -0 below -3 and NaN at -inf; Hardsigmoid's division by 6 and its gradient's product with
+ * 1/6), so the piecewise ones give PyTorch's bits. */
 #define THNN_ACTIVATIONS(_)                                                                  \
   _(ReLU, TH_WEIGHT_MEMORY, x <= 0 ? 0 : x, x <= 0 ? 0 : g)                                  \
   _(LeakyReLU, TH_WEIGHT_MEMORY, x > 0 ? x : x * p0, g * (x > 0 ? 1 : p0))                   \
@@ -33,7 +46,24 @@
   _(Softplus, TH_WEIGHT_TRANSCENDENTAL, x * p0 > p1 ? x : log1p(exp(x * p0)) / p0,           \
     g * (x * p0 > p1 ? 1 : 1 / (1 + exp(-x * p0))))                                          \
   _(Hardtanh, TH_WEIGHT_MEMORY, x < p0 ? p0 : (x > p1 ? p1 : x),                             \
-    (x > p0 && x < p1) ? g : 0)
+    (x > p0 && x < p1) ? g : 0)                                                              \
+  _(SELU, TH_WEIGHT_TRANSCENDENTAL,                                                          \
+    x > 0 ? x * THNN_SELU_SCALE : expm1(x) * (THNN_SELU_ALPHA * THNN_SELU_SCALE),            \
+    x > 0 ? g * THNN_SELU_SCALE : g * (THNN_SELU_ALPHA * THNN_SELU_SCALE) * exp(x))          \
+  _(CELU, TH_WEIGHT_TRANSCENDENTAL, x > 0 ? x : expm1(x / p0) * p0,                          \
+    x > 0 ? g : g * exp(x / p0))                                                             \
+  _(Mish, TH_WEIGHT_TRANSCENDENTAL, x * tanh(log1p(exp(x))), g * THNN_(mishGrad)(x))         \
+  _(Hardswish, TH_WEIGHT_MEMORY, x * (x + 3 <= 0 ? 0 : (x + 3 >= 6 ? 6 : x + 3)) / 6,      \
+    x <= -3 ? 0 : (x < 3 ? g * (x / 3 + (real)0.5) : g))                                     \
+  _(Hardsigmoid, TH_WEIGHT_MEMORY, x <= -3 ? 0 : (x >= 3 ? 1 : (x + 3) / 6),                 \
+    (x > -3 && x < 3) ? g * ((real)1 / 6) : 0)                                               \
+  _(LogSigmoid, TH_WEIGHT_TRANSCENDENTAL, THNN_(logSigmoid)(x),                              \
+    g * THNN_(logSigmoidGrad)(x))                                                            \
+  _(Hardshrink, TH_WEIGHT_MEMORY, (x >= -p0 && x <= p0) ? 0 : x,                             \
+    (x >= -p0 && x <= p0) ? 0 : g)                                                           \
+  _(Softshrink, TH_WEIGHT_MEMORY, x > p0 ? x - p0 : (x < -p0 ? x + p0 : x * 0),              \
+    (x >= -p0 && x <= p0) ? 0 : g)                                                           \
+  _(Threshold, TH_WEIGHT_MEMORY, x <= p0 ? p1 : x, x <= p0 ? 0 : g)
 
 #ifndef THNN_GELU_K
 #define THNN_GELU_K ((real)(M_2_SQRTPI * M_SQRT1_2)) /* sqrt(2 / pi) */
@@ -43,6 +73,29 @@ static inline real THNN_(geluTanhGrad)(real x) {
   const real k = THNN_GELU_K, c = (real)0.044715;
   const real t = tanh(k * (x + c * x * x * x));
   return (real)0.5 * (1 + t) + (real)0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x);
+}
+
+#ifndef THNN_SELU_ALPHA
+#define THNN_SELU_ALPHA ((real)1.6732632423543772848170429916717)
+#define THNN_SELU_SCALE ((real)1.0507009873554804934193349852946)
+#endif
+
+static inline real THNN_(mishGrad)(real x) {
+  const real t = tanh(log1p(exp(x)));
+  const real s = 1 / (1 + exp(-x));
+  return t + x * s * (1 - t * t);
+}
+
+/* log(sigmoid(x)) as min(x, 0) - log1p(e^-|x|): no overflow either way, and the tail of a
+ * large positive x kept (-e^-x, not 0). */
+static inline real THNN_(logSigmoid)(real x) {
+  return (x < 0 ? x : 0) - log1p(exp(-fabs(x)));
+}
+
+/* d/dx log(sigmoid(x)) = 1 - sigmoid(x), written with z = e^-|x| <= 1. */
+static inline real THNN_(logSigmoidGrad)(real x) {
+  const real z = exp(-fabs(x));
+  return x < 0 ? 1 - z / (1 + z) : z / (1 + z);
 }
 
 static inline real THNN_(siluGrad)(real x) {

@@ -859,6 +859,19 @@ def T(a, grad=True, dtype=None):
     return torch.tensor(a, dtype=dtype or torch.float64, requires_grad=grad)
 
 
+def twin_call(pf, tf, arrays, views=None, dtype: str = "float64") -> tuple:
+    """pf and tf called on leaves of dtype holding `arrays` (each passed through its view, if
+    any), all requiring grad; the results must have one dtype. Returns (pyth leaves, PyTorch
+    leaves, pyth result, PyTorch result)."""
+    views = views or [lambda x: x] * len(arrays)
+    pl = [P(a, True, getattr(pyth, dtype)) for a in arrays]
+    tl = [T(a, True, getattr(torch, dtype)) for a in arrays]
+    y = pf(*[v(x) for v, x in zip(views, pl)])
+    ty = tf(*[v(x) for v, x in zip(views, tl)])
+    assert dtype_name(y) == dtype_name(ty), (y.dtype, ty.dtype)
+    return pl, tl, y, ty
+
+
 def close(p, t, tol=1e-9):
     """p (pyth) equals t (PyTorch tensor or array) within tol, relative and absolute."""
     t = t.detach().numpy() if hasattr(t, "detach") else t

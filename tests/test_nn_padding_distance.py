@@ -11,7 +11,17 @@ import math
 
 import numpy as np
 import pytest
-from _support import P, T, close, dtype_name, expected_error, needs_torch, rng, torch
+from _support import (
+    P,
+    T,
+    close,
+    dtype_name,
+    expected_error,
+    needs_torch,
+    rng,
+    torch,
+    twin_call,
+)
 
 import pyth
 from pyth import nn
@@ -31,12 +41,7 @@ def run_both(pf, tf, arrays, views=None, dtype="float64", tol=1e-9):
     """pf and tf on leaves holding `arrays` (each passed through its view, if any): same dtype,
     shape and values; then, for a non-empty result, backward with one random upstream gradient
     and the same gradient at every leaf. Returns the pyth result."""
-    views = views or [lambda x: x] * len(arrays)
-    pl = [P(a, True, getattr(pyth, dtype)) for a in arrays]
-    tl = [T(a, True, getattr(torch, dtype)) for a in arrays]
-    y = pf(*[v(x) for v, x in zip(views, pl)])
-    ty = tf(*[v(x) for v, x in zip(views, tl)])
-    assert dtype_name(y) == dtype_name(ty), (y.dtype, ty.dtype)
+    pl, tl, y, ty = twin_call(pf, tf, arrays, views, dtype)
     assert tuple(y.shape) == tuple(ty.shape), (tuple(y.shape), tuple(ty.shape))
     close(y, ty, tol)
     if ty.numel():

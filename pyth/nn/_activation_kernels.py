@@ -36,6 +36,15 @@ def _gelu_tanh_grad(x: Tensor) -> Tensor:
     return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x)
 
 
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _mish_grad(x: Tensor) -> Tensor:
+    t = x.exp().log1p().tanh()
+    return t + x * x.sigmoid() * (1 - t * t)
+
+
 # kernel name -> derivative as differentiable ops of (x, p0, p1), for create_graph
 DERIVATIVES: dict[str, Callable[[Tensor, float, float], Tensor]] = {
     "ReLU": lambda x, p0, p1: 1 - (x <= 0).to(x.dtype),  # a NaN x passes, as the kernel
@@ -47,6 +56,15 @@ DERIVATIVES: dict[str, Callable[[Tensor, float, float], Tensor]] = {
     "SiLU": lambda x, p0, p1: x.sigmoid() * (1 + x * (1 - x.sigmoid())),
     "Softplus": lambda x, p0, p1: _where(x * p0 > p1, x * 0 + 1, (x * p0).sigmoid()),
     "Hardtanh": lambda x, p0, p1: ((x > p0) & (x < p1)).to(x.dtype),
+    "SELU": lambda x, p0, p1: _where(x > 0, x * 0 + SELU_SCALE, SELU_SCALE * SELU_ALPHA * x.exp()),
+    "CELU": lambda x, p0, p1: _where(x > 0, x * 0 + 1, (x / p0).exp()),
+    "Mish": lambda x, p0, p1: _mish_grad(x),
+    "Hardswish": lambda x, p0, p1: _where(x <= -3, x * 0, _where(x < 3, x / 3 + 0.5, x * 0 + 1)),
+    "Hardsigmoid": lambda x, p0, p1: ((x > -3) & (x < 3)).to(x.dtype) / 6,
+    "LogSigmoid": lambda x, p0, p1: (-x).sigmoid(),
+    "Hardshrink": lambda x, p0, p1: 1 - ((x >= -p0) & (x <= p0)).to(x.dtype),
+    "Softshrink": lambda x, p0, p1: 1 - ((x >= -p0) & (x <= p0)).to(x.dtype),
+    "Threshold": lambda x, p0, p1: 1 - (x <= p0).to(x.dtype),
 }
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -152,7 +170,11 @@ class ActivationBackward(KernelNode):
 _NODES = {name: type(f"{node}Backward0", (ActivationBackward,), {"__slots__": ()})
           for name, node in (("ReLU", "Relu"), ("LeakyReLU", "LeakyRelu"), ("ELU", "Elu"),
                              ("GELU", "Gelu"), ("GELUTanh", "Gelu"), ("SiLU", "Silu"),
-                             ("Softplus", "Softplus"), ("Hardtanh", "Hardtanh"))}
+                             ("Softplus", "Softplus"), ("Hardtanh", "Hardtanh"),
+                             ("SELU", "Elu"), ("CELU", "Celu"), ("Mish", "Mish"),
+                             ("Hardswish", "Hardswish"), ("Hardsigmoid", "Hardsigmoid"),
+                             ("LogSigmoid", "LogSigmoid"), ("Hardshrink", "Hardshrink"),
+                             ("Softshrink", "Softshrink"), ("Threshold", "Threshold"))}
 # (kernel name, dtype) -> (updateOutput, updateGradInput)
 _KERNELS = {(name, dt): (_kernel(name, "updateOutput", dt), _kernel(name, "updateGradInput", dt))
             for name in DERIVATIVES for dt in _COMPUTE}

@@ -272,12 +272,126 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
+    from ._activation_kernels import activation
+    return activation(input, "SELU", inplace=inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x above 0, alpha * (exp(x / alpha) - 1) below: an ELU continuously differentiable."""
+    from ._activation_kernels import activation
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return activation(input, "CELU", alpha, inplace=inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    from ._activation_kernels import activation
+    return activation(input, "Mish", inplace=inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6: a piecewise-quadratic SiLU."""
+    from ._activation_kernels import activation
+    return activation(input, "Hardswish", inplace=inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
+    from ._activation_kernels import activation
+    return activation(input, "Hardsigmoid", inplace=inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), without overflow for large |x|."""
+    from ._activation_kernels import activation
+    return activation(input, "LogSigmoid")
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """0 on [-lambd, lambd], else x."""
+    from ._activation_kernels import activation
+    return activation(input, "Hardshrink", lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """0 on [-lambd, lambd], else x shrunk towards 0 by lambd."""
+    from ._activation_kernels import activation
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
+    return activation(input, "Softshrink", lambd)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """value where x <= threshold, else x (integers too, as PyTorch's)."""
+    from ._activation_kernels import activation
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        from ..factories import _checked, _no_bool
+        from ..pointwise import where
+        _no_bool("threshold", input.dtype)   # both taken as the input's type, as PyTorch's
+        th, v = (_checked(a, input.dtype, "threshold") for a in (threshold, value))
+        out = where(input <= th, v, input).to(input.dtype)
+        return input.copy_(out) if inplace else out
+    return activation(input, "Threshold", threshold, value, inplace=inplace)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|) (composed, as PyTorch's)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x) (composed, as PyTorch's)."""
+    return input - input.tanh()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x above 0, weight * x below, one learnt slope per channel (dim 1) or one for all."""
+    from ..pointwise import where
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"prelu(): \"prelu_cpu\" not implemented for "
+                                  f"'{input.dtype.real}'")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype.real} and "
+                           f"{weight.dtype.real}")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    channels = input.size(1) if input.dim() >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {weight.numel()} and channel size = "
+                           f"{channels}.")
+    if weight.numel() != 1 and input.dim() >= 2:
+        weight = weight.reshape([1, channels] + [1] * (input.dim() - 2))
+    elif weight.dim() == 1:
+        weight = weight.reshape([])
+    return where(input > 0, input, weight * input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), a and b the two halves of input along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"glu(): \"glu_cpu\" not implemented for "
+                                  f"'{input.dtype.real}'")
+    d = dim % input.dim() if -input.dim() <= dim < input.dim() else dim
+    size = input.size(d)
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
 # ---- softmax and classification losses (THNN kernels: generic/THNNSoftMax.c) -----------------
 
-def _softmax_dim(ndim: int) -> int:
+def _softmax_dim(ndim: int, name: str = "softmax") -> int:
     import warnings
-    warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call to "
-                  "include dim=X as an argument.", stacklevel=3)
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  f"to include dim=X as an argument.", stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -301,6 +415,17 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     if dtype is not None:
         input = input.to(dtype)
     return _sm(input, int(dim), True)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """softmax(-x) along dim."""
+    from ._softmax_kernels import softmax as _sm
+    if dim is None:
+        dim = _softmax_dim(input.dim(), "softmin")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _sm(-input, int(dim), False)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,

@@ -1,7 +1,9 @@
 """The layers of pyth.nn, one family per file (PyTorch's layout)."""
 
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
-                         Softmax, Softplus, Tanh)
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish,
+                         Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6,
+                         Sigmoid, SiLU, Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh,
+                         Tanhshrink, Threshold)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d

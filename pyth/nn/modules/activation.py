@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
@@ -136,3 +138,135 @@ class LogSoftmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class _InplaceShown(Module):
+    """An activation whose only argument is inplace, shown in the repr when set."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(_InplaceShown):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+
+class Mish(_InplaceShown):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, self.inplace)
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardswish(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Hardswish):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class LogSigmoid(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (
+            ", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """x above 0, a * x below, with a learnt slope a (one, or one per channel), init 0.25."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
+                 dtype: Any = None) -> None:
+        from ... import dtypes as _dt
+        from ...factories import full
+        from ..parameter import Parameter
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
+        self.weight = Parameter(full((num_parameters,), float(init), dtype=dt))
+
+    def reset_parameters(self) -> None:
+        self.weight.data.fill_(self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Softmax):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim)
