@@ -924,3 +924,16 @@ def test_module_signature(cls):
     assert got[:len(want)] == want
     if torch is not None:
         assert _params(getattr(torch.nn, cls).__init__)[1:len(want) + 1] == want
+
+
+@needs_torch
+def test_module_class_relations_as_torch():
+    """No activation module is a subclass of another unless PyTorch's is (code that asks
+    isinstance(m, nn.Softmax) must not catch a Softmin)."""
+    names = ["SELU", "CELU", "Mish", "Hardswish", "Hardsigmoid", "LogSigmoid", "Softsign",
+             "Hardshrink", "Softshrink", "Tanhshrink", "Threshold", "PReLU", "GLU", "Softmin",
+             "Softmax", "LogSoftmax", "ELU", "ReLU", "ReLU6", "Hardtanh", "Sigmoid", "Tanh"]
+    for a in names:
+        for b in names:
+            assert issubclass(getattr(nn, a), getattr(nn, b)) == \
+                issubclass(getattr(torch.nn, a), getattr(torch.nn, b)), (a, b)

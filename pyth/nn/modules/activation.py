@@ -173,16 +173,20 @@ class CELU(Module):
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
-class Hardswish(Module):
+class _InplaceHidden(Module):
+    """An activation whose only argument is inplace, not shown in the repr (as PyTorch's)."""
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
+
+class Hardswish(_InplaceHidden):
     def forward(self, input: Tensor) -> Tensor:
         return F.hardswish(input, self.inplace)
 
 
-class Hardsigmoid(Hardswish):
+class Hardsigmoid(_InplaceHidden):
     def forward(self, input: Tensor) -> Tensor:
         return F.hardsigmoid(input, self.inplace)
 
@@ -202,19 +206,21 @@ class Tanhshrink(Module):
         return F.tanhshrink(input)
 
 
-class Hardshrink(Module):
+class _Shrink(Module):
     def __init__(self, lambd: float = 0.5) -> None:
         super().__init__()
         self.lambd = lambd
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
 
-class Softshrink(Hardshrink):
+class Hardshrink(_Shrink):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+
+class Softshrink(_Shrink):
     def forward(self, input: Tensor) -> Tensor:
         return F.softshrink(input, self.lambd)
 
@@ -267,6 +273,13 @@ class GLU(Module):
         return f"dim={self.dim}"
 
 
-class Softmin(Softmax):
+class Softmin(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
     def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
