@@ -140,4 +140,5 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     _check_nonconstant(input, pads, mode)
     # (left, right, top, bottom, ...) -> (before, after) per dim, first padded dim first
     first_dim_first = sum((pads[2 * i:2 * i + 2] for i in reversed(range(len(pads) // 2))), ())
-    return _pad_nonzero(input, first_dim_first, mode)
+    out = _pad_nonzero(input, first_dim_first, mode)
+    return out.clone() if out is input else out   # a new tensor even with nothing to pad
