@@ -107,10 +107,12 @@ typedef struct {
   real p0, p1;
 } THNN_(ActivationParams);
 
-/* Sizes out like in (unless it is in) and checks the walk. */
+/* Sizes out like in (unless it is in) and checks the walk; an out whose elements share memory
+ * (an expanded tensor written in place) is refused, as every in-place op refuses it. */
 static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
   THTry(THTensor_(checkBounds)(in, op), -1);
   if (out != in) THTry(THTensor_(resizeAs)(out, in), -1);
+  THTry(THShape_checkWritable(op, out->nDimension, out->size, out->stride), -1);
   return THTensor_(checkBounds)(out, op);
 }
 

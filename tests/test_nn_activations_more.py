@@ -937,3 +937,24 @@ def test_module_class_relations_as_torch():
         for b in names:
             assert issubclass(getattr(nn, a), getattr(nn, b)) == \
                 issubclass(getattr(torch.nn, a), getattr(torch.nn, b)), (a, b)
+
+
+INPLACE_ACTIVATIONS = [("relu", {}), ("leaky_relu", {}), ("elu", {}), ("hardtanh", {}),
+                       ("relu6", {}), ("silu", {}), ("selu", {}), ("celu", {}), ("mish", {}),
+                       ("hardswish", {}), ("hardsigmoid", {}),
+                       ("threshold", {"threshold": 0.1, "value": 2.0})]
+
+
+@pytest.mark.parametrize("name,kw", INPLACE_ACTIVATIONS, ids=[n for n, _ in INPLACE_ACTIVATIONS])
+def test_inplace_on_expanded_input_raises(name, kw):
+    """An in-place activation on a tensor whose elements share memory (expanded) raises
+    RuntimeError and leaves it alone, as PyTorch's in-place ops do (PyTorch's threshold_ alone
+    does not check, and writes the shared elements more than once)."""
+    base = pyth.tensor([[-1.0, 0.5, 2.0]])
+    x = base.expand(2, 3)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        getattr(F, name)(x, inplace=True, **kw)
+    np.testing.assert_array_equal(base.numpy(), [[-1.0, 0.5, 2.0]])
+    if torch is not None and name != "threshold":
+        with pytest.raises(RuntimeError):
+            getattr(TF, name)(torch.tensor([[-1.0, 0.5, 2.0]]).expand(2, 3), inplace=True, **kw)
