@@ -9,16 +9,31 @@ from .. import functional as F
 from .module import Module
 
 
-class ReLU(Module):
+class _InplaceShown(Module):
+    """An activation whose only argument is inplace, shown in the repr when set."""
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.relu(input, self.inplace)
-
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class _DimModule(Module):
+    """An activation along one dim, its only argument (shown in the repr)."""
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class ReLU(_InplaceShown):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.relu(input, self.inplace)
 
 
 class LeakyReLU(Module):
@@ -58,16 +73,9 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(Module):
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
+class SiLU(_InplaceShown):
     def forward(self, input: Tensor) -> Tensor:
         return F.silu(input, self.inplace)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class Softplus(Module):
@@ -116,39 +124,14 @@ class Tanh(Module):
         return input.tanh()
 
 
-class Softmax(Module):
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
+class Softmax(_DimModule):
     def forward(self, input: Tensor) -> Tensor:
         return F.softmax(input, self.dim)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
-
-class LogSoftmax(Module):
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
+class LogSoftmax(_DimModule):
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
-class _InplaceShown(Module):
-    """An activation whose only argument is inplace, shown in the repr when set."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class SELU(_InplaceShown):
@@ -261,25 +244,14 @@ class PReLU(Module):
         return f"num_parameters={self.num_parameters}"
 
 
-class GLU(Module):
+class GLU(_DimModule):
     def __init__(self, dim: int = -1) -> None:
-        super().__init__()
-        self.dim = dim
+        super().__init__(dim)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.glu(input, self.dim)
 
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
 
-
-class Softmin(Module):
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
+class Softmin(_DimModule):
     def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
