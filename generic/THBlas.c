@@ -11,22 +11,42 @@
 #define TH_CBLAS(NAME) TH_BLAS_SYM(TH_CONCAT_2(cblas_d, NAME))
 #endif
 
+/* One product on the calling thread. */
+static void THBlas_(gemmOne)(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+                             int64_t k, real alpha, const real *a, int64_t lda, const real *b,
+                             int64_t ldb, real beta, real *c, int64_t ldc) {
+  TH_CBLAS(gemm)(CblasColMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, alpha, a,
+                 (blasint)lda, b, (blasint)ldb, beta, c, (blasint)ldc);
+}
+
 int THBlas_(gemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, real alpha,
                   const real *a, int64_t lda, const real *b, int64_t ldb, real beta, real *c,
                   int64_t ldc) {
   if (m == 0 || n == 0) return 0;
   const CBLAS_TRANSPOSE ta = THBlas_trans(transa), tb = THBlas_trans(transb);
-  /* A product big enough for threads runs on OpenBLAS's own pool, whose threads share the
-   * packed panels of op(a) and op(b): on the 2-core reference machine that is 1.1-3x faster
-   * than cutting c into independent products for pyth's OpenMP threads (which each pack a
-   * whole operand again), and steadier when the other core is busy. Every other call, and
-   * every call from inside a parallel region (a batch split between threads), runs OpenBLAS
-   * on the calling thread. */
-  const int nt = THBlas_splitThreads(m, n, k);
-  if (nt > 1) TH_BLAS_SYM(openblas_set_num_threads)(nt);
-  TH_CBLAS(gemm)(CblasColMajor, ta, tb, (blasint)m, (blasint)n, (blasint)k, alpha, a,
-                 (blasint)lda, b, (blasint)ldb, beta, c, (blasint)ldc);
-  if (nt > 1) TH_BLAS_SYM(openblas_set_num_threads)(1);
+  THBlasSplit sp;
+  if (!THBlas_split(&sp, m, n, k)) {
+    THBlas_(gemmOne)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return 0;
+  }
+  /* c cut into slabs of rows (sp.rows) or of columns, one product per OpenMP thread: a slab
+   * of c's rows takes those rows of op(a) and all of op(b), a slab of columns those columns of
+   * op(b) and all of op(a) */
+#pragma omp parallel num_threads(sp.nt)
+  {
+    int64_t lo, hi;
+    THBlas_slab(&sp, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
+    if (lo < hi) {
+      if (sp.rows)
+        THBlas_(gemmOne)(ta, tb, hi - lo, n, k, alpha,
+                         ta == CblasNoTrans ? a + lo : a + lo * lda, lda, b, ldb, beta, c + lo,
+                         ldc);
+      else
+        THBlas_(gemmOne)(ta, tb, m, hi - lo, k, alpha, a, lda,
+                         tb == CblasNoTrans ? b + lo * ldb : b + lo, ldb, beta, c + lo * ldc,
+                         ldc);
+    }
+  }
   return 0;
 }
 

@@ -13,17 +13,38 @@
 #define TH_GEMM_NB 64
 #define TH_GEMM_KB 128
 
-/* Threads. OpenBLAS runs single-threaded (pyth/_openblas.py sets it at load), so a product
- * called from inside one of pyth's OpenMP regions (a batch split across threads) stays on its
- * thread. A single product above TH_GEMM_SPLIT_WORK multiply-adds, called outside any parallel
- * region, raises OpenBLAS to pyth's thread count for its duration (generic/THBlas.c). The
- * threshold (about a 256^3 product, a fraction of a millisecond on one core) keeps small
- * products on the calling thread: waking a second thread costs more than it saves. */
-#define TH_GEMM_SPLIT_WORK (1 << 24)
+/* Threads. OpenBLAS always runs single-threaded (pyth/_openblas.py sets it at load): pyth's
+ * OpenMP threads are the process's one pool. A product called from inside one of pyth's
+ * parallel regions (a batch split between threads) stays on its thread. A single product of at
+ * least TH_GEMM_SPLIT_WORK multiply-adds, called outside any region, is cut into one slab of c
+ * per thread, each a product of its own (THBlas_split). Running OpenBLAS's own pool instead
+ * left two pools of spinning threads taking turns on two cores (OpenMP's after each pointwise
+ * kernel, OpenBLAS's after each product), and was slower even alone on this machine. */
+#define TH_GEMM_SPLIT_WORK (1 << 19)
+#define TH_GEMM_SLAB_MIN 32   /* no slab thinner than this many rows or columns */
 
-static int THBlas_splitThreads(int64_t m, int64_t n, int64_t k) {
-  if ((double)m * (double)n * (double)k < TH_GEMM_SPLIT_WORK || omp_in_parallel()) return 1;
-  return (int)TH_MIN((int64_t)THThreads_max(), TH_MAX(TH_MAX(m, n) / 64, 1));
+typedef struct {
+  int nt;        /* threads */
+  int rows;      /* 1: slabs of c's rows (m), 0: of its columns (n) */
+  int64_t len;   /* m or n */
+} THBlasSplit;
+
+/* Whether (m x n x k) is split, and how: along the longer side of c, so each thread reads a
+ * slice of one operand and all of the other, into slabs at least TH_GEMM_SLAB_MIN long. */
+static int THBlas_split(THBlasSplit *sp, int64_t m, int64_t n, int64_t k) {
+  if ((double)m * (double)n * (double)k < TH_GEMM_SPLIT_WORK || omp_in_parallel()) return 0;
+  sp->rows = m >= n;
+  sp->len = sp->rows ? m : n;
+  sp->nt = (int)TH_MIN((int64_t)THThreads_max(), sp->len / TH_GEMM_SLAB_MIN);
+  return sp->nt > 1;
+}
+
+/* Thread t's slab [*lo, *hi) of nt: equal parts rounded to the nearest multiple of 16 (whole
+ * vector blocks for the kernel), the last taking the rest. */
+static void THBlas_slab(const THBlasSplit *sp, int t, int nt, int64_t *lo, int64_t *hi) {
+  const int64_t part = TH_MAX((sp->len / nt + 8) / 16 * 16, 16);
+  *lo = TH_MIN(part * t, sp->len);
+  *hi = t == nt - 1 ? sp->len : TH_MIN(part * (t + 1), sp->len);
 }
 
 /* The C kernel's hot function is compiled twice, for AVX2 and for baseline x86-64, and the

@@ -147,6 +147,37 @@ def test_large_products_all_transposes():
                 assert_close(make(x, name, la) @ make(y, name, lb), x @ y, name)
 
 
+def _fast(a, name, layout="contiguous"):
+    """make() for big arrays: through from_numpy instead of nested lists."""
+    if layout == "transposed":
+        return _fast(np.ascontiguousarray(a.T), name).t()
+    return pyth.from_numpy(np.ascontiguousarray(a, dtype=name))
+
+
+@pytest.mark.parametrize("shape", [(67, 257, 130), (130, 257, 67), (40, 300, 33), (33, 300, 40),
+                                   (1, 1100, 500), (500, 1100, 1)])
+@pytest.mark.parametrize("name", FLOATS)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_split_products_into_slabs(shape, name, threads):
+    """Products big enough to be cut into one slab of rows or of columns per thread: both
+    directions, every transpose, slabs of unequal length, a side too short to cut, more threads
+    than cores, and addmm's beta and alpha over the slabs (each slab scales its own part)."""
+    n, k, m = shape
+    rng = np.random.default_rng(41)
+    x, y, c = (rng.standard_normal(s) for s in ((n, k), (k, m), (n, m)))
+    old = pyth.get_num_threads()
+    pyth.set_num_threads(threads)
+    try:
+        for la in ("contiguous", "transposed"):
+            for lb in ("contiguous", "transposed"):
+                assert_close(_fast(x, name, la) @ _fast(y, name, lb), x @ y, name)
+        r = pyth.addmm(_fast(c, name), _fast(x, name), _fast(y, name, "transposed"), beta=0.5,
+                       alpha=2)
+        assert_close(r, 0.5 * c + 2 * (x @ y), name)
+    finally:
+        pyth.set_num_threads(old)
+
+
 def test_folded_and_parallel_batches():
     rng = np.random.default_rng(5)
     x, y = rng.standard_normal((6, 40, 30)), rng.standard_normal((30, 20))
