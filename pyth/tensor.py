@@ -148,11 +148,12 @@ class Tensor:
 
     def _geometry_at(self, arr, d: int, op: str) -> int:
         n = self._h.nDimension
-        lim = max(n, 1)
-        if not -lim <= d < lim:
+        if n == 0:   # as PyTorch: a 0-dim tensor has no dim to name, not even 0 or -1
+            raise IndexError(f"{op}(): dimension specified as {d} but tensor has no dimensions")
+        if not -n <= d < n:
             raise IndexError(f"{op}(): dim {d} is out of range for a tensor of {n} dims "
-                             f"(expected in [{-lim}, {lim - 1}])")
-        return arr[d % lim] if n else 1
+                             f"(expected in [{-n}, {n - 1}])")
+        return arr[d % n]
 
     def storage_offset(self) -> int:
         return self._h.storageOffset

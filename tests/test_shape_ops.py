@@ -849,3 +849,22 @@ def test_linspace_errors():
                                np.linspace(-1, 2, 7))
     np.testing.assert_allclose(to_numpy_exact(pyth.logspace(-1, 2, 7, dtype=pyth.float64)),
                                np.logspace(-1, 2, 7))
+
+
+@pytest.mark.parametrize("method", ["size", "stride"])
+def test_size_and_stride_of_one_dim(method):
+    """size(d) / stride(d): negative dims count from the end; a 0-dim tensor has no dim at all
+    (not even 0 or -1, as PyTorch), and out-of-range dims raise IndexError naming the dim."""
+    t = pyth.zeros(2, 3, 4)[:, ::2]
+    assert [getattr(t, method)(d) for d in (0, 1, 2, -1, -3)] == \
+        [getattr(t, method)()[d] for d in (0, 1, 2, -1, -3)]
+    for bad in (3, -4):
+        with pytest.raises(IndexError, match=f"dim {bad} is out of range"):
+            getattr(t, method)(bad)
+    for d in (0, -1, 1):
+        with pytest.raises(IndexError, match=f"specified as {d} but tensor has no dimensions"):
+            getattr(pyth.tensor(1.0), method)(d)
+    torch = pytest.importorskip("torch")
+    for d in (0, -1):
+        with pytest.raises(IndexError):
+            getattr(torch.tensor(1.0), method)(d)
