@@ -509,4 +509,14 @@ from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d
 # ---- padding, one-hot, distances (compositions of differentiable ops) ------------------------
 from ._distance import (cosine_similarity, normalize, one_hot,  # noqa: E402, F401
                         pairwise_distance)
+# ---- ranking, embedding, multi-label and likelihood losses (compositions) --------------------
+from ._losses_more import (cosine_embedding_loss, gaussian_nll_loss,  # noqa: E402, F401
+                           hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
+                           multilabel_margin_loss, multilabel_soft_margin_loss,
+                           poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
+                           triplet_margin_with_distance_loss)
+# ---- interpolation, pixel and channel shuffles (compositions of differentiable ops) ----------
+from ._interpolate import (channel_shuffle, interpolate,  # noqa: E402, F401
+                           native_channel_shuffle, pixel_shuffle, pixel_unshuffle, upsample,
+                           upsample_bilinear, upsample_nearest)
 from ._padding import pad  # noqa: E402, F401
