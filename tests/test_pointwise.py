@@ -1201,7 +1201,7 @@ def test_clamp_nan(name):
     pa = p_from_np(np.array([nan, -3.0, 0.0, 3.0, float("inf"), -float("inf")]), name)
     ta = to_torch(pa)
     for lo, hi in ((-1, 1), (None, 1), (-1, None), (nan, 1), (-1, nan), (nan, None),
-                   (None, nan)):
+                   (None, nan), (nan, nan), (2, -2)):
         soft(f"clamp({lo}, {hi})", oracle, lambda m, x: m.clamp(x, lo, hi), [pa], [ta],
              what=f"clamp({lo}, {hi})")
     pn = p_from_np(np.array([nan, -1.0, nan, -1.0, nan, 5.0]), name)
@@ -1731,3 +1731,28 @@ def test_lerp_integer_ends_with_a_zero_dim_float_weight_promote_as_torch():
             np.testing.assert_allclose(p.numpy(), t.numpy())
     with pytest.raises(RuntimeError, match="expected dtype int32 for `weight`"):
         pyth.lerp(pyth.ones(2, dtype=pyth.int32), pyth.ones(2, dtype=pyth.int32), pyth.ones(2))
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int32", "uint8", "float16"])
+@pytest.mark.parametrize("bounds", [(-0.5, 0.5), (0, None), (None, 0), (0.5, -0.5)])
+def test_clamp_long_rows_vs_numpy(name, bounds):
+    """Rows long enough for the vectorised loop and its tail (contiguous and strided), random
+    signs (the old branchy loop's worst case) and NaNs among them: numpy's clip, which also
+    keeps NaN and lets max win over min."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal(4099) * 3
+    if name in ("float32", "float64", "float16"):
+        x[::37] = np.nan
+    x = x.astype(name)
+    lo, hi = bounds
+    if name in ("int32", "uint8"):   # integer bounds (a float bound would promote to float)
+        lo, hi = (None if v is None else int(abs(v) * 4 if name == "uint8" else v * 4)
+                  for v in bounds)
+    want = x.copy()
+    if lo is not None:
+        want = np.where(want < np.array(lo, dtype=name), np.array(lo, dtype=name), want)
+    if hi is not None:
+        want = np.where(want > np.array(hi, dtype=name), np.array(hi, dtype=name), want)
+    t = pyth.from_numpy(x.copy())
+    for got, exp in ((t.clamp(lo, hi), want), (t[::3].clamp(lo, hi), want[::3])):
+        np.testing.assert_array_equal(got.numpy(), exp)
