@@ -24,6 +24,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._errors import check
 from ._th import ffi, lib
+from .tensor import wrap
 
 _ADVANCED, _MASK = "advanced", "mask"
 _OUTSIDE = "outside"  # an advanced index holding a value outside int64: always out of bounds
@@ -297,8 +298,49 @@ class _Single:
             index_copy_(self.view, self.pos, self.index, values)
 
 
+def _ints_and_slices(t, index: tuple):
+    """t[i, a:b, ...] for a tuple of ints and positive-step slices, no more than t has dims
+    (the commonest indices): the view's geometry worked out in one loop and made by one C call,
+    which checks it against the storage as every view is; None for anything else (the general
+    walk takes it, and raises every error)."""
+    h = t._h
+    nd = h.nDimension
+    if len(index) > nd:
+        return None
+    off = h.storageOffset
+    sizes, strides = [], []
+    for d, item in enumerate(index):
+        n, st = h.size[d], h.stride[d]
+        if type(item) is int:
+            if not -n <= item < n:
+                return None
+            off += (item % n) * st
+        elif type(item) is slice:
+            step = item.step
+            if step is not None and (type(step) is not int or step <= 0):
+                return None
+            start, stop, step = item.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                off += start * st
+            sizes.append(length)
+            strides.append(st * step)
+        else:
+            return None
+    for d in range(len(index), nd):
+        sizes.append(h.size[d])
+        strides.append(h.stride[d])
+    dt = t.dtype   # (lists for the int64_t * arguments: cffi passes them as arrays)
+    return wrap(dt, dt.tensor.newAsStrided(h, off, len(sizes), sizes, strides))
+
+
 def getitem(t, index: Any):
     """t[index]: a view for basic indices, a gathered copy for advanced ones."""
+    tp = type(index)
+    if tp is int or tp is slice or tp is tuple:
+        r = _ints_and_slices(t, index if tp is tuple else (index,))
+        if r is not None:
+            return r
     p = _plan(t, index)
     if not p.advanced:
         return _view(t, p)

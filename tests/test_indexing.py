@@ -499,3 +499,36 @@ def test_hypothesis_setitem_tensor_basic(case):
     en[idx_np(idx)] = v
     bp[idx_pyth(idx)] = pyth.tensor(v)
     np.testing.assert_array_equal(np_via_tolist(rp), exp_root)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
+def test_int_and_slice_fast_path_equals_general_walk(layout):
+    """t[i] and t[a:b] take one C call; t[(i, ...)] takes the general walk of the index: both
+    give the same view (sizes, strides, offset, values), and the same error."""
+    base = pyth.arange(60.0).reshape(6, 10)
+    t = {"contiguous": base, "transposed": base.t(), "stepped": base[::2, 1::3]}[layout]
+    n = t.size(0)
+    for index in [0, 1, n - 1, -1, -n, slice(None), slice(1, 3), slice(-2, None),
+                  slice(None, -1), slice(2, 2), slice(5, 1), slice(-100, 100), slice(n, None),
+                  slice(1, None, 1), slice(None, None, 2), slice(1, 4, 3)]:
+        for fast_index in (index, (index,), (slice(None), 1), (index, 1), (index, slice(1, 3)),
+                           (index, slice(None, None, 2))):
+            fast, walk = t[fast_index], t[(*(fast_index if isinstance(fast_index, tuple)
+                                              else (fast_index,)), ...)]
+            assert (fast.shape, fast.stride(), fast.storage_offset()) == \
+                (walk.shape, walk.stride(), walk.storage_offset()), fast_index
+            assert fast.tolist() == walk.tolist()
+            assert fast.storage().data_ptr() == t.storage().data_ptr()
+    for bad in (n, -n - 1):
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0"):
+            t[bad]
+        bad1 = t.size(1) if bad == n else -t.size(1) - 1
+        with pytest.raises(IndexError, match=f"index {bad1} is out of bounds for dimension 1"):
+            t[0, bad1]
+    with pytest.raises(IndexError):
+        pyth.tensor(1.0)[0]
+    with pytest.raises(IndexError, match="too many indices"):
+        t[0, 0, 0]
+    for bad in (slice(None, None, -1), (0, slice(None, None, -1)), (slice(None, None, 0), 0)):
+        with pytest.raises(ValueError, match="step must be greater than zero"):
+            t[bad]

@@ -1370,7 +1370,7 @@ def install() -> None:
     # indexing
     TABLE["getitem"].view = True
     getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
-    Tensor.__getitem__ = lambda self, index: getitem_w(self, index)
+    Tensor.__getitem__ = _getitem_method(getitem_w, _indexing._ints_and_slices)
     setitem_raw = T["__setitem__"]
     Tensor.__setitem__ = _setitem(in_place(TABLE["setitem"], setitem_raw), _indexing)
     # in-place methods
@@ -1519,6 +1519,24 @@ def _class_entries(table: dict) -> dict[type, dict]:
         if b is a or b is float:
             out.setdefault(a, {})[b] = entry
     return out
+
+
+def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
+    """t[index]: ints and slices on a tensor outside autograd are a view made directly (the
+    recorded function's work for them is only remembering the view's base); everything else
+    goes through the recorded function."""
+    tuple_, int_, slice_, mark = tuple, int, slice, mark_view
+
+    def __getitem__(self: Tensor, index: Any) -> Any:
+        if self._ag is None:
+            tp = type(index)
+            if tp is int_ or tp is slice_ or tp is tuple_:
+                r = basic(self, index if tp is tuple_ else (index,))
+                if r is not None:
+                    mark(r, self)
+                    return r
+        return getitem_w(self, index)
+    return __getitem__
 
 
 def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callable:
