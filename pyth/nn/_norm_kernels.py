@@ -32,7 +32,11 @@ def _fn(name: str, dt: _dt.dtype) -> Callable:
 
 
 def _as(t: Tensor | None, dt: _dt.dtype) -> Tensor | None:
-    return None if t is None else t.detach().to(dt)
+    """t for a kernel computing in dt: itself when of dtype dt (a kernel reads the handle and
+    records nothing), else a detached converted copy."""
+    if t is None or t.dtype is dt:
+        return t
+    return t.detach().to(dt)
 
 
 def _h(t: Tensor | None) -> Any:
@@ -82,11 +86,11 @@ def run_forward(kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None
     else:
         run_args = args
     y, mean, invstd = new_result(dt), new_result(dt), new_result(dt)
-    with no_grad():
-        check(_fn(f"{name}_updateOutput", dt)(
-            y._h, mean._h, invstd._h, x.detach().to(dt)._h, _h(_as(weight, dt)),
-            _h(_as(bias, dt)), *extra(run_args, dt)))
-        if kind == "batch_norm":
+    check(_fn(f"{name}_updateOutput", dt)(
+        y._h, mean._h, invstd._h, _as(x, dt)._h, _h(_as(weight, dt)), _h(_as(bias, dt)),
+        *extra(run_args, dt)))
+    if kind == "batch_norm":
+        with no_grad():
             for src, dst in ((rm, args[0]), (rv, args[1])):
                 if dst is not None and src is not dst:
                     dst.copy_(src)
@@ -102,11 +106,13 @@ def run_backward(kind: str, g: Tensor, x: Tensor, weight: Tensor | None, stats: 
     if weight is None:
         gw = gb = None
     check(_fn(f"{name}_backward", dt)(
-        _h(gi), _h(gw), _h(gb), g.to(dt)._h, x.detach().to(dt)._h, _h(_as(weight, dt)),
+        _h(gi), _h(gw), _h(gb), _as(g, dt)._h, _as(x, dt)._h, _h(_as(weight, dt)),
         stats[0]._h, stats[1]._h, *extra(args)))
     out = []
     for r, like in ((gi, x), (gw, weight), (gb, weight)):
-        out.append(None if r is None else r.reshape(like.shape).to(like.dtype))
+        if r is not None and r.dtype is not like.dtype:
+            r = r.to(like.dtype)
+        out.append(None if r is None else r.reshape(like.shape))
     return tuple(out)
 
 
