@@ -151,4 +151,24 @@ int THTensor_(triu)(THTensor *r, THTensor *src, int64_t k) {
   return THTensor_(triangle)(r, src, k, 1, "triu()");
 }
 
+/* ---- cat / stack --------------------------------------------------------------------------- */
+
+int THTensor_(catArray)(THTensor *r, THTensor *const *parts, int n, int dim, int stack) {
+  THArgCheck(n >= 0 && dim >= 0 && dim < r->nDimension, TH_ERR_RUNTIME, -1,
+             "cat(): dim %d is out of range for a result of %d dims", dim, r->nDimension);
+  THTensor *piece = THTensor_(newWithTensor)(r);
+  if (!piece) return -1;
+  int rc = 0;
+  int64_t start = 0;
+  for (int i = 0; i < n && rc == 0; i++) {
+    const int64_t len = stack ? 1 : parts[i]->size[dim];
+    if (len == 0) continue;
+    rc = stack ? THTensor_(select)(piece, r, dim, i) : THTensor_(narrow)(piece, r, dim, start, len);
+    if (rc == 0) rc = THTensor_(copy)(piece, parts[i]);
+    start += len;
+  }
+  THTensor_(free)(piece);
+  return rc;
+}
+
 #endif

@@ -13,4 +13,11 @@ int THTensor_(flip)(THTensor *r, THTensor *src, int ndims, const int64_t *dims);
 int THTensor_(tril)(THTensor *r, THTensor *src, int64_t k);
 int THTensor_(triu)(THTensor *r, THTensor *src, int64_t k);
 
+/* Copies parts[0..n) of r's type into r one after another along dim: each fills the next
+ * parts[i]->size[dim] slices of r (cat), or, with stack set, the one slice i of r along dim
+ * (stack). r already has the joined shape; the caller has checked the parts' shapes. One call
+ * for the whole join instead of a narrow and a copy per part. Returns 0, or -1 with an error
+ * recorded (r partly written). */
+int THTensor_(catArray)(THTensor *r, THTensor *const *parts, int n, int dim, int stack);
+
 #endif

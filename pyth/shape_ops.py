@@ -141,13 +141,25 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
             _cat_mismatch(ref, size, d, i)
         total += size[d]
     r = _output("cat", ref[:d] + [total] + ref[d + 1:], dt, out, tensors)
-    piece, narrow, start = _header(r), r.dtype.tensor.narrow, 0
-    for _, t, size in parts:
-        if size[d]:
-            check(narrow(piece._h, r._h, d, start, size[d]))
-            _copy_into(piece, t)
-        start += size[d]
+    _join(r, [t for _, t, _ in parts], d, False)
     return r
+
+
+def _join(r: Tensor, parts: list, d: int, stacked: bool) -> None:
+    """The parts copied into r along dim d (cat: one after another; stacked: slice i each):
+    one C call when all are of r's dtype, else a narrow or select and a converting copy each."""
+    dt = r.dtype
+    if all(t.dtype is dt for t in parts):
+        check(dt.tensor.catArray(r._h, [t._h for t in parts], len(parts), d, stacked))
+        return
+    piece, start = _header(r), 0
+    for i, t in enumerate(parts):
+        n = 1 if stacked else t.size(d)
+        if n:
+            check(dt.tensor.select(piece._h, r._h, d, i) if stacked else
+                  dt.tensor.narrow(piece._h, r._h, d, start, n))
+            _copy_into(piece, t)
+        start += n
 
 
 def _cat_mismatch(ref: list, size: list, d: int, i: int) -> None:
@@ -180,11 +192,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None)
         dt = promote_types(dt, t.dtype)
     d = _wrap_dim(dim, len(shape) + 1, "stack")
     r = _output("stack", shape[:d] + [len(tensors)] + shape[d:], dt, out, tensors)
-    piece, select = _header(r), r.dtype.tensor.select
-    if r.numel():
-        for i, t in enumerate(tensors):
-            check(select(piece._h, r._h, d, i))
-            _copy_into(piece, t)
+    _join(r, tensors, d, True)
     return r
 
 
