@@ -259,19 +259,22 @@ class Tensor:
     def reshape(self, *shape: Any) -> "Tensor":
         """A view when the strides allow one, otherwise a contiguous copy."""
         sizes = parse_sizes(shape, "reshape")
-        out = ffi.new("int64_t[]", max(len(sizes), 1))
-        check(lib.THShape_inferSize(out, b"reshape()", self.numel(), len(sizes), c_sizes(sizes)))
-        ptr = self.dtype.tensor.newView(self._h, len(sizes), c_sizes(sizes))
-        if ptr != ffi.NULL:
+        c = c_sizes(sizes)
+        ptr = self.dtype.tensor.newView(self._h, len(sizes), c)
+        if ptr != ffi.NULL:   # the common case: one C call
             return wrap(self.dtype, ptr)
-        lib.THError_clear()
-        return self.contiguous().view(sizes)
+        lib.THError_clear()   # a shape that fits no count raises reshape's own message, ...
+        out = ffi.new("int64_t[]", max(len(sizes), 1))
+        check(lib.THShape_inferSize(out, b"reshape()", self.numel(), len(sizes), c))
+        return self.contiguous().view(sizes)   # ... one that the strides forbid is copied
 
     def reshape_as(self, other: "Tensor") -> "Tensor":
         return self.reshape(other.size())
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         """Merge dims start_dim..end_dim into one (a view when possible)."""
+        if start_dim == 0 and end_dim == -1 and self._h.nDimension:   # all of them
+            return self.reshape(-1)
         shape = list(self.size())
         if not shape:
             return self.reshape(1)
