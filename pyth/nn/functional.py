@@ -520,3 +520,11 @@ from ._interpolate import (channel_shuffle, interpolate,  # noqa: E402, F401
                            native_channel_shuffle, pixel_shuffle, pixel_unshuffle, upsample,
                            upsample_bilinear, upsample_nearest)
 from ._padding import pad  # noqa: E402, F401
+# ---- attention (compositions of differentiable ops) ------------------------------------------
+from ._attention import (multi_head_attention_forward,  # noqa: E402, F401
+                         scaled_dot_product_attention)
+# ---- instance/RMS/LRN norms, fold/unfold, unpooling, LP pooling, random layers (compositions) -
+from ._layers_more import (fold, instance_norm, local_response_norm,  # noqa: E402, F401
+                           lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, rms_norm, unfold)
+from ._layers_random import (alpha_dropout, dropout3d,  # noqa: E402, F401
+                             feature_alpha_dropout, gumbel_softmax, pdist, rrelu, rrelu_)

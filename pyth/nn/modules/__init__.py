@@ -4,6 +4,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6,
                          Sigmoid, SiLU, Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh,
                          Tanhshrink, Threshold)
+from .activation import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .channelshuffle import ChannelShuffle
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -29,6 +30,15 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d
                       MaxPool2d)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+# instance/RMS/LRN norms, fold/unfold, unpooling, LP pooling and the random layers
+from .activation import RReLU
+from .dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout
+from .fold import Fold, Unfold
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .normalization import LocalResponseNorm, RMSNorm
+from .pooling import LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d
 
 __all__ = sorted(name for name in dir() if name[:1].isupper())

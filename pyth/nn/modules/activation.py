@@ -49,6 +49,23 @@ class LeakyReLU(Module):
                                                           else "")
 
 
+class RReLU(Module):
+    """Leaky ReLU whose negative slope is drawn from [lower, upper] per element in training
+    and is their mean in evaluation."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
+                                                             else "")
+
+
 class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
@@ -255,3 +272,114 @@ class GLU(_DimModule):
 class Softmin(_DimModule):
     def forward(self, input: Tensor) -> Tensor:
         return F.softmin(input, self.dim)
+
+
+# ==== multi-head attention =======================================================================
+
+from .linear import Linear
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention's output projection: a plain Linear under PyTorch's class name (pyth
+    has no quantization, so the name only keeps module trees alike)."""
+
+
+class MultiheadAttention(Module):
+    """Attention of a query sequence over key/value sequences in num_heads heads of
+    embed_dim // num_heads features (F.multi_head_attention_forward), with PyTorch's parameters:
+    in_proj_weight (3E, E), or q/k/v_proj_weight when kdim or vdim differ from embed_dim;
+    in_proj_bias; out_proj; bias_k and bias_v with add_bias_kv."""
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        self.embed_dim, self.num_heads = embed_dim, num_heads
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.dropout, self.batch_first = dropout, batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        self._make_parameters(bias, add_bias_kv, dtype)
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _make_parameters(self, bias: bool, add_bias_kv: bool, dtype: Any) -> None:
+        """Registers the projections in PyTorch's order (so named_parameters pair up)."""
+        from ... import dtypes as _dt
+        from ...factories import empty
+        from ..parameter import Parameter
+        dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
+        e = self.embed_dim
+        if self._qkv_same_embed_dim:
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+            self.in_proj_weight = Parameter(empty(3 * e, e, dtype=dt))
+        else:
+            self.q_proj_weight = Parameter(empty(e, e, dtype=dt))
+            self.k_proj_weight = Parameter(empty(e, self.kdim, dtype=dt))
+            self.v_proj_weight = Parameter(empty(e, self.vdim, dtype=dt))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * e, dtype=dt))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(e, e, bias=bias, dtype=dt)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty(1, 1, e, dtype=dt))
+            self.bias_v = Parameter(empty(1, 1, e, dtype=dt))
+        else:
+            self.bias_k = self.bias_v = None
+
+    def _reset_parameters(self) -> None:
+        """Xavier-uniform projections, zero biases, Xavier-normal bias_k / bias_v (PyTorch's)."""
+        from .. import init
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for w in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None:
+                init.xavier_normal_(b)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple:
+        """(output, attention weights or None); batch_first inputs are (N, L, E). Masks mark
+        with True (or -inf) the keys to leave out."""
+        from .._attention import _canonical_mask, _none_or_dtype
+        batched = query.dim() == 3
+        key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                           _none_or_dtype(attn_mask), "attn_mask", query.dtype)
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, False)
+        if self.batch_first and batched:
+            query, key, value = _seq_first(query, key, value)
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(1, 0), weights) if self.batch_first and batched else (out, weights)
+
+
+def _seq_first(query: Tensor, key: Tensor, value: Tensor) -> tuple:
+    """(N, L, E) inputs as (L, N, E), keeping query is key is value (self-attention) true."""
+    q = query.transpose(1, 0)
+    k = q if key is query else key.transpose(1, 0)
+    v = k if value is key else value.transpose(1, 0)
+    return q, k, v

@@ -1,4 +1,5 @@
-"""LayerNorm and GroupNorm (PyTorch's parameters, defaults and repr)."""
+"""LayerNorm, GroupNorm, RMSNorm and LocalResponseNorm (PyTorch's parameters, defaults and
+repr)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,43 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """Divides by the root mean square over the last dims (normalized_shape); weight ones of
+    that shape when elementwise_affine; eps None is the input type's machine epsilon."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(int(s) for s in normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        affine_parameters(self, self.normalized_shape, elementwise_affine, False, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        reset_affine(self)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Divides each value by (k + alpha * mean of squares over size neighbouring channels)^beta."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

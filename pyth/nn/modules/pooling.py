@@ -1,5 +1,5 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d: PyTorch's arguments and repr over
-pyth.nn.functional's pooling."""
+"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, MaxUnpool1d/2d, LPPool1d/2d: PyTorch's
+arguments and repr over pyth.nn.functional's pooling."""
 
 from __future__ import annotations
 
@@ -108,5 +108,68 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling of (H, W) to an output_size grid (None keeps that size)."""
+
+    _nd = 2
+
+
+def _as_tuple(value: Any, n: int) -> tuple:
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _nd = 2
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = _as_tuple(kernel_size, self._nd)
+        self.stride = _as_tuple(stride if stride is not None else kernel_size, self._nd)
+        self.padding = _as_tuple(padding, self._nd)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        unpool = F.max_unpool1d if self._nd == 1 else F.max_unpool2d
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Puts MaxPool1d's maxima back at their indices, zeros elsewhere."""
+
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Puts MaxPool2d's maxima back at their indices, zeros elsewhere."""
+
+    _nd = 2
+
+
+class _LPPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def forward(self, input: Tensor) -> Tensor:
+        pool = F.lp_pool1d if self._nd == 1 else F.lp_pool2d
+        return pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """The p-norm of each window along the last dim."""
+
+    _nd = 1
+
+
+class LPPool2d(_LPPoolNd):
+    """The p-norm of each window over the last two dims."""
 
     _nd = 2
