@@ -33,7 +33,6 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 def _classify(item: Any) -> tuple[str, Any]:
     """(kind, normalised item) for one index item."""
-    from .tensor import Tensor
     if item is None or item is Ellipsis:
         return ("none" if item is None else "ellipsis"), item
     if isinstance(item, bool):
@@ -190,7 +189,6 @@ def _plan(t, index: Any) -> _Plan:
 
 
 def _view(t, p: _Plan):
-    from .tensor import c_sizes, wrap
     dt = t.dtype
     return wrap(dt, dt.tensor.newAsStrided(t._h, p.offset, len(p.sizes),
                                              c_sizes(p.sizes), c_sizes(p.strides)))
@@ -248,8 +246,6 @@ class _Single:
     """
 
     def __init__(self, t, p: _Plan) -> None:
-        from .factories import tensor
-        from .tensor import c_sizes, wrap
         kind, item, d = p.kinds[0]
         sizes, strides = list(p.sizes), list(p.strides)
         slots = [i for i, s in enumerate(sizes) if s is None]
@@ -278,13 +274,11 @@ class _Single:
         return _Single(t, p)
 
     def get(self):
-        from .indexing_ops import index_select, masked_select
         if self.mask is not None:
             return masked_select(self.view, self.mask).view(self.shape)
         return index_select(self.view, self.pos, self.index).view(self.shape)
 
     def set(self, value: Any) -> None:
-        from .indexing_ops import index_copy_, index_fill_, masked_fill_, masked_scatter_
         if isinstance(value, (bool, int, float, np.generic)):
             if self.mask is not None:
                 masked_fill_(self.view, self.mask, value)
@@ -347,7 +341,6 @@ def getitem(t, index: Any):
     single = _Single.of(t, p)
     if single is not None:
         return single.get()
-    from .tensor import _empty
     offsets = _offsets(p)
     out = _empty(offsets.shape, t.dtype)
     check(t.dtype.tensor.gatherOffsets(out._h, t._h,
@@ -356,8 +349,6 @@ def getitem(t, index: Any):
 
 
 def _as_values(t, value: Any):
-    from .factories import tensor
-    from .tensor import Tensor
     if isinstance(value, Tensor):
         return value
     return tensor(value, dtype=t.dtype)
@@ -366,7 +357,6 @@ def _as_values(t, value: Any):
 def _broadcast_values(t, value: Any, shape: tuple):
     """value as a contiguous tensor of t's dtype and the given shape (broadcast), never sharing
     memory with t, which the scatter writes while reading it (see _ops.conflicts)."""
-    from ._ops import conflicts
     values = _as_values(t, value)
     try:
         r = values.to(t.dtype).expand(shape).contiguous()
@@ -381,7 +371,6 @@ def setitem(t, index: Any, value: Any) -> None:
     p = _plan(t, index)
     if not p.advanced:
         view = _view(t, p)
-        from .tensor import Tensor
         if isinstance(value, Tensor):
             view.copy_(value)
         elif isinstance(value, (bool, int, float, np.generic)):
@@ -400,3 +389,11 @@ def setitem(t, index: Any, value: Any) -> None:
     values = _broadcast_values(t, value, offsets.shape)
     check(t.dtype.tensor.scatterOffsets(t._h, ffi.cast("int64_t *", offsets.ctypes.data),
                                         offsets.size, values._h))
+
+
+# ---- imported last, as the functions above use them (those modules import this one) --------
+from ._ops import conflicts  # noqa: E402
+from .factories import tensor  # noqa: E402
+from .indexing_ops import (index_copy_, index_fill_, index_select, masked_fill_,  # noqa: E402
+                           masked_scatter_, masked_select)
+from .tensor import Tensor, _empty, c_sizes  # noqa: E402

@@ -68,7 +68,6 @@ def _combine(higher: _dt.dtype | None, lower: _dt.dtype | None) -> _dt.dtype | N
 
 def result_type(*operands: Any) -> _dt.dtype:
     """The dtype an op on these tensors and scalars computes in (torch.result_type)."""
-    from .tensor import Tensor
     dims = zero = scalars = None
     for x in operands:
         if isinstance(x, Tensor):
@@ -87,3 +86,7 @@ def result_type(*operands: Any) -> _dt.dtype:
 def can_cast(src: _dt.dtype, dst: _dt.dtype) -> bool:
     """Whether a result of dtype src may be stored into dst (no drop in category)."""
     return category(src) <= category(dst)
+
+
+# ---- imported last, as the functions above use them (those modules import this one) --------
+from .tensor import Tensor  # noqa: E402

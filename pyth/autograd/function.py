@@ -64,7 +64,6 @@ class BackwardCFunction(Node, FunctionCtx):
         if d.get("_released"):
             raise RuntimeError(_FREED)
         if d.get("_materialize", True):
-            from ..factories import zeros
             grads = [g if g is not None or shape is None else zeros(shape, dtype=dt)
                      for g, (shape, dt) in zip(grads + [None] * (len(d["_outs"]) - len(grads)),
                                                d["_outs"])]
@@ -171,7 +170,6 @@ class Function(metaclass=_FunctionMeta):
                     raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                        "in-place operation.")
             elif any(o is a for a in args):   # an input returned as is: an alias in the graph
-                from .record import alias
                 o = alias(o)
             if any(o is t for t in non_diff) or not o.dtype.is_floating_point:
                 new_outs.append(o)
@@ -185,7 +183,6 @@ class Function(metaclass=_FunctionMeta):
                       for o in new_outs]
         node.n_outputs = len(new_outs)
         _save(node, new_outs, record=True)
-        from . import anomaly
         if anomaly.enabled():
             anomaly.remember(node)
         return new_outs[0] if single else tuple(new_outs)
@@ -216,3 +213,9 @@ def once_differentiable(fn: Any) -> Any:
         with grad_mode.no_grad():
             return fn(ctx, *args)
     return wrapper
+
+
+# ---- imported last, as the functions above use them (those modules import this one) --------
+from . import anomaly  # noqa: E402
+from ..factories import zeros  # noqa: E402
+from .record import alias  # noqa: E402

@@ -9,6 +9,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+from ..tensor import wrap
 from .graph import Meta, accumulator, reveal, version_of
 
 
@@ -126,7 +127,6 @@ def _is_leaf(self: Any) -> bool:
 
 
 def _alias(self: Any) -> Any:
-    from ..tensor import wrap
     r = wrap(self.dtype, self.dtype.tensor.newWithTensor(self._h))
     r._ag = None
     return r

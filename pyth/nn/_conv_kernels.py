@@ -38,7 +38,6 @@ def _h(t: Tensor | None) -> Any:
 
 
 def _zeros(shape: Any, dt: _dt.dtype) -> Tensor:
-    from ..factories import zeros
     return zeros(shape, dtype=dt)
 
 
@@ -350,3 +349,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     """The adjoint of conv2d in its input, plus bias; weight (Cin, Cout / groups, kH, kW)."""
     return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                           dilation, 2)
+
+
+# ---- imported last, as the functions above use them (those modules import this one) --------
+from ..factories import zeros  # noqa: E402

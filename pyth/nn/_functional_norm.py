@@ -23,7 +23,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalises each channel (dim 1) by the batch's statistics (training, which also moves
     running_mean/var by momentum, the variance unbiased) or by running_mean/var."""
-    from ._norm_kernels import normalization
     if input.dim() < 2:
         raise ValueError(f"batch_norm(): expected 2D or more input (N, C, ...), got "
                          f"{input.dim()}D input")
@@ -44,7 +43,6 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalises over the last len(normalized_shape) dims of each sample."""
-    from ._norm_kernels import normalization
     nshape = (int(normalized_shape),) if isinstance(normalized_shape, int) else \
         tuple(int(s) for s in normalized_shape)
     k = len(nshape)
@@ -63,7 +61,6 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalises each sample's channels in num_groups groups (weight and bias per channel)."""
-    from ._norm_kernels import normalization
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
@@ -82,8 +79,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     """weight's rows named by input (int64 or int32 indices of any shape): (*input.shape,
     embedding_dim). padding_idx's row gets no gradient; max_norm renormalises the looked-up
     rows of weight in place first."""
-    from ._embedding_kernels import embedding as _emb
-    from ._embedding_kernels import renorm_
     if sparse:
         raise NotImplementedError("embedding(): sparse gradients are not supported by pyth")
     if not isinstance(input, Tensor) or input.dtype not in (_dt.int64, _dt.int32):
@@ -116,11 +111,9 @@ def _channel_dropout(op: str, input: Tensor, p: float, training: bool, inplace: 
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from ..autograd import no_grad
     lead = 2 if batched else 1
     shape = list(input.shape[:lead]) + [1] * (input.dim() - lead)
     with no_grad():
-        from ..factories import empty
         keep = empty(*shape, dtype=input.dtype)
         if p == 1.0:
             keep.zero_()
@@ -160,3 +153,9 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
                       "switch to using dropout1d instead.", stacklevel=2)
     return _channel_dropout("dropout2d", input, p, training, inplace, input.dim() >= 2)
 
+
+# ---- imported last, as the functions above use them (those modules import this one) --------
+from ..autograd import no_grad  # noqa: E402
+from ..factories import empty  # noqa: E402
+from ._embedding_kernels import embedding as _emb, renorm_  # noqa: E402
+from ._norm_kernels import normalization  # noqa: E402

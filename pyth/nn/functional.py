@@ -92,8 +92,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
         return input
     if p == 1.0:
         return input.mul_(0) if inplace else input * 0
-    from ..autograd import no_grad
-    with no_grad():
+    with _no_grad():
         keep = input.new_empty(input.shape) if hasattr(input, "new_empty") else \
             input.detach().clone()
         keep.bernoulli_(1.0 - p).div_(1.0 - p)
@@ -142,8 +141,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
     d = (input - target).abs()
     if beta == 0:
         return _reduce(d, reduction)
-    from ..pointwise import where
-    return _reduce(where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    return _reduce(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
@@ -154,8 +152,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     _check_same_size("huber_loss", input, target)
     _need_floating("huber_loss", input, target)
     d = (input - target).abs()
-    from ..pointwise import where
-    return _reduce(where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    return _reduce(_where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -202,9 +199,8 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean",
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        from ..pointwise import where
-        safe = where(target > 0, target, target * 0 + 1)
-        loss = where(target > 0, target * (safe.log() - input), target * 0)
+        safe = _where(target > 0, target, target * 0 + 1)
+        loss = _where(target > 0, target * (safe.log() - input), target * 0)
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() else loss.sum()
     return _reduce(loss, reduction)
@@ -213,11 +209,10 @@ def kl_div(input: Tensor, target: Tensor, reduction: str = "mean",
 # ---- activations (THNN kernels: generic/THNNActivation.c) -----------------------------------
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    from ._activation_kernels import activation
     if isinstance(input, Tensor) and not input.dtype.is_floating_point \
             and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
         return input.clamp_(min=0) if inplace else input.clamp(min=0)
-    return activation(input, "ReLU", inplace=inplace)
+    return _activation(input, "ReLU", inplace=inplace)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -225,39 +220,33 @@ def relu_(input: Tensor) -> Tensor:
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    from ._activation_kernels import activation
-    return activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+    return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    from ._activation_kernels import activation
-    return activation(input, "ELU", alpha, inplace=inplace)
+    return _activation(input, "ELU", alpha, inplace=inplace)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    from ._activation_kernels import activation
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
-    return activation(input, "GELU" if approximate == "none" else "GELUTanh")
+    return _activation(input, "GELU" if approximate == "none" else "GELUTanh")
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
-    from ._activation_kernels import activation
-    return activation(input, "SiLU", inplace=inplace)
+    return _activation(input, "SiLU", inplace=inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
-    from ._activation_kernels import activation
-    return activation(input, "Softplus", beta, threshold)
+    return _activation(input, "Softplus", beta, threshold)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
-    from ._activation_kernels import activation
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+    return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -274,67 +263,56 @@ def tanh(input: Tensor) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
-    from ._activation_kernels import activation
-    return activation(input, "SELU", inplace=inplace)
+    return _activation(input, "SELU", inplace=inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x / alpha) - 1) below: an ELU continuously differentiable."""
-    from ._activation_kernels import activation
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return activation(input, "CELU", alpha, inplace=inplace)
+    return _activation(input, "CELU", alpha, inplace=inplace)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    from ._activation_kernels import activation
-    return activation(input, "Mish", inplace=inplace)
+    return _activation(input, "Mish", inplace=inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6: a piecewise-quadratic SiLU."""
-    from ._activation_kernels import activation
-    return activation(input, "Hardswish", inplace=inplace)
+    return _activation(input, "Hardswish", inplace=inplace)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
-    from ._activation_kernels import activation
-    return activation(input, "Hardsigmoid", inplace=inplace)
+    return _activation(input, "Hardsigmoid", inplace=inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), without overflow for large |x|."""
-    from ._activation_kernels import activation
-    return activation(input, "LogSigmoid")
+    return _activation(input, "LogSigmoid")
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 on [-lambd, lambd], else x."""
-    from ._activation_kernels import activation
-    return activation(input, "Hardshrink", lambd)
+    return _activation(input, "Hardshrink", lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 on [-lambd, lambd], else x shrunk towards 0 by lambd."""
-    from ._activation_kernels import activation
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
-    return activation(input, "Softshrink", lambd)
+    return _activation(input, "Softshrink", lambd)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """value where x <= threshold, else x (integers too, as PyTorch's)."""
-    from ._activation_kernels import activation
     if isinstance(input, Tensor) and not input.dtype.is_floating_point:
-        from ..factories import _checked, _no_bool
-        from ..pointwise import where
         _no_bool("threshold", input.dtype)   # both taken as the input's type, as PyTorch's
         th, v = (_checked(a, input.dtype, "threshold") for a in (threshold, value))
-        out = where(input <= th, v, input).to(input.dtype)
+        out = _where(input <= th, v, input).to(input.dtype)
         return input.copy_(out) if inplace else out
-    return activation(input, "Threshold", threshold, value, inplace=inplace)
+    return _activation(input, "Threshold", threshold, value, inplace=inplace)
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -349,7 +327,6 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x above 0, weight * x below, one learnt slope per channel (dim 1) or one for all."""
-    from ..pointwise import where
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"prelu(): \"prelu_cpu\" not implemented for "
                                   f"'{input.dtype.real}'")
@@ -368,7 +345,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         weight = weight.reshape([1, channels] + [1] * (input.dim() - 2))
     elif weight.dim() == 1:
         weight = weight.reshape([])
-    return where(input > 0, input, weight * input)
+    return _where(input > 0, input, weight * input)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -398,7 +375,6 @@ def _softmax_dim(ndim: int, name: str = "softmax") -> int:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along dim, computed around the slice's maximum."""
-    from ._softmax_kernels import softmax as _sm
     if dim is None:
         dim = _softmax_dim(input.dim())
     if dtype is not None:
@@ -409,7 +385,6 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
     """x - log(sum(exp(x))) along dim, computed around the slice's maximum."""
-    from ._softmax_kernels import softmax as _sm
     if dim is None:
         dim = _softmax_dim(input.dim())
     if dtype is not None:
@@ -420,7 +395,6 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """softmax(-x) along dim."""
-    from ._softmax_kernels import softmax as _sm
     if dim is None:
         dim = _softmax_dim(input.dim(), "softmin")
     if dtype is not None:
@@ -433,7 +407,6 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times the class weight), reduced; targets == ignore_index count
     nothing."""
-    from ._softmax_kernels import nll_loss as _nll
     if input.dim() >= 2 and target.dim() >= 1 and target.size(0) != input.size(0):
         raise ValueError(f"nll_loss(): expected input batch_size ({input.size(0)}) to match "
                          f"target batch_size ({target.size(0)})")
@@ -460,8 +433,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          f"match target batch_size ({target.size(0)})")
     if weight is None and label_smoothing == 0 and input.dim() == 2 and \
             input.dtype in _CE_FUSED and target.dtype is _dt.int64:
-        from ._softmax_kernels import cross_entropy_indices
-        return cross_entropy_indices(input, target, reduction, int(ignore_index))
+        return _ce_indices(input, target, reduction, int(ignore_index))
     cdim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, cdim)
     c = input.size(cdim)
@@ -528,3 +500,12 @@ from ._layers_more import (fold, instance_norm, local_response_norm,  # noqa: E4
                            lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, rms_norm, unfold)
 from ._layers_random import (alpha_dropout, dropout3d,  # noqa: E402, F401
                              feature_alpha_dropout, gumbel_softmax, pdist, rrelu, rrelu_)
+
+
+# ---- imported last, as the functions above use them (those modules import this one) --------
+from ..autograd import no_grad as _no_grad  # noqa: E402
+from ..factories import _checked, _no_bool  # noqa: E402
+from ..pointwise import where as _where  # noqa: E402
+from ._activation_kernels import activation as _activation  # noqa: E402
+from ._softmax_kernels import (cross_entropy_indices as _ce_indices,  # noqa: E402
+                               nll_loss as _nll, softmax as _sm)
