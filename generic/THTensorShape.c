@@ -153,9 +153,31 @@ int THTensor_(triu)(THTensor *r, THTensor *src, int64_t k) {
 
 /* ---- cat / stack --------------------------------------------------------------------------- */
 
+/* Whether part fits r along dim: r's sizes but dim's (cat), or r's sizes without dim (stack). */
+static int THTensor_(catFits)(const THTensor *r, const THTensor *part, int dim, int stack) {
+  if (!part || part->nDimension != r->nDimension - (stack ? 1 : 0)) return 0;
+  for (int d = 0, k = 0; d < r->nDimension; d++) {
+    if (d == dim && stack) continue;
+    if (d != dim && part->size[k] != r->size[d]) return 0;
+    k++;
+  }
+  return 1;
+}
+
 int THTensor_(catArray)(THTensor *r, THTensor *const *parts, int n, int dim, int stack) {
+  const char *op = stack ? "stack()" : "cat()";
   THArgCheck(n >= 0 && dim >= 0 && dim < r->nDimension, TH_ERR_RUNTIME, -1,
-             "cat(): dim %d is out of range for a result of %d dims", dim, r->nDimension);
+             "%s: dim %d is out of range for a result of %d dims", op, dim, r->nDimension);
+  int64_t total = 0;
+  for (int i = 0; i < n; i++) {
+    THArgCheck(THTensor_(catFits)(r, parts[i], dim, stack), TH_ERR_RUNTIME, -1,
+               "%s: part %d does not fit a result of %d dims along dim %d", op, i,
+               r->nDimension, dim);
+    total += stack ? 1 : parts[i]->size[dim];
+  }
+  THArgCheck(total == r->size[dim], TH_ERR_RUNTIME, -1,
+             "%s: the parts fill %lld of the result's %lld slices along dim %d", op,
+             (long long)total, (long long)r->size[dim], dim);
   THTensor *piece = THTensor_(newWithTensor)(r);
   if (!piece) return -1;
   int rc = 0;
@@ -163,7 +185,8 @@ int THTensor_(catArray)(THTensor *r, THTensor *const *parts, int n, int dim, int
   for (int i = 0; i < n && rc == 0; i++) {
     const int64_t len = stack ? 1 : parts[i]->size[dim];
     if (len == 0) continue;
-    rc = stack ? THTensor_(select)(piece, r, dim, i) : THTensor_(narrow)(piece, r, dim, start, len);
+    rc = stack ? THTensor_(select)(piece, r, dim, i)
+               : THTensor_(narrow)(piece, r, dim, start, len);
     if (rc == 0) rc = THTensor_(copy)(piece, parts[i]);
     start += len;
   }

@@ -868,3 +868,24 @@ def test_size_and_stride_of_one_dim(method):
     for d in (0, -1):
         with pytest.raises(IndexError):
             getattr(torch.tensor(1.0), method)(d)
+
+
+def test_cat_array_c_api_checks_its_parts():
+    """THTensor_(catArray) through the C API: parts that do not fit the result (other dims,
+    other sizes, too long, a missing part) give an error, not a write out of bounds."""
+    from pyth._th import ffi, lib
+    from pyth._errors import check
+    r = pyth.zeros(4, 3)
+    a, b = pyth.ones(2, 3), pyth.full((2, 3), 2.0)
+    check(lib.THFloatTensor_catArray(r._h, [a._h, b._h], 2, 0, 0))
+    assert r.tolist() == [[1.0] * 3] * 2 + [[2.0] * 3] * 2
+    s = pyth.zeros(2, 2, 3)
+    check(lib.THFloatTensor_catArray(s._h, [a._h, b._h], 2, 1, 1))
+    assert s[:, 1].tolist() == [[2.0] * 3] * 2 and s[:, 0].tolist() == [[1.0] * 3] * 2
+    for parts, dim, stack in (([pyth.ones(2, 4)._h], 0, 0), ([pyth.ones(6)._h], 0, 0),
+                              ([a._h, b._h, a._h], 0, 0), ([ffi.NULL], 0, 0),
+                              ([a._h], 2, 0), ([pyth.ones(2, 2)._h], 1, 1),
+                              ([a._h, a._h, a._h], 1, 1)):
+        with pytest.raises(RuntimeError, match=r"(cat|stack)\(\)"):
+            check(lib.THFloatTensor_catArray(r._h if not stack else s._h, parts, len(parts),
+                                             dim, stack))
