@@ -22,7 +22,6 @@ from .storage import Storage, wrap_storage
 
 _INT_MAX = 2**31 - 1
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
-_INT64_ARRAY = ffi.typeof("int64_t[]")
 
 
 def wrap(dt: _dt.dtype, ptr) -> "Tensor":
@@ -74,11 +73,14 @@ def parse_sizes(args: Sequence[Any], op: str = "size") -> tuple:
 
 
 def c_sizes(sizes: Sequence[int]):
-    """An int64_t[] for sizes (raises MemoryError on overflowing values, like the C checks)."""
-    try:
-        return ffi.new(_INT64_ARRAY, sizes if type(sizes) in (tuple, list) else list(sizes))
-    except OverflowError:
-        raise MemoryError(f"sizes {list(sizes)} do not fit in int64") from None
+    """sizes for an int64_t * argument: a list or tuple, which cffi passes as a temporary
+    array (cheaper than a new cdata array per call); MemoryError for values outside int64,
+    like the C checks (a non-integer raises TypeError at the call)."""
+    s = sizes if type(sizes) in (tuple, list) else list(sizes)
+    for v in s:
+        if not _INT64_MIN <= v <= _INT64_MAX:
+            raise MemoryError(f"sizes {list(s)} do not fit in int64")
+    return s
 
 
 class Tensor:

@@ -69,7 +69,7 @@ def unreduce(g: Tensor, shape: tuple, dim: Any, keepdim: bool) -> Tensor:
             if sizes is None:
                 if len(_SIZES) >= 256:
                     _SIZES.clear()
-                sizes = _SIZES[shape] = c_sizes(shape)
+                sizes = _SIZES[shape] = ffi.new("int64_t[]", c_sizes(shape))
             r = wrap(dt, dt.tensor.newExpand(g._h, len(shape), sizes))
             mark_view(r, g)
             return r
