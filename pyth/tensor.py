@@ -233,8 +233,8 @@ class Tensor:
 
     def permute(self, *dims: Any) -> "Tensor":
         dims = parse_sizes(dims, "permute")
-        arr = ffi.new("int[]", [as_dim(d) for d in dims])
-        return wrap(self.dtype, self.dtype.tensor.newPermute(self._h, len(dims), arr))
+        return wrap(self.dtype, self.dtype.tensor.newPermute(self._h, len(dims),
+                                                              [as_dim(d) for d in dims]))
 
     def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
         """Windows of `size` elements every `step` along dimension, as a new last dim."""
