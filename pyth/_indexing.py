@@ -391,7 +391,7 @@ def setitem(t, index: Any, value: Any) -> None:
                                         offsets.size, values._h))
 
 
-# ---- imported last, as the functions above use them (those modules import this one) --------
+# ---- names the functions above use, imported last so that import cycles resolve -------------
 from ._ops import conflicts  # noqa: E402
 from .factories import tensor  # noqa: E402
 from .indexing_ops import (index_copy_, index_fill_, index_select, masked_fill_,  # noqa: E402

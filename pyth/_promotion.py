@@ -88,5 +88,5 @@ def can_cast(src: _dt.dtype, dst: _dt.dtype) -> bool:
     return category(src) <= category(dst)
 
 
-# ---- imported last, as the functions above use them (those modules import this one) --------
+# ---- names the functions above use, imported last so that import cycles resolve -------------
 from .tensor import Tensor  # noqa: E402

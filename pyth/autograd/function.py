@@ -215,7 +215,7 @@ def once_differentiable(fn: Any) -> Any:
     return wrapper
 
 
-# ---- imported last, as the functions above use them (those modules import this one) --------
+# ---- names the functions above use, imported last so that import cycles resolve -------------
 from . import anomaly  # noqa: E402
 from ..factories import zeros  # noqa: E402
 from .record import alias  # noqa: E402

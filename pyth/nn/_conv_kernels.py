@@ -351,5 +351,5 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                           dilation, 2)
 
 
-# ---- imported last, as the functions above use them (those modules import this one) --------
+# ---- names the functions above use, imported last so that import cycles resolve -------------
 from ..factories import zeros  # noqa: E402

@@ -154,7 +154,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     return _channel_dropout("dropout2d", input, p, training, inplace, input.dim() >= 2)
 
 
-# ---- imported last, as the functions above use them (those modules import this one) --------
+# ---- names the functions above use, imported last so that import cycles resolve -------------
 from ..autograd import no_grad  # noqa: E402
 from ..factories import empty  # noqa: E402
 from ._embedding_kernels import embedding as _emb, renorm_  # noqa: E402

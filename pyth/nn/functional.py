@@ -502,7 +502,7 @@ from ._layers_random import (alpha_dropout, dropout3d,  # noqa: E402, F401
                              feature_alpha_dropout, gumbel_softmax, pdist, rrelu, rrelu_)
 
 
-# ---- imported last, as the functions above use them (those modules import this one) --------
+# ---- names the functions above use, imported last so that import cycles resolve -------------
 from ..autograd import no_grad as _no_grad  # noqa: E402
 from ..factories import _checked, _no_bool  # noqa: E402
 from ..pointwise import where as _where  # noqa: E402
