@@ -373,9 +373,7 @@ def multi_head_attention_forward(
     if not training:
         dropout_p = 0.0
     out_dim = out_proj_weight.size(0)
-    if need_weights:
-        if is_causal and attn_mask is None:
-            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+    if need_weights:   # (is_causal without a mask was refused above)
         out, weights = _weights_path(q, k, v, attn_mask, dropout_p)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_dim)
