@@ -872,6 +872,35 @@ def twin_call(pf, tf, arrays, views=None, dtype: str = "float64") -> tuple:
     return pl, tl, y, ty
 
 
+def seeded(*shape, key=0):
+    """Seeded standard-normal values of shape (the same on every run and in any test order)."""
+    return rng(shape, key).standard_normal(shape)
+
+
+def twin_grads(pf, tf, arrays, views=None, dtype: str = "float64", tol: float = 1e-9):
+    """twin_call, then: same shape and values; for a non-empty result, backward with one
+    seeded upstream gradient and the same gradient at every leaf. Returns the pyth result."""
+    pl, tl, y, ty = twin_call(pf, tf, arrays, views, dtype)
+    assert tuple(y.shape) == tuple(ty.shape), (tuple(y.shape), tuple(ty.shape))
+    close(y, ty, tol)
+    if ty.numel():
+        g = seeded(*ty.shape, key="upstream")
+        y.backward(pyth.tensor(g, dtype=y.dtype))
+        ty.backward(torch.tensor(g, dtype=ty.dtype))
+        for i, (p, t) in enumerate(zip(pl, tl)):
+            assert p.grad is not None, f"no gradient reached input {i}"
+            assert tuple(p.grad.shape) == tuple(t.grad.shape)
+            close(p.grad, t.grad, tol)
+    return y
+
+
+def maker(lib: str):
+    """A function making a tensor of library lib ("pyth" or "torch") from a numpy array."""
+    if lib == "pyth":
+        return lambda a: pyth.tensor(a, dtype=getattr(pyth, a.dtype.name))
+    return lambda a: torch.from_numpy(np.ascontiguousarray(a))
+
+
 def close(p, t, tol=1e-9):
     """p (pyth) equals t (PyTorch tensor or array) within tol, relative and absolute."""
     t = t.detach().numpy() if hasattr(t, "detach") else t

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import expected_error, needs_torch, rng, torch
+from _support import expected_error, needs_torch, rng, seeded, torch
 
 import pyth
 from pyth import nn
@@ -23,6 +23,7 @@ from pyth.autograd import gradcheck
 from pyth.nn import functional as F
 
 TF = torch.nn.functional if torch is not None else None
+
 TOL = 1e-9
 # PyTorch's own notes (nested tensors off, mismatched mask dtypes) are not under test here
 pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True",
@@ -30,11 +31,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True",
 
 
 # ==== helpers ====================================================================================
-
-def arr(*shape, key=0):
-    """Seeded standard-normal values of shape."""
-    return rng(shape, key).standard_normal(shape)
-
 
 def to_pyth(t):
     """A pyth copy of torch tensor t (bool and float alike), keeping requires_grad."""
@@ -46,7 +42,7 @@ def leaves(*shapes, key="x"):
     """float64 (pyth, torch) leaf pairs requiring grad, seeded by their shapes."""
     out = []
     for i, s in enumerate(shapes):
-        t = torch.tensor(arr(*s, key=(key, i)), dtype=torch.float64, requires_grad=True)
+        t = torch.tensor(seeded(*s, key=(key, i)), dtype=torch.float64, requires_grad=True)
         out.append((to_pyth(t), t))
     return out
 
@@ -58,7 +54,7 @@ def close(p, t, tol=TOL):
 def backward_both(py, ty, pairs, tol=TOL):
     """Backward of one seeded upstream gradient through both results; every leaf's gradient
     agrees (pairs of (pyth leaf, torch leaf))."""
-    g = arr(*ty.shape, key="upstream")
+    g = seeded(*ty.shape, key="upstream")
     py.backward(pyth.tensor(g, dtype=py.dtype))
     ty.backward(torch.tensor(g, dtype=ty.dtype))
     for i, (p, t) in enumerate(pairs):
@@ -163,7 +159,7 @@ def test_sdpa_float32():
 
 
 def test_sdpa_matches_formula_without_torch():
-    q, k, v = (pyth.tensor(arr(*s, key=i)) for i, s in enumerate([(3, 4), (5, 4), (5, 2)]))
+    q, k, v = (pyth.tensor(seeded(*s, key=i)) for i, s in enumerate([(3, 4), (5, 4), (5, 2)]))
     got = F.scaled_dot_product_attention(q, k, v).numpy()
     s = q.numpy() @ k.numpy().T / 2.0
     w = np.exp(s - s.max(-1, keepdims=True))
@@ -172,7 +168,7 @@ def test_sdpa_matches_formula_without_torch():
 
 
 def test_sdpa_causal_equals_its_mask():
-    q, k, v = (pyth.tensor(arr(2, 5, 4, key=i)) for i in range(3))
+    q, k, v = (pyth.tensor(seeded(2, 5, 4, key=i)) for i in range(3))
     causal = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     mask = pyth.ones(5, 5, dtype=pyth.bool).tril()
     np.testing.assert_allclose(causal.numpy(),
@@ -182,7 +178,7 @@ def test_sdpa_causal_equals_its_mask():
 
 
 def test_sdpa_dead_rows_are_zero_with_zero_gradient():
-    q, k, v = (pyth.tensor(arr(3, 4, key=i)).requires_grad_() for i in range(3))
+    q, k, v = (pyth.tensor(seeded(3, 4, key=i)).requires_grad_() for i in range(3))
     mask = pyth.ones(3, 3, dtype=pyth.bool)
     mask[1] = False
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
@@ -196,15 +192,15 @@ def test_sdpa_dead_rows_are_zero_with_zero_gradient():
 def test_sdpa_gradcheck(kw):
     kw = dict(kw)
     hk = 1 if kw.get("enable_gqa") else 2
-    q = pyth.tensor(arr(1, 2, 3, 4, key="q")).requires_grad_()
-    k = pyth.tensor(arr(1, hk, 4, 4, key="k")).requires_grad_()
-    v = pyth.tensor(arr(1, hk, 4, 3, key="v")).requires_grad_()
+    q = pyth.tensor(seeded(1, 2, 3, 4, key="q")).requires_grad_()
+    k = pyth.tensor(seeded(1, hk, 4, 4, key="k")).requires_grad_()
+    v = pyth.tensor(seeded(1, hk, 4, 3, key="v")).requires_grad_()
     inputs = [q, k, v]
     mask = kw.pop("mask", None)
     if mask == "bool":
         kw["attn_mask"] = pyth.tensor(rng("m").random((3, 4)) > 0.3)
     elif mask == "float":
-        inputs.append(pyth.tensor(arr(3, 4, key="fm")).requires_grad_())
+        inputs.append(pyth.tensor(seeded(3, 4, key="fm")).requires_grad_())
 
     def f(*xs):
         extra = {"attn_mask": xs[3]} if len(xs) > 3 else {}
@@ -266,7 +262,7 @@ def test_sdpa_errors_match_torch(name):
 
 def test_sdpa_dropout_zeroes_and_rescales_weights():
     pyth.manual_seed(0)
-    q, k = pyth.tensor(arr(2, 6, 3, key="q")), pyth.tensor(arr(2, 6, 3, key="k"))
+    q, k = pyth.tensor(seeded(2, 6, 3, key="q")), pyth.tensor(seeded(2, 6, 3, key="k"))
     eye = pyth.eye(6, dtype=pyth.float64)          # value = I: the output is the weights
     plain = F.scaled_dot_product_attention(q, k, eye).numpy()
     dropped = F.scaled_dot_product_attention(q, k, eye, dropout_p=0.5).numpy()
@@ -378,8 +374,8 @@ def test_mha_values_and_grads(case):
     if tw is not None:
         assert tuple(pw.shape) == tuple(tw.shape)
         close(pw, tw)
-        py = py.sum() + (pw * pyth.tensor(arr(*tw.shape, key="w"))).sum()
-        ty = ty.sum() + (tw * torch.tensor(arr(*tw.shape, key="w"))).sum()
+        py = py.sum() + (pw * pyth.tensor(seeded(*tw.shape, key="w"))).sum()
+        ty = ty.sum() + (tw * torch.tensor(seeded(*tw.shape, key="w"))).sum()
     backward_both(py, ty, pairs + param_pairs(pm, tm))
 
 
@@ -441,13 +437,13 @@ def test_mha_gradcheck(ctor, opts):
     m = nn.MultiheadAttention(4, 2, dtype=pyth.float64, **ctor)
     if m.in_proj_bias is not None:
         with pyth.no_grad():
-            m.in_proj_bias.copy_(pyth.tensor(arr(12, key="b")))
-    q = pyth.tensor(arr(3, 2, 4, key="q")).requires_grad_()     # (L, N, E); batch_first: N=3
-    k = pyth.tensor(arr(3, 2, m.kdim, key="k")).requires_grad_()
-    v = pyth.tensor(arr(3, 2, m.vdim, key="v")).requires_grad_()
+            m.in_proj_bias.copy_(pyth.tensor(seeded(12, key="b")))
+    q = pyth.tensor(seeded(3, 2, 4, key="q")).requires_grad_()     # (L, N, E); batch_first: N=3
+    k = pyth.tensor(seeded(3, 2, m.kdim, key="k")).requires_grad_()
+    v = pyth.tensor(seeded(3, 2, m.vdim, key="v")).requires_grad_()
     kw = {"need_weights": opts.get("need_weights", True)}
     if opts.get("mask"):
-        kw["attn_mask"] = pyth.tensor(arr(3, 3, key="m"))
+        kw["attn_mask"] = pyth.tensor(seeded(3, 3, key="m"))
     if opts.get("kpm"):
         kw["key_padding_mask"] = pyth.tensor([[False, True, False], [False, False, True]])
     assert gradcheck(lambda a, b, c: m(a, b, c, **kw)[0], (q, k, v), eps=1e-6, atol=1e-5)

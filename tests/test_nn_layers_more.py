@@ -11,7 +11,17 @@ import warnings
 
 import numpy as np
 import pytest
-from _support import P, T, close, expected_error, needs_torch, rng, torch, twin_call
+from _support import (
+    P,
+    T,
+    close,
+    expected_error,
+    maker,
+    needs_torch,
+    seeded,
+    torch,
+    twin_grads,
+)
 
 import pyth
 from pyth import nn
@@ -20,25 +30,6 @@ from pyth.nn import functional as F
 
 TF = torch.nn.functional if torch is not None else None
 
-
-def arr(*shape, key=0):
-    """Seeded standard-normal values of shape."""
-    return rng(shape, key).standard_normal(shape)
-
-
-def run_both(pf, tf, arrays, views=None, dtype="float64", tol=1e-9):
-    """pf and tf on leaves holding arrays: same shape and values, then the same gradient at
-    every leaf for one random upstream gradient. Returns the pyth result."""
-    pl, tl, y, ty = twin_call(pf, tf, arrays, views, dtype)
-    assert tuple(y.shape) == tuple(ty.shape), (tuple(y.shape), tuple(ty.shape))
-    close(y, ty, tol)
-    if ty.numel():
-        g = arr(*ty.shape, key="upstream")
-        y.backward(pyth.tensor(g, dtype=y.dtype))
-        ty.backward(torch.tensor(g, dtype=ty.dtype))
-        for p, t in zip(pl, tl):
-            close(p.grad, t.grad, tol)
-    return y
 
 
 def transposed(x):
@@ -56,16 +47,16 @@ IN_SHAPES = [(2, 3, 5), (3, 2, 4, 5), (2, 2, 3, 2, 3)]
 @pytest.mark.parametrize("affine", [False, True])
 def test_instance_norm_matches_torch(shape, affine):
     c = shape[1]
-    arrays = [arr(*shape)] + ([arr(c, key=1), arr(c, key=2)] if affine else [])
-    run_both(lambda x, *wb: F.instance_norm(x, None, None, *wb, eps=1e-3),
+    arrays = [seeded(*shape)] + ([seeded(c, key=1), seeded(c, key=2)] if affine else [])
+    twin_grads(lambda x, *wb: F.instance_norm(x, None, None, *wb, eps=1e-3),
              lambda x, *wb: TF.instance_norm(x, None, None, *wb, eps=1e-3), arrays)
 
 
 @needs_torch
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_instance_norm_running_stats(dtype):
-    x = arr(4, 3, 6)
-    rm, rv = arr(3, key=1), np.abs(arr(3, key=2)) + 0.5
+    x = seeded(4, 3, 6)
+    rm, rv = seeded(3, key=1), np.abs(seeded(3, key=2)) + 0.5
     pr = [pyth.tensor(a, dtype=getattr(pyth, dtype)) for a in (rm, rv)]
     tr = [torch.tensor(a, dtype=getattr(torch, dtype)) for a in (rm, rv)]
     tol = 1e-9 if dtype == "float64" else 1e-5
@@ -81,9 +72,9 @@ def test_instance_norm_running_stats(dtype):
 
 @needs_torch
 def test_instance_norm_layouts_and_empty_batch():
-    run_both(lambda x: F.instance_norm(x), lambda x: TF.instance_norm(x), [arr(2, 3, 4, 5)],
+    twin_grads(lambda x: F.instance_norm(x), lambda x: TF.instance_norm(x), [seeded(2, 3, 4, 5)],
              [transposed])
-    y = run_both(lambda x: F.instance_norm(x), lambda x: TF.instance_norm(x), [arr(0, 3, 4)])
+    y = twin_grads(lambda x: F.instance_norm(x), lambda x: TF.instance_norm(x), [seeded(0, 3, 4)])
     assert tuple(y.shape) == (0, 3, 4)
 
 
@@ -103,15 +94,15 @@ def test_expanded_inputs_and_dtypes(dtype, tol):
              (lambda f: lambda x: f.rrelu(x)),
              (lambda f: lambda x: f.pdist(x.flatten(1)))]
     for make in cases:
-        run_both(make(F), make(TF), [arr(3, 2, 3, 4)], [expanded], dtype, tol)
+        twin_grads(make(F), make(TF), [seeded(3, 2, 3, 4)], [expanded], dtype, tol)
 
 
 def test_instance_norm_gradcheck_and_numpy():
-    x = arr(2, 3, 4)
+    x = seeded(2, 3, 4)
     y = F.instance_norm(pyth.tensor(x)).numpy()
     ref = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(y, ref, rtol=1e-10, atol=1e-10)
-    w, b = P(arr(3, key=1)), P(arr(3, key=2))
+    w, b = P(seeded(3, key=1)), P(seeded(3, key=2))
     assert gradcheck(lambda t, w, b: F.instance_norm(t, None, None, w, b), (P(x), w, b))
     rm, rv = pyth.zeros(3, dtype=pyth.float64), pyth.ones(3, dtype=pyth.float64)
     assert gradcheck(lambda t: F.instance_norm(t, rm, rv, use_input_stats=False), (P(x),))
@@ -133,13 +124,13 @@ def test_instance_norm_modules(cls, shape, affine, track, momentum):
     assert list(pm.state_dict()) == list(tm.state_dict())
     assert [n for n, _ in pm.named_parameters()] == [n for n, _ in tm.named_parameters()]
     for step in range(2):
-        x = arr(*shape, key=step)
+        x = seeded(*shape, key=step)
         close(pm(P(x, False)), tm(T(x, False)))
     for k, v in tm.state_dict().items():
         close(pm.state_dict()[k], v)
     pm.eval()
     tm.eval()
-    x = arr(*shape, key=9)
+    x = seeded(*shape, key=9)
     close(pm(P(x, False)), tm(T(x, False)))
 
 
@@ -149,16 +140,16 @@ def test_instance_norm_modules(cls, shape, affine, track, momentum):
                                        ("InstanceNorm3d", (2, 3, 4))])
 def test_instance_norm_module_rank_errors(cls, shape):
     with pytest.raises(ValueError):
-        getattr(torch.nn, cls)(3)(T(arr(*shape), False))
+        getattr(torch.nn, cls)(3)(T(seeded(*shape), False))
     with pytest.raises(ValueError, match="expected"):
-        getattr(nn, cls)(3)(P(arr(*shape), False))
+        getattr(nn, cls)(3)(P(seeded(*shape), False))
 
 
 def test_instance_norm_num_features_mismatch():
     with pytest.raises(ValueError, match="num_features"):
-        nn.InstanceNorm1d(4, affine=True)(P(arr(2, 3, 5), False))
+        nn.InstanceNorm1d(4, affine=True)(P(seeded(2, 3, 5), False))
     with pytest.warns(UserWarning, match="num_features"):
-        nn.InstanceNorm1d(4)(P(arr(2, 3, 5), False))
+        nn.InstanceNorm1d(4)(P(seeded(2, 3, 5), False))
 
 
 # ==== RMS norm ===============================================================================
@@ -169,23 +160,23 @@ def test_instance_norm_num_features_mismatch():
 @pytest.mark.parametrize("eps", [None, 1e-3])
 @pytest.mark.parametrize("affine", [False, True])
 def test_rms_norm_matches_torch(shape, nshape, eps, affine):
-    arrays = [arr(*shape)] + ([arr(*nshape, key=1)] if affine else [])
-    run_both(lambda x, *w: F.rms_norm(x, nshape, *w, eps=eps),
+    arrays = [seeded(*shape)] + ([seeded(*nshape, key=1)] if affine else [])
+    twin_grads(lambda x, *w: F.rms_norm(x, nshape, *w, eps=eps),
              lambda x, *w: TF.rms_norm(x, nshape, *w, eps=eps), arrays)
 
 
 @needs_torch
 def test_rms_norm_float32_eps_and_layout():
     # tiny values: the default eps (float32's) decides the result
-    x = arr(3, 4) * 1e-4
+    x = seeded(3, 4) * 1e-4
     y = F.rms_norm(pyth.tensor(x, dtype=pyth.float32), (4,))
     close(y, TF.rms_norm(torch.tensor(x, dtype=torch.float32), (4,)), 1e-5)
-    run_both(lambda x: F.rms_norm(x, (3,)), lambda x: TF.rms_norm(x, (3,)), [arr(4, 3)],
+    twin_grads(lambda x: F.rms_norm(x, (3,)), lambda x: TF.rms_norm(x, (3,)), [seeded(4, 3)],
              [transposed])
 
 
 def test_rms_norm_gradcheck_and_numpy():
-    x, w = arr(3, 4), arr(4, key=1)
+    x, w = seeded(3, 4), seeded(4, key=1)
     ref = x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6) * w
     np.testing.assert_allclose(F.rms_norm(pyth.tensor(x), [4], pyth.tensor(w), 1e-6).numpy(),
                                ref, rtol=1e-12)
@@ -196,7 +187,7 @@ def test_rms_norm_gradcheck_and_numpy():
 def test_rms_norm_module():
     pm, tm = nn.RMSNorm([3, 4], eps=1e-5), torch.nn.RMSNorm([3, 4], eps=1e-5)
     assert repr(pm) == repr(tm) and list(pm.state_dict()) == list(tm.state_dict())
-    x = arr(2, 3, 4)
+    x = seeded(2, 3, 4)
     close(pm(P(x, False, pyth.float32)), tm(T(x, False, torch.float32)), 1e-5)
     assert repr(nn.RMSNorm(3, elementwise_affine=False)) == \
         repr(torch.nn.RMSNorm(3, elementwise_affine=False))
@@ -209,20 +200,20 @@ def test_rms_norm_module():
 @pytest.mark.parametrize("shape", [(2, 5, 4), (2, 6, 3, 3), (1, 4, 2, 3, 2)])
 @pytest.mark.parametrize("size", [1, 2, 3, 5])
 def test_local_response_norm_matches_torch(shape, size):
-    run_both(lambda x: F.local_response_norm(x, size, 1e-2, 0.6, 2.0),
-             lambda x: TF.local_response_norm(x, size, 1e-2, 0.6, 2.0), [arr(*shape)])
+    twin_grads(lambda x: F.local_response_norm(x, size, 1e-2, 0.6, 2.0),
+             lambda x: TF.local_response_norm(x, size, 1e-2, 0.6, 2.0), [seeded(*shape)])
 
 
 @needs_torch
 def test_local_response_norm_module_layout_empty():
     assert repr(nn.LocalResponseNorm(3, k=2.0)) == repr(torch.nn.LocalResponseNorm(3, k=2.0))
-    run_both(lambda x: nn.LocalResponseNorm(3)(x), lambda x: torch.nn.LocalResponseNorm(3)(x),
-             [arr(2, 4, 5)], [transposed])
-    assert tuple(F.local_response_norm(P(arr(0, 3, 2)), 2).shape) == (0, 3, 2)
+    twin_grads(lambda x: nn.LocalResponseNorm(3)(x), lambda x: torch.nn.LocalResponseNorm(3)(x),
+             [seeded(2, 4, 5)], [transposed])
+    assert tuple(F.local_response_norm(P(seeded(0, 3, 2)), 2).shape) == (0, 3, 2)
 
 
 def test_local_response_norm_gradcheck():
-    assert gradcheck(lambda t: F.local_response_norm(t, 3, 0.5, 0.75, 1.0), (P(arr(2, 4, 3)),))
+    assert gradcheck(lambda t: F.local_response_norm(t, 3, 0.5, 0.75, 1.0), (P(seeded(2, 4, 3)),))
 
 
 # ==== unfold / fold ==========================================================================
@@ -239,35 +230,35 @@ FOLD_CASES = [  # (C, H, W), kernel, dilation, padding, stride
 @pytest.mark.parametrize("chw,k,d,p,s", FOLD_CASES)
 @pytest.mark.parametrize("batch", [(2,), ()])
 def test_unfold_fold_match_torch(chw, k, d, p, s, batch):
-    y = run_both(lambda x: F.unfold(x, k, d, p, s), lambda x: TF.unfold(x, k, d, p, s),
-                 [arr(*batch, *chw)])
-    run_both(lambda c: F.fold(c, chw[1:], k, d, p, s), lambda c: TF.fold(c, chw[1:], k, d, p, s),
-             [arr(*y.shape, key=3)])
+    y = twin_grads(lambda x: F.unfold(x, k, d, p, s), lambda x: TF.unfold(x, k, d, p, s),
+                 [seeded(*batch, *chw)])
+    twin_grads(lambda c: F.fold(c, chw[1:], k, d, p, s), lambda c: TF.fold(c, chw[1:], k, d, p, s),
+             [seeded(*y.shape, key=3)])
 
 
 @needs_torch
 def test_unfold_fold_layouts_float32_empty_modules():
-    run_both(lambda x: nn.Unfold(2, padding=1)(x), lambda x: torch.nn.Unfold(2, padding=1)(x),
-             [arr(2, 3, 4, 5)], [transposed], "float32", 1e-5)
-    run_both(lambda c: nn.Fold((4, 5), 2)(c), lambda c: torch.nn.Fold((4, 5), 2)(c),
-             [arr(2, 12, 12)], [transposed], "float32", 1e-5)
-    run_both(lambda x: F.unfold(x, 2), lambda x: TF.unfold(x, 2), [arr(0, 3, 4, 5)])
-    run_both(lambda c: F.fold(c, 3, 2), lambda c: TF.fold(c, 3, 2), [arr(0, 8, 4)])
+    twin_grads(lambda x: nn.Unfold(2, padding=1)(x), lambda x: torch.nn.Unfold(2, padding=1)(x),
+             [seeded(2, 3, 4, 5)], [transposed], "float32", 1e-5)
+    twin_grads(lambda c: nn.Fold((4, 5), 2)(c), lambda c: torch.nn.Fold((4, 5), 2)(c),
+             [seeded(2, 12, 12)], [transposed], "float32", 1e-5)
+    twin_grads(lambda x: F.unfold(x, 2), lambda x: TF.unfold(x, 2), [seeded(0, 3, 4, 5)])
+    twin_grads(lambda c: F.fold(c, 3, 2), lambda c: TF.fold(c, 3, 2), [seeded(0, 8, 4)])
     for pm, tm in ((nn.Fold(3, (2, 3), stride=2), torch.nn.Fold(3, (2, 3), stride=2)),
                    (nn.Unfold((2, 2), dilation=2), torch.nn.Unfold((2, 2), dilation=2))):
         assert repr(pm) == repr(tm)
 
 
 def test_unfold_fold_gradcheck_and_numpy():
-    x = arr(1, 2, 3, 4)
+    x = seeded(1, 2, 3, 4)
     cols = F.unfold(pyth.tensor(x), (2, 2)).numpy()
     ref = np.stack([x[0, :, i:i + 2, j:j + 2].reshape(-1) for i in range(2) for j in range(3)],
                    axis=1)
     np.testing.assert_array_equal(cols[0], ref)
     ones = F.fold(pyth.ones(1, 4, 6, dtype=pyth.float64), (3, 4), 2).numpy()
     np.testing.assert_array_equal(ones[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [1, 2, 2, 1]])
-    assert gradcheck(lambda t: F.unfold(t, (2, 3), (1, 2), 1, (2, 1)), (P(arr(2, 2, 4, 5)),))
-    assert gradcheck(lambda t: F.fold(t, (4, 5), 2, 1, 1, 2), (P(arr(2, 8, 9)),))
+    assert gradcheck(lambda t: F.unfold(t, (2, 3), (1, 2), 1, (2, 1)), (P(seeded(2, 2, 4, 5)),))
+    assert gradcheck(lambda t: F.fold(t, (4, 5), 2, 1, 1, 2), (P(seeded(2, 8, 9)),))
 
 
 # ==== max unpooling and LP pooling =========================================================
@@ -279,10 +270,10 @@ def test_unfold_fold_gradcheck_and_numpy():
     (2, (1, 2, 6, 8), 2, 2, 0, (1, 2, 7, 9))])
 def test_max_unpool_matches_torch(nd, shape, k, s, p, out):
     pool = {1: TF.max_pool1d, 2: TF.max_pool2d}[nd]
-    o, idx = pool(torch.tensor(arr(*shape)), k, s, p, return_indices=True)
+    o, idx = pool(torch.tensor(seeded(*shape)), k, s, p, return_indices=True)
     unpool_p, unpool_t = getattr(F, f"max_unpool{nd}d"), getattr(TF, f"max_unpool{nd}d")
     pidx = pyth.tensor(idx.numpy())
-    run_both(lambda x: unpool_p(x, pidx, k, s, p, out), lambda x: unpool_t(x, idx, k, s, p, out),
+    twin_grads(lambda x: unpool_p(x, pidx, k, s, p, out), lambda x: unpool_t(x, idx, k, s, p, out),
              [o.numpy()])
     pm, tm = getattr(nn, f"MaxUnpool{nd}d")(k, s, p), getattr(torch.nn, f"MaxUnpool{nd}d")(k, s, p)
     assert repr(pm) == repr(tm)
@@ -290,13 +281,13 @@ def test_max_unpool_matches_torch(nd, shape, k, s, p, out):
 
 
 def test_max_unpool_gradcheck_and_numpy():
-    x, idx = F.max_pool2d(P(arr(1, 2, 4, 4), False), 2, return_indices=True)
+    x, idx = F.max_pool2d(P(seeded(1, 2, 4, 4), False), 2, return_indices=True)
     y = F.max_unpool2d(x, idx, 2).numpy()
-    src = arr(1, 2, 4, 4)
+    src = seeded(1, 2, 4, 4)
     np.testing.assert_array_equal(y, np.where(y != 0, src, 0))
     assert (y != 0).sum() == 8
     assert gradcheck(lambda t: F.max_unpool2d(t, idx, 2), (P(x.numpy()),))
-    x1, idx1 = F.max_pool1d(P(arr(2, 3, 6), False), 3, 3, return_indices=True)
+    x1, idx1 = F.max_pool1d(P(seeded(2, 3, 6), False), 3, 3, return_indices=True)
     assert gradcheck(lambda t: F.max_unpool1d(t, idx1, 3, 3, output_size=[7]), (P(x1.numpy()),))
 
 
@@ -305,9 +296,9 @@ def test_max_unpool_gradcheck_and_numpy():
     (1, (2, 3, 8), 2, 3, None, False), (1, (3, 7), 1.5, 2, 1, True), (1, (2, 2, 7), 3, 3, 2, True),
     (2, (2, 3, 6, 7), 2, 2, None, False), (2, (3, 5, 6), 4, (2, 3), (1, 2), True)])
 def test_lp_pool_matches_torch(nd, shape, norm, k, s, ceil):
-    x = np.abs(arr(*shape)) + 0.1   # positive: fractional powers stay real
+    x = np.abs(seeded(*shape)) + 0.1   # positive: fractional powers stay real
     pf, tf = getattr(F, f"lp_pool{nd}d"), getattr(TF, f"lp_pool{nd}d")
-    run_both(lambda t: pf(t, norm, k, s, ceil), lambda t: tf(t, norm, k, s, ceil), [x])
+    twin_grads(lambda t: pf(t, norm, k, s, ceil), lambda t: tf(t, norm, k, s, ceil), [x])
     pm = getattr(nn, f"LPPool{nd}d")(norm, k, s, ceil)
     tm = getattr(torch.nn, f"LPPool{nd}d")(norm, k, s, ceil)
     assert repr(pm) == repr(tm)
@@ -315,16 +306,16 @@ def test_lp_pool_matches_torch(nd, shape, norm, k, s, ceil):
 
 
 def test_lp_pool_gradcheck_and_numpy():
-    x = np.abs(arr(2, 6)) + 0.1
+    x = np.abs(seeded(2, 6)) + 0.1
     y = F.lp_pool1d(pyth.tensor(x), 2, 3).numpy()
     np.testing.assert_allclose(y, np.sqrt((x ** 2).reshape(2, 2, 3).sum(-1)), rtol=1e-12)
-    assert gradcheck(lambda t: F.lp_pool2d(t, 3, 2, 1), (P(np.abs(arr(1, 2, 3, 4))),))
+    assert gradcheck(lambda t: F.lp_pool2d(t, 3, 2, 1), (P(np.abs(seeded(1, 2, 3, 4))),))
 
 
 # ==== rrelu ==================================================================================
 
 def test_rrelu_training_statistics_and_gradient():
-    x = P(arr(200000), True)
+    x = P(seeded(200000), True)
     y = F.rrelu(x, 0.1, 0.3, training=True)
     xs, ys = x.detach().numpy(), y.detach().numpy()
     np.testing.assert_array_equal(ys[xs > 0], xs[xs > 0])
@@ -340,32 +331,32 @@ def test_rrelu_training_statistics_and_gradient():
 
 @needs_torch
 def test_rrelu_eval_is_deterministic_leaky_relu():
-    run_both(lambda x: F.rrelu(x, 0.1, 0.4), lambda x: TF.rrelu(x, 0.1, 0.4), [arr(3, 4)])
+    twin_grads(lambda x: F.rrelu(x, 0.1, 0.4), lambda x: TF.rrelu(x, 0.1, 0.4), [seeded(3, 4)])
     pm, tm = nn.RReLU(0.1, 0.3), torch.nn.RReLU(0.1, 0.3)
     assert repr(pm) == repr(tm) and repr(nn.RReLU(inplace=True)) == repr(
         torch.nn.RReLU(inplace=True))
     pm.eval()
     tm.eval()
-    x = arr(4, 5)
+    x = seeded(4, 5)
     a, b = pm(P(x, False)), pm(P(x, False))
     np.testing.assert_array_equal(a.numpy(), b.numpy())
     close(a, tm(T(x, False)))
 
 
 def test_rrelu_inplace_and_gradcheck():
-    x = pyth.tensor(arr(50))
+    x = pyth.tensor(seeded(50))
     out = F.rrelu_(x, 0.2, 0.2, training=True)
     assert out is x
-    np.testing.assert_allclose(x.numpy(), np.where(arr(50) > 0, arr(50), 0.2 * arr(50)))
-    assert gradcheck(lambda t: F.rrelu(t, 0.1, 0.3), (P(arr(3, 4)),))
-    assert gradcheck(lambda t: F.rrelu(t, 0.25, 0.25, training=True), (P(arr(3, 4)),))
+    np.testing.assert_allclose(x.numpy(), np.where(seeded(50) > 0, seeded(50), 0.2 * seeded(50)))
+    assert gradcheck(lambda t: F.rrelu(t, 0.1, 0.3), (P(seeded(3, 4)),))
+    assert gradcheck(lambda t: F.rrelu(t, 0.25, 0.25, training=True), (P(seeded(3, 4)),))
 
 
 # ==== alpha dropout and dropout3d ==========================================================
 
 @pytest.mark.parametrize("p", [0.2, 0.5])
 def test_alpha_dropout_keeps_moments(p):
-    y = F.alpha_dropout(pyth.tensor(arr(400000)), p, training=True).numpy()
+    y = F.alpha_dropout(pyth.tensor(seeded(400000)), p, training=True).numpy()
     assert abs(y.mean()) < 0.01 and abs(y.var() - 1) < 0.02
     a = 1.0 / np.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
     dropped = 1.7580993408473766 * a * (p - 1)      # what every dropped unit becomes
@@ -373,7 +364,7 @@ def test_alpha_dropout_keeps_moments(p):
 
 
 def test_feature_alpha_dropout_drops_whole_channels():
-    x = pyth.tensor(arr(500, 40, 6))
+    x = pyth.tensor(seeded(500, 40, 6))
     y = F.feature_alpha_dropout(x, 0.3, training=True).numpy()
     const = np.ptp(y, axis=-1) < 1e-12   # a dropped channel's values are one constant
     assert abs(const.mean() - 0.3) < 0.02
@@ -382,12 +373,12 @@ def test_feature_alpha_dropout_drops_whole_channels():
 
 @needs_torch
 def test_alpha_dropouts_eval_identity_p_limits_and_modules():
-    x = P(arr(4, 3, 2), False)
+    x = P(seeded(4, 3, 2), False)
     for f in (F.alpha_dropout, F.feature_alpha_dropout):
         assert f(x, 0.5) is x                           # training=False by default
         assert f(x, 0.0, True) is x
         np.testing.assert_array_equal(f(x, 1.0, True).numpy(), 0)
-    x5 = P(arr(2, 3, 2, 2, 2), False)
+    x5 = P(seeded(2, 3, 2, 2, 2), False)
     for name, inp in (("AlphaDropout", x), ("FeatureAlphaDropout", x), ("Dropout3d", x5)):
         pm, tm = getattr(nn, name)(0.3), getattr(torch.nn, name)(0.3)
         assert repr(pm) == repr(tm)
@@ -396,7 +387,7 @@ def test_alpha_dropouts_eval_identity_p_limits_and_modules():
 
 
 def test_alpha_dropout_gradient_is_the_scale():
-    x = P(arr(1000))
+    x = P(seeded(1000))
     y = F.alpha_dropout(x, 0.4, training=True)
     y.sum().backward()
     a = 1.0 / np.sqrt((1.7580993408473766 ** 2 * 0.4 + 1) * 0.6)
@@ -427,7 +418,7 @@ def test_gumbel_softmax():
     h = hard.detach().numpy()
     assert set(np.unique(h)) == {0.0, 1.0} and (h.sum(-1) == 1).all()
     np.testing.assert_allclose(h.mean(0), [0.7, 0.2, 0.1], atol=0.015)  # Gumbel-max sampling
-    (hard * P(arr(20000, 3), False)).sum().backward()
+    (hard * P(seeded(20000, 3), False)).sum().backward()
     assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0
 
 
@@ -435,24 +426,24 @@ def test_gumbel_softmax():
 @pytest.mark.parametrize("shape", [(5, 3), (1, 4), (0, 3), (4, 0)])
 @pytest.mark.parametrize("p", [0.5, 1, 2, 3, float("inf")])
 def test_pdist_matches_torch(shape, p):
-    run_both(lambda x: F.pdist(x, p), lambda x: TF.pdist(x, p), [arr(*shape)])
+    twin_grads(lambda x: F.pdist(x, p), lambda x: TF.pdist(x, p), [seeded(*shape)])
 
 
 @needs_torch
 def test_pdist_zero_rows_have_zero_gradient():
     a = np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]])
-    run_both(lambda x: F.pdist(x), lambda x: TF.pdist(x), [a])
+    twin_grads(lambda x: F.pdist(x), lambda x: TF.pdist(x), [a])
 
 
 def test_pdist_gradcheck():
-    assert gradcheck(lambda t: F.pdist(t, 2), (P(arr(4, 3)),))
-    assert gradcheck(lambda t: F.pdist(t, 1.5), (P(arr(4, 3)),))
+    assert gradcheck(lambda t: F.pdist(t, 2), (P(seeded(4, 3)),))
+    assert gradcheck(lambda t: F.pdist(t, 1.5), (P(seeded(4, 3)),))
 
 
 # ==== errors (classes checked against PyTorch) =============================================
 
 def _x(*shape):
-    return arr(*shape)
+    return seeded(*shape)
 
 
 ERRORS = [
@@ -503,23 +494,17 @@ ERRORS = [
 ]
 
 
-def _maker(lib):
-    if lib == "pyth":
-        return lambda a: pyth.tensor(a, dtype=getattr(pyth, a.dtype.name))
-    return lambda a: torch.from_numpy(np.ascontiguousarray(a))
-
-
 @pytest.mark.parametrize("case", ERRORS, ids=[c[0] for c in ERRORS])
 def test_errors(case):
     _, call, exc = case
     if torch is not None:   # the table's class is the one PyTorch raises
         with pytest.raises(Exception) as te, warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            call(TF, _maker("torch"))
+            call(TF, maker("torch"))
         assert expected_error(te.value) is exc, (te.type, te.value)
     with pytest.raises(exc), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        call(F, _maker("pyth"))
+        call(F, maker("pyth"))
 
 
 def test_module_parameters_and_dropout_p_check():
