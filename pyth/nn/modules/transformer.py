@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ...tensor import Tensor
 from .. import functional as F
+from .._attention import _canonical_mask, _none_or_dtype
 from .activation import MultiheadAttention
 from .container import ModuleList
 from .linear import Linear
@@ -64,6 +65,14 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _self_attention(layer: Module, x: Tensor, attn_mask: Tensor | None,
+                    key_padding_mask: Tensor | None, is_causal: bool) -> Tensor:
+    """A layer's self-attention block: its self_attn over x, then dropout1."""
+    x = layer.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                        need_weights=False, is_causal=is_causal)[0]
+    return layer.dropout1(x)
+
+
 def _feed_forward(layer: Module, x: Tensor, out_dropout: Module) -> Tensor:
     """linear2(dropout(activation(linear1(x)))), then the block's output dropout."""
     return out_dropout(layer.linear2(layer.dropout(layer.activation(layer.linear1(x)))))
@@ -101,9 +110,7 @@ class TransformerEncoderLayer(Module):
 
     def _sa_block(self, x: Tensor, attn_mask: Tensor | None,
                   key_padding_mask: Tensor | None, is_causal: bool) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
+        return _self_attention(self, x, attn_mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         return _feed_forward(self, x, self.dropout2)
@@ -112,7 +119,6 @@ class TransformerEncoderLayer(Module):
                 src_key_padding_mask: Tensor | None = None, is_causal: bool = False) -> Tensor:
         """src (L, N, E), (N, L, E) with batch_first, or unbatched (L, E); masks as
         MultiheadAttention's (True or -inf leaves a position out)."""
-        from .._attention import _canonical_mask, _none_or_dtype
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype, False)
@@ -143,9 +149,7 @@ class TransformerDecoderLayer(Module):
 
     def _sa_block(self, x: Tensor, attn_mask: Tensor | None,
                   key_padding_mask: Tensor | None, is_causal: bool) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
+        return _self_attention(self, x, attn_mask, key_padding_mask, is_causal)
 
     def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Tensor | None,
                    key_padding_mask: Tensor | None, is_causal: bool) -> Tensor:
@@ -192,7 +196,6 @@ class TransformerEncoder(Module):
                 src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
         """is_causal=None detects a square subsequent mask."""
-        from .._attention import _canonical_mask, _none_or_dtype
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(mask), "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, False)
