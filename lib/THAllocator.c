@@ -81,8 +81,9 @@ static void *default_block(void *ctx, int64_t bytes) {
   return p;
 }
 
-static void default_release(void *ctx, void *ptr) {
-  if (ctx) (void)THCachingAllocator_release(ctx, ptr);
+/* ptr = default_block(ctx, bytes) back to where it came from. */
+static void default_release(void *ctx, void *ptr, int64_t bytes) {
+  if (ctx) (void)THCachingAllocator_releaseSized(ctx, ptr, bytes);
   else free(ptr);
 }
 
@@ -97,7 +98,7 @@ static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t ne
   if (!p) return NULL;
   if (ptr) {
     memcpy(p, ptr, (size_t)TH_MIN(old_bytes, new_bytes));
-    default_release(ctx, ptr);
+    default_release(ctx, ptr, old_bytes);
     stats_resize(THDefaultAllocator.stats, old_bytes, new_bytes);
   } else {
     stats_add(THDefaultAllocator.stats, new_bytes);
@@ -107,7 +108,7 @@ static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t ne
 
 static void default_free(void *ctx, void *ptr, int64_t bytes) {
   if (!ptr) return;
-  default_release(ctx, ptr);
+  default_release(ctx, ptr, bytes);
   stats_remove(THDefaultAllocator.stats, bytes);
 }
 

@@ -66,6 +66,22 @@ struct THCachingAllocator {
   THCachingAllocator *reg_next; /* the registry of instances (fork handling) */
 };
 
+/* The process-wide instance (THCachingAllocator_global; the thread cache serves it alone). */
+static THCachingAllocator global_instance;
+
+/* A thread's cache of blocks it gave back to that instance (see "the thread cache" below). */
+enum { TCACHE_NEW = 0, TCACHE_ON = 1, TCACHE_GONE = 2 };
+
+typedef struct ThreadCache {
+  int n;                             /* resting blocks */
+  int state;                         /* TCACHE_*: GONE once the thread has begun to exit */
+  void *ptr[TH_TCACHE_BLOCKS];
+  int64_t requested[TH_TCACHE_BLOCKS];
+  int64_t reuses, reused_bytes;      /* not yet in the cumulative counts */
+} ThreadCache;
+
+static _Thread_local ThreadCache tcache;
+
 /* ---- counters ----------------------------------------------------------------------------- */
 
 static void stat_add(THCachingStat *st, int pool, int64_t delta) {
@@ -403,6 +419,20 @@ static void *alloc_locked(THCachingAllocator *self, int64_t bytes) {
 }
 
 void *THCachingAllocator_alloc(THCachingAllocator *self, int64_t bytes) {
+  if (self == &global_instance && bytes >= 0 && bytes <= TH_CACHING_MIN_BLOCK) {
+    ThreadCache *tc = TH_TLS_ADDR(tcache); /* a block resting here made for this size */
+    for (int i = tc->n - 1; i >= 0; i--) {
+      if (tc->requested[i] != bytes) continue;
+      void *p = tc->ptr[i];
+      tc->n--;
+      tc->ptr[i] = tc->ptr[tc->n];
+      tc->requested[i] = tc->requested[tc->n];
+      tc->reuses++;
+      tc->reused_bytes += bytes;
+      TH_UNPOISON(p, TH_CACHING_MIN_BLOCK);
+      return p;
+    }
+  }
   pthread_mutex_lock(&self->mutex);
   void *p = alloc_locked(self, bytes);
   pthread_mutex_unlock(&self->mutex);
@@ -419,12 +449,10 @@ static void merge_next(THCachingAllocator *self, Block *b) {
   spare_give(self, n);
 }
 
-int THCachingAllocator_release(THCachingAllocator *self, void *ptr) {
-  if (!ptr) return 0;
-  pthread_mutex_lock(&self->mutex);
+/* Returns block ptr to its pool (-1, ValueError, if it is not a block in use here). */
+static int release_locked(THCachingAllocator *self, void *ptr) {
   Block *b = table_take(self, ptr);
   if (!b) {
-    pthread_mutex_unlock(&self->mutex);
     THError_set(TH_ERR_VALUE, "caching allocator: %p is not a block in use here", ptr);
     return -1;
   }
@@ -447,12 +475,119 @@ int THCachingAllocator_release(THCachingAllocator *self, void *ptr) {
     b = p;
   }
   free_insert(self, b);
-  pthread_mutex_unlock(&self->mutex);
   return 0;
+}
+
+/* ---- the thread cache (the process-wide instance only) ------------------------------------
+ *
+ * A training step frees and makes the same small results again and again, and the trip
+ * through the lock, the bins and the table was about 45 ns of a 10-element add's 640. So each
+ * thread keeps up to TH_TCACHE_BLOCKS of the smallest blocks (512 bytes: requests of at most
+ * 512 bytes) that it gave back to the process-wide instance, and hands one out again, with no
+ * lock, for a request of exactly the size it was made for.
+ *
+ * To the allocator a resting block is still in use, with the request it was made for: a reuse
+ * changes no current value and no peak, only the cumulative counts (allocated / freed), which
+ * the thread keeps and adds when it flushes. A thread flushes (returns its resting blocks under
+ * the lock) before it reads the statistics or a snapshot, empties the cache or resets the
+ * peaks, and when it exits. Until then blocks resting in *other* threads' caches, at most
+ * TH_TCACHE_BLOCKS x 512 bytes per thread, count as allocated. */
+
+static _Atomic int tcache_limit = TH_TCACHE_BLOCKS;
+static pthread_key_t tcache_key;
+static pthread_once_t tcache_once = PTHREAD_ONCE_INIT;
+static int tcache_keyed = 0;
+
+/* One more increase and decrease by n in a statistic's cumulative counts (pool and all). */
+static void stat_cycle(THCachingStat *st, int pool, int64_t n) {
+  for (int i = 0; i < 2; i++) {
+    THCachingStat *s = &st[i ? pool : TH_CACHING_ALL];
+    s->allocated += n;
+    s->freed += n;
+  }
+}
+
+/* The thread's resting blocks back to the process-wide instance (its lock held). */
+static void tcache_flush_locked(ThreadCache *tc) {
+  THCachingAllocator *self = &global_instance;
+  if (tc->reuses) {
+    THCachingStats *st = &self->stats;
+    stat_cycle(st->allocation, TH_CACHING_SMALL, tc->reuses);
+    stat_cycle(st->active, TH_CACHING_SMALL, tc->reuses);
+    stat_cycle(st->allocated_bytes, TH_CACHING_SMALL, tc->reuses * TH_CACHING_MIN_BLOCK);
+    stat_cycle(st->active_bytes, TH_CACHING_SMALL, tc->reuses * TH_CACHING_MIN_BLOCK);
+    stat_cycle(st->requested_bytes, TH_CACHING_SMALL, tc->reused_bytes);
+    tc->reuses = tc->reused_bytes = 0;
+  }
+  while (tc->n > 0) {
+    void *p = tc->ptr[--tc->n];
+    TH_UNPOISON(p, TH_CACHING_MIN_BLOCK);
+    (void)release_locked(self, p); /* cannot fail: the block is in use here */
+  }
+}
+
+/* Flushes the calling thread's cache when self is the process-wide instance (lock held). */
+static void tcache_flush_own(THCachingAllocator *self) {
+  if (self == &global_instance) tcache_flush_locked(TH_TLS_ADDR(tcache));
+}
+
+/* The key's destructor: the thread is exiting. */
+static void tcache_exit(void *arg) {
+  ThreadCache *tc = arg;
+  pthread_mutex_lock(&global_instance.mutex);
+  tcache_flush_locked(tc);
+  tc->state = TCACHE_GONE; /* blocks released from here on go straight back */
+  pthread_mutex_unlock(&global_instance.mutex);
+}
+
+static void tcache_make_key(void) {
+  tcache_keyed = pthread_key_create(&tcache_key, tcache_exit) == 0;
+}
+
+/* First block a thread keeps: arrange for its exit to flush (0 if that cannot be done: then
+ * the thread does not cache). */
+static int tcache_join(ThreadCache *tc) {
+  pthread_once(&tcache_once, tcache_make_key);
+  tc->state = tcache_keyed && pthread_setspecific(tcache_key, tc) == 0 ? TCACHE_ON : TCACHE_GONE;
+  return tc->state == TCACHE_ON;
+}
+
+int THCachingAllocator_setThreadCache(int blocks) {
+  THArgCheck(blocks >= 0 && blocks <= TH_TCACHE_BLOCKS, TH_ERR_VALUE, -1,
+             "thread cache: %d blocks is outside [0, %d]", blocks, TH_TCACHE_BLOCKS);
+  const int old = atomic_exchange(&tcache_limit, blocks);
+  THCachingAllocator *self = THCachingAllocator_global();
+  pthread_mutex_lock(&self->mutex);
+  tcache_flush_own(self);
+  pthread_mutex_unlock(&self->mutex);
+  return old;
+}
+
+int THCachingAllocator_release(THCachingAllocator *self, void *ptr) {
+  if (!ptr) return 0;
+  pthread_mutex_lock(&self->mutex);
+  const int r = release_locked(self, ptr);
+  pthread_mutex_unlock(&self->mutex);
+  return r;
+}
+
+int THCachingAllocator_releaseSized(THCachingAllocator *self, void *ptr, int64_t bytes) {
+  if (ptr && self == &global_instance && bytes >= 0 && bytes <= TH_CACHING_MIN_BLOCK) {
+    ThreadCache *tc = TH_TLS_ADDR(tcache);
+    if (tc->n < atomic_load_explicit(&tcache_limit, memory_order_relaxed) &&
+        (tc->state == TCACHE_ON || (tc->state == TCACHE_NEW && tcache_join(tc)))) {
+      TH_POISON(ptr, TH_CACHING_MIN_BLOCK);
+      tc->ptr[tc->n] = ptr;
+      tc->requested[tc->n++] = bytes;
+      return 0;
+    }
+  }
+  return THCachingAllocator_release(self, ptr);
 }
 
 int64_t THCachingAllocator_emptyCache(THCachingAllocator *self) {
   pthread_mutex_lock(&self->mutex);
+  tcache_flush_own(self);
   int64_t released = release_cached(self);
   pthread_mutex_unlock(&self->mutex);
   return released;
@@ -462,12 +597,14 @@ int64_t THCachingAllocator_emptyCache(THCachingAllocator *self) {
 
 void THCachingAllocator_getStats(THCachingAllocator *self, THCachingStats *out) {
   pthread_mutex_lock(&self->mutex);
+  tcache_flush_own(self);
   *out = self->stats;
   pthread_mutex_unlock(&self->mutex);
 }
 
 void THCachingAllocator_resetPeaks(THCachingAllocator *self) {
   pthread_mutex_lock(&self->mutex);
+  tcache_flush_own(self);
   THCachingStat *all[] = {self->stats.allocation,     self->stats.segment,
                           self->stats.active,         self->stats.inactive_split,
                           self->stats.allocated_bytes, self->stats.reserved_bytes,
@@ -481,6 +618,7 @@ void THCachingAllocator_resetPeaks(THCachingAllocator *self) {
 int64_t THCachingAllocator_snapshot(THCachingAllocator *self, THCachingBlockInfo *out,
                                     int64_t cap) {
   pthread_mutex_lock(&self->mutex);
+  tcache_flush_own(self);
   int64_t n = 0, s = 0;
   for (Segment *seg = self->segments; seg; seg = seg->next, s++) {
     for (Block *b = seg->head; b; b = b->next, n++) {
@@ -584,7 +722,6 @@ int THCachingAllocator_free(THCachingAllocator *self) {
   return 0;
 }
 
-static THCachingAllocator global_instance;
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static void global_init(void) { init(&global_instance); }
 

@@ -36,7 +36,8 @@ enum {
   TH_CACHING_LARGE_SEGMENT = 20971520, /* segments for requests below 10 MiB: 20 MiB */
   TH_CACHING_MIN_LARGE_ALLOC = 10485760, /* from here a request gets its own segment */
   TH_CACHING_ROUND_LARGE = 2097152,   /* own segments are rounded up to 2 MiB */
-  TH_CACHING_HUGE_ALIGN_FROM = 4194304 /* requests from 4 MiB up start 2 MiB aligned */
+  TH_CACHING_HUGE_ALIGN_FROM = 4194304, /* requests from 4 MiB up start 2 MiB aligned */
+  TH_TCACHE_BLOCKS = 8                  /* blocks of 512 bytes a thread may keep */
 };
 
 /* Pools, as indices into the per-pool counters. */
@@ -95,6 +96,12 @@ THCachingAllocator *THCachingAllocator_global(void);
 void *THCachingAllocator_alloc(THCachingAllocator *self, int64_t bytes);
 /* Returns a block from alloc to the cache; ValueError if ptr is not one in use here. */
 int THCachingAllocator_release(THCachingAllocator *self, void *ptr);
+/* The same for ptr = alloc(self, bytes), which the calling thread may keep for its next request
+ * of bytes bytes: the thread cache (process-wide instance only; THCachingAllocator.c). */
+int THCachingAllocator_releaseSized(THCachingAllocator *self, void *ptr, int64_t bytes);
+/* How many blocks each thread may keep (0-TH_TCACHE_BLOCKS; 0 turns the cache off); returns
+ * the old value. The calling thread's cache is flushed. */
+int THCachingAllocator_setThreadCache(int blocks);
 /* Releases every cached segment no block uses (returns the bytes released). */
 int64_t THCachingAllocator_emptyCache(THCachingAllocator *self);
 

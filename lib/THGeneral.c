@@ -51,16 +51,6 @@ static _Atomic int64_t th_active = 0;  /* outermost call sections in progress */
 static _Atomic int th_writer = 0;      /* a call section holds exclusivity */
 static _Atomic uint64_t th_next_thread = 1;
 
-/* The address of a thread-local variable, computed once per function: in a shared library each
- * read of a thread-local is a call to __tls_get_addr, and gcc repeats that call after every
- * atomic operation (a compiler barrier) unless the address is an opaque value in a register. */
-#define TH_TLS_ADDR(var)                 \
-  __extension__({                        \
-    __typeof__(&(var)) addr_ = &(var);   \
-    __asm__("" : "+r"(addr_));           \
-    addr_;                               \
-  })
-
 /* This thread's part in the call sections: one record, so that a call reaches it once. */
 typedef struct THCallState {
   int depth;       /* nesting of call sections on this thread */

@@ -14,6 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+
+/* The address of a thread-local variable, computed once per function: in a shared library each
+ * read of a thread-local is a call to __tls_get_addr, and gcc repeats that call after every
+ * atomic operation (a compiler barrier) unless the address is an opaque value in a register. */
+#define TH_TLS_ADDR(var)                 \
+  __extension__({                        \
+    __typeof__(&(var)) addr_ = &(var);   \
+    __asm__("" : "+r"(addr_));           \
+    addr_;                               \
+  })
 #endif
 
 /* Token pasting for stamped names: THTensor_(add) -> THFloatTensor_add. */

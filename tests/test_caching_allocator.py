@@ -678,3 +678,211 @@ def test_fork_while_other_threads_allocate(caching):
         stop.set()
         for w in workers:
             w.join()
+
+
+# ---- the thread cache of the process-wide instance -------------------------------------------
+# Each thread keeps up to TH_TCACHE_BLOCKS 512-byte blocks it gave back (releaseSized) and hands
+# one out again for a request of exactly the same size; a resting block counts as in use until
+# its thread flushes (reading the statistics, a snapshot, empty_cache, reset_peaks, its exit).
+
+G = lib.THCachingAllocator_global()
+TCACHE = lib.TH_TCACHE_BLOCKS
+
+
+def g_alloc(n: int) -> int:
+    p = lib.THCachingAllocator_alloc(G, n)
+    if p == ffi.NULL:
+        check(-1)
+    return int(ffi.cast("uintptr_t", p))
+
+
+def g_release(p: int, n: int) -> None:
+    check(lib.THCachingAllocator_releaseSized(G, ffi.cast("void *", p), n))
+
+
+def in_other_thread(fn):
+    """fn() run on a fresh thread (whose reads flush only that thread's own cache)."""
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()))
+    t.start()
+    t.join()
+    return out[0]
+
+
+def settled(key: str, want: int, timeout: float = 5.0) -> int:
+    """The statistic once it equals want (a thread's exit flushes its cache just after join()
+    returns), or its value at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        v = memory.caching_stats()[key]
+        if v == want or time.monotonic() > deadline:
+            return v
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def quiet():
+    """No garbage collection (which could free storages) between a test's steps."""
+    gc.collect()
+    gc.disable()
+    memory.caching_stats()  # flushes this thread's cache
+    yield
+    gc.enable()
+
+
+def test_thread_cache_reuses_only_for_the_same_size(quiet):
+    p = g_alloc(40)
+    g_release(p, 40)
+    q = g_alloc(41)    # another size misses: p rests in the cache, so the pool gives another
+    r = g_alloc(40)    # the resting block
+    assert q != p and r == p
+    g_release(q, 41)
+    g_release(r, 40)
+    old = lib.THCachingAllocator_setThreadCache(0)
+    try:                # off: a released block is free in the pool, and the pool reuses it
+        p = g_alloc(40)
+        g_release(p, 40)
+        assert g_alloc(41) == p
+        g_release(p, 41)
+    finally:
+        assert lib.THCachingAllocator_setThreadCache(old) == 0
+
+
+def test_resting_blocks_count_as_in_use_until_their_thread_flushes(quiet):
+    def read():
+        return memory.caching_stats(), [b.address for b in global_blocks() if b.allocated]
+
+    before, _ = in_other_thread(read)
+    p = g_alloc(100)
+    g_release(p, 100)
+    mid, in_use = in_other_thread(read)   # another thread's reads leave this one's cache alone
+    assert p in in_use
+    assert mid["allocation.all.current"] - before["allocation.all.current"] == 1
+    assert mid["requested_bytes.small_pool.current"] - before[
+        "requested_bytes.small_pool.current"] == 100
+    own = memory.caching_stats()          # this thread's read flushes its own cache
+    assert own["allocation.all.current"] == before["allocation.all.current"]
+    assert own["requested_bytes.all.current"] == before["requested_bytes.all.current"]
+    assert p not in [b.address for b in global_blocks() if b.allocated]
+
+
+def test_reuse_counts_as_a_release_and_an_allocation(quiet):
+    before = memory.caching_stats()
+    for _ in range(100):
+        g_release(g_alloc(40), 40)
+    after = memory.caching_stats()
+    for stat, size in (("allocation", 1), ("active", 1), ("allocated_bytes", 512),
+                       ("active_bytes", 512), ("requested_bytes", 40)):
+        for pool in ("all", "small_pool"):
+            for field in ("allocated", "freed"):
+                key = f"{stat}.{pool}.{field}"
+                assert after[key] - before[key] == 100 * size, key
+            key = f"{stat}.{pool}.current"
+            assert after[key] == before[key], key
+    assert after["allocation.large_pool.allocated"] == before["allocation.large_pool.allocated"]
+
+
+def test_peaks_do_not_count_a_reuse(quiet):
+    p = g_alloc(64)
+    g_release(p, 64)
+    lib.THCachingAllocator_resetPeaks(G)   # flushes: p is free again
+    base = memory.caching_stats()["allocated_bytes.all.current"]
+    for _ in range(10):
+        g_release(g_alloc(64), 64)
+    st = memory.caching_stats()
+    assert st["allocated_bytes.all.peak"] == base + 512
+    assert st["allocated_bytes.all.current"] == base
+
+
+def test_a_thread_keeps_at_most_the_limit_and_returns_them_when_it_exits(quiet):
+    base = memory.caching_stats()["allocation.all.current"]
+    kept, go = threading.Event(), threading.Event()
+
+    def work():
+        ps = [g_alloc(200) for _ in range(TCACHE + 3)]
+        for p in ps:
+            g_release(p, 200)
+        kept.set()
+        go.wait(10)
+
+    t = threading.Thread(target=work)
+    t.start()
+    assert kept.wait(10)
+    assert memory.caching_stats()["allocation.all.current"] - base == TCACHE
+    go.set()
+    t.join()
+    assert settled("allocation.all.current", base) == base
+
+
+def test_set_thread_cache_checks_its_argument():
+    for bad in (-1, TCACHE + 1):
+        with pytest.raises(ValueError, match=r"thread cache: .* outside \[0, 8\]"):
+            check(lib.THCachingAllocator_setThreadCache(bad))
+    old = lib.THCachingAllocator_setThreadCache(3)
+    assert old == TCACHE
+    assert lib.THCachingAllocator_setThreadCache(old) == 3
+
+
+def test_release_sized_takes_the_locked_path_for_other_blocks(cache):
+    p = cache.alloc(40)   # a private instance: no thread cache
+    check(lib.THCachingAllocator_releaseSized(cache.h, ffi.cast("void *", p), 40))
+    cache.live.discard(p)
+    assert not cache.block_at(p)["allocated"]
+    q = g_alloc(2000)     # the process-wide one, above 512 bytes
+    g_release(q, 2000)
+    assert q not in [b.address for b in in_other_thread(global_blocks) if b.allocated]
+    assert lib.THCachingAllocator_releaseSized(G, ffi.NULL, 8) == 0
+
+
+def test_threads_share_the_thread_caches_consistently():
+    """Threads allocate, fill, check and release small blocks of a few sizes (most requests
+    hit their thread's cache) while the main thread reads the statistics."""
+    gc.collect()
+    memory.caching_stats()
+    base = memory.caching_stats()
+    stop, errors = threading.Event(), []
+
+    def work(seed: int) -> None:
+        rng = random.Random(seed)
+        mine = []
+        try:
+            for _ in range(3000):
+                if mine and rng.random() < 0.5:
+                    p, n, tag = mine.pop(rng.randrange(len(mine)))
+                    if ffi.buffer(ffi.cast("char *", p), n)[:] != tag * n:
+                        errors.append("a block was overwritten by another thread")
+                    g_release(p, n)
+                else:
+                    n = rng.choice([4, 40, 400, 512, 513])
+                    p = g_alloc(n)
+                    tag = bytes([rng.randrange(256)])
+                    ffi.memmove(ffi.cast("char *", p), tag * n, n)
+                    mine.append((p, n, tag))
+            for p, n, _ in mine:
+                g_release(p, n)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(repr(e))
+
+    def reader() -> None:
+        while not stop.is_set():
+            st = memory.caching_stats()
+            if st["allocation.all.current"] < 0 or st["allocated_bytes.all.peak"] < st[
+                    "allocated_bytes.all.current"]:
+                errors.append(f"inconsistent statistics {st['allocation.all.current']}")
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    r = threading.Thread(target=reader)
+    r.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stop.set()
+    r.join()
+    assert not errors, errors[:3]
+    assert settled("allocation.all.current", base["allocation.all.current"]) == base[
+        "allocation.all.current"]
+    st = memory.caching_stats()
+    assert st["requested_bytes.all.current"] == base["requested_bytes.all.current"]
+    assert (st["allocation.all.allocated"] - base["allocation.all.allocated"]
+            == st["allocation.all.freed"] - base["allocation.all.freed"])
