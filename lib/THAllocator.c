@@ -9,14 +9,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- counters ---------------------------------------------------------------------------- */
+/* ---- counters ----------------------------------------------------------------------------
+ *
+ * Live bytes have peaks, which only a running sum gives: an atomic per allocator and one for
+ * all of them together. The allocation counts have none: they are per-thread counters
+ * (THThreadCounter, no atomic read-modify-write on the way), two slots per allocator. */
 
-static THAllocStats total_stats; /* every allocator together */
+static THAllocStats total_stats = {0, 0, -1}; /* every allocator together (bytes alone) */
 
-static void stats_count(THAllocStats *st, int64_t bytes) {
+static void bytes_add(THAllocStats *st, int64_t bytes) {
   int64_t live = THAtomic_add(&st->live_bytes, bytes) + bytes;
-  THAtomic_add(&st->live_allocs, 1);
-  THAtomic_add(&st->total_allocs, 1);
+  if (bytes <= 0) return;
   int64_t peak = THAtomic_load(&st->peak_bytes);
   while (live > peak &&
          !atomic_compare_exchange_weak_explicit(&st->peak_bytes, &peak, live,
@@ -25,27 +28,21 @@ static void stats_count(THAllocStats *st, int64_t bytes) {
 }
 
 static void stats_add(THAllocStats *st, int64_t bytes) {
-  stats_count(st, bytes);
-  stats_count(&total_stats, bytes);
-}
-
-static void stats_uncount(THAllocStats *st, int64_t bytes) {
-  THAtomic_add(&st->live_bytes, -bytes);
-  THAtomic_add(&st->live_allocs, -1);
+  bytes_add(st, bytes);
+  bytes_add(&total_stats, bytes);
+  (void)THThreadCounter_add(st->counts, 1);     /* live */
+  (void)THThreadCounter_add(st->counts + 1, 1); /* made */
 }
 
 static void stats_remove(THAllocStats *st, int64_t bytes) {
-  stats_uncount(st, bytes);
-  stats_uncount(&total_stats, bytes);
+  bytes_add(st, -bytes);
+  bytes_add(&total_stats, -bytes);
+  (void)THThreadCounter_add(st->counts, -1);
 }
 
-const THAllocStats *THAllocator_totalStats(void) { return &total_stats; }
-
 static void stats_resize(THAllocStats *st, int64_t old_bytes, int64_t new_bytes) {
-  stats_remove(st, old_bytes);
-  stats_add(st, new_bytes);
-  THAtomic_add(&st->total_allocs, -1);
-  THAtomic_add(&total_stats.total_allocs, -1);
+  bytes_add(st, new_bytes - old_bytes);
+  bytes_add(&total_stats, new_bytes - old_bytes);
 }
 
 /* ---- default: 64-byte aligned heap memory ------------------------------------------------- */
@@ -301,7 +298,10 @@ void THAllocator_adopt(THAllocator *self, int64_t bytes) {
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
-static THAllocStats default_stats, mapped_stats, shm_stats, borrowed_stats, numpy_stats;
+/* each with its two per-thread counter slots */
+static THAllocStats default_stats = {0, 0, 0}, mapped_stats = {0, 0, 2}, shm_stats = {0, 0, 4},
+                    borrowed_stats = {0, 0, 6}, numpy_stats = {0, 0, 8};
+_Static_assert(TH_THREAD_COUNTERS >= 10, "two counter slots per allocator");
 
 THAllocator THDefaultAllocator = {"default", default_malloc, default_realloc, default_free,
                                   &default_stats};
@@ -314,6 +314,25 @@ THAllocator THNumpyAllocator = {"numpy", borrowed_malloc, NULL, numpy_free, &num
 static THAllocator *const all_allocators[] = {&THDefaultAllocator, &THMapAllocator,
                                               &THSharedMemAllocator, &THBorrowedAllocator,
                                               &THNumpyAllocator};
+
+static void counts_add(THAllocCounts *out, const THAllocStats *st) {
+  int64_t live = 0, made = 0;
+  (void)THThreadCounter_sum(st->counts, &live);
+  (void)THThreadCounter_sum(st->counts + 1, &made);
+  out->live_allocs += live;
+  out->total_allocs += made;
+}
+
+void THAllocator_counts(const THAllocator *a, THAllocCounts *out) {
+  const THAllocStats *st = a ? a->stats : &total_stats;
+  *out = (THAllocCounts){THAtomic_load(&st->live_bytes), THAtomic_load(&st->peak_bytes), 0, 0};
+  if (a) {
+    counts_add(out, st);
+  } else {
+    for (size_t i = 0; i < sizeof all_allocators / sizeof all_allocators[0]; i++)
+      counts_add(out, all_allocators[i]->stats);
+  }
+}
 
 int THAllocator_count(void) { return (int)(sizeof all_allocators / sizeof all_allocators[0]); }
 

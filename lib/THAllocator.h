@@ -19,12 +19,22 @@
 #include "THGeneral.h"
 #include "THCachingAllocator.h"
 
+/* An allocator's counters as it keeps them: bytes here, allocation counts in the per-thread
+ * counters from slot `counts` (live) and `counts + 1` (made in total). Read them through
+ * THAllocator_counts. */
 typedef struct THAllocStats {
   TH_ATOMIC int64_t live_bytes;
   TH_ATOMIC int64_t peak_bytes;
-  TH_ATOMIC int64_t live_allocs;
-  TH_ATOMIC int64_t total_allocs;
+  int counts;
 } THAllocStats;
+
+/* One reading of an allocator's counters. */
+typedef struct THAllocCounts {
+  int64_t live_bytes;
+  int64_t peak_bytes;
+  int64_t live_allocs;
+  int64_t total_allocs;
+} THAllocCounts;
 
 typedef struct THAllocator {
   const char *name;
@@ -54,8 +64,8 @@ extern THAllocator THNumpyAllocator;     /* "numpy": borrowed from an ndarray */
 /* The allocators above, for iteration (memory_stats). */
 int THAllocator_count(void);
 THAllocator *THAllocator_at(int i);
-/* Counters over every allocator together. */
-const THAllocStats *THAllocator_totalStats(void);
+/* The counters of allocator a, or of every allocator together when a is NULL. */
+void THAllocator_counts(const THAllocator *a, THAllocCounts *out);
 
 /* Context of a mapping: opened file or shm object, flags, and (once mapped) its byte size. */
 typedef struct THMapAllocatorContext {

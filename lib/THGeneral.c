@@ -184,6 +184,7 @@ enum { TH_TB_NEW = 0, TH_TB_ON = 1, TH_TB_GONE = 2 };
 
 typedef struct THThreadBlocks {
   _Atomic int64_t live;               /* blocks handed out minus taken back, on this thread */
+  _Atomic int64_t counter[TH_THREAD_COUNTERS]; /* this thread's parts of THThreadCounter */
   int state;                          /* TH_TB_*: GONE once the thread has begun to exit */
   int count[TH_SC_CLASSES];           /* blocks in each list */
   void *head[TH_SC_CLASSES];          /* lists by size class, linked through the first word */
@@ -194,6 +195,7 @@ static _Thread_local THThreadBlocks th_blocks;
 static pthread_mutex_t th_blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static THThreadBlocks *th_blocks_all = NULL;  /* the registry, under th_blocks_lock */
 static _Atomic int64_t th_retired = 0;        /* counts of exited (or unregistered) threads */
+static _Atomic int64_t th_retired_counter[TH_THREAD_COUNTERS]; /* their THThreadCounter parts */
 static _Atomic int th_cache_limit = TH_STRUCT_CACHE_DEFAULT;
 static pthread_key_t th_blocks_key;
 static pthread_once_t th_blocks_once = PTHREAD_ONCE_INIT;
@@ -224,6 +226,12 @@ static void THThreadBlocks_exit(void *arg) {
   atomic_fetch_add_explicit(&th_retired, atomic_load_explicit(&tb->live, memory_order_relaxed),
                             memory_order_relaxed);
   atomic_store_explicit(&tb->live, 0, memory_order_relaxed);
+  for (int i = 0; i < TH_THREAD_COUNTERS; i++) {
+    atomic_fetch_add_explicit(&th_retired_counter[i],
+                              atomic_load_explicit(&tb->counter[i], memory_order_relaxed),
+                              memory_order_relaxed);
+    atomic_store_explicit(&tb->counter[i], 0, memory_order_relaxed);
+  }
   tb->state = TH_TB_GONE; /* blocks freed from here on are counted in th_retired, uncached */
   pthread_mutex_unlock(&th_blocks_lock);
   THStructCache_trim(tb, 0);
@@ -280,6 +288,31 @@ int64_t THAlloc_liveCount(void) {
     n += atomic_load_explicit(&tb->live, memory_order_relaxed);
   pthread_mutex_unlock(&th_blocks_lock);
   return n;
+}
+
+int THThreadCounter_add(int slot, int64_t n) {
+  THArgCheck(slot >= 0 && slot < TH_THREAD_COUNTERS, TH_ERR_INDEX, -1,
+             "thread counter %d out of range [0, %d)", slot, (int)TH_THREAD_COUNTERS);
+  THThreadBlocks *tb = THThreadBlocks_get();
+  if (tb)
+    atomic_store_explicit(&tb->counter[slot],
+                          atomic_load_explicit(&tb->counter[slot], memory_order_relaxed) + n,
+                          memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&th_retired_counter[slot], n, memory_order_relaxed);
+  return 0;
+}
+
+int THThreadCounter_sum(int slot, int64_t *out) {
+  THArgCheck(slot >= 0 && slot < TH_THREAD_COUNTERS, TH_ERR_INDEX, -1,
+             "thread counter %d out of range [0, %d)", slot, (int)TH_THREAD_COUNTERS);
+  pthread_mutex_lock(&th_blocks_lock);
+  int64_t n = atomic_load_explicit(&th_retired_counter[slot], memory_order_relaxed);
+  for (THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next)
+    n += atomic_load_explicit(&tb->counter[slot], memory_order_relaxed);
+  pthread_mutex_unlock(&th_blocks_lock);
+  *out = n;
+  return 0;
 }
 
 void *THAlloc(size_t bytes) {

@@ -77,6 +77,14 @@ void THFree(void *ptr);
  * the leak tests compare it with a baseline. */
 int64_t THAlloc_liveCount(void);
 
+/* Per-thread counters: sums that many threads add to and few read (the allocators' allocation
+ * counts). A thread adds to its own part with plain stores, no atomic read-modify-write; a sum
+ * (into *out) adds up every living thread's part, under the registry's lock, and what exited
+ * threads left. A slot outside [0, TH_THREAD_COUNTERS) is an IndexError (-1). */
+enum { TH_THREAD_COUNTERS = 16 };
+int THThreadCounter_add(int slot, int64_t n);
+int THThreadCounter_sum(int slot, int64_t *out);
+
 /* The struct cache: small metadata blocks (tensor and storage headers, size/stride arrays)
  * recycled instead of going back to malloc. Every thread keeps its own bounded free lists, one
  * per size class (multiples of 16 bytes up to TH_STRUCT_CACHE_MAX_BYTES), so taking and giving

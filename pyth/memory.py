@@ -21,9 +21,12 @@ _STATS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes"
 _EVENTS = ("num_alloc_retries", "num_ooms", "num_system_allocs", "num_system_frees")
 
 
-def _counters(stats) -> dict:
-    return {"live_bytes": stats.live_bytes, "peak_bytes": stats.peak_bytes,
-            "live_allocations": stats.live_allocs, "total_allocations": stats.total_allocs}
+def _counters(allocator=ffi.NULL) -> dict:
+    """One allocator's counters (THAllocator *), or every allocator's together."""
+    c = ffi.new("THAllocCounts *")
+    lib.THAllocator_counts(allocator, c)
+    return {"live_bytes": c.live_bytes, "peak_bytes": c.peak_bytes,
+            "live_allocations": c.live_allocs, "total_allocations": c.total_allocs}
 
 
 def caching_stats(handle=None) -> dict:
@@ -53,11 +56,11 @@ def memory_stats() -> dict:
      "allocators": {"default": {...}, "mapped": {...}, "shared": {...}, "numpy": {...}, ...},
      "allocated_bytes.all.current": ..., "reserved_bytes.large_pool.peak": ..., ...}
     """
-    out = _counters(lib.THAllocator_totalStats())
+    out = _counters()
     out["allocators"] = {}
     for i in range(lib.THAllocator_count()):
         a = lib.THAllocator_at(i)
-        out["allocators"][ffi.string(a.name).decode()] = _counters(a.stats)
+        out["allocators"][ffi.string(a.name).decode()] = _counters(a)
     out.update(caching_stats())
     return out
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import glob
 import os
+import threading
 
 import numpy as np
 import pytest
 from _support import memory_counter, memory_now, settle
+from pyth._th import ffi, lib
 
 import pyth
+from pyth._errors import check
 
 ALLOCATORS = ("default", "mapped", "shared", "numpy")
 COUNTERS = ("live_bytes", "peak_bytes", "live_allocations")
@@ -466,3 +469,76 @@ def test_default_allocator_alignment(nbytes, align):
     assert r.data_ptr() % (align if nbytes // 4 * 4 >= 4 << 20 else 64) == 0
     s.resize_(nbytes + 1)  # the realloc path
     assert s.data_ptr() % (2 << 20 if nbytes + 1 >= 4 << 20 else 64) == 0
+
+
+# ---- per-thread counters (the allocation counts) ---------------------------------------------
+
+
+def _counter(slot: int) -> int:
+    out = ffi.new("int64_t *")
+    check(lib.THThreadCounter_sum(slot, out))
+    return out[0]
+
+
+def test_thread_counters_add_up_every_threads_part():
+    """A thread's part survives its exit: the sum is the same before and after the join."""
+    slot = lib.TH_THREAD_COUNTERS - 1   # unused by the allocators
+    base = _counter(slot)
+    started, go = threading.Barrier(5), threading.Event()
+
+    def add(n):
+        check(lib.THThreadCounter_add(slot, n))
+        started.wait(10)
+        go.wait(10)
+
+    threads = [threading.Thread(target=add, args=(10 ** i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    started.wait(10)
+    assert _counter(slot) - base == 1111   # living threads' parts
+    go.set()
+    for t in threads:
+        t.join()
+    check(lib.THThreadCounter_add(slot, 5))
+    assert _counter(slot) - base == 1116   # exited threads' parts, and this one's
+    check(lib.THThreadCounter_add(slot, -1116))
+    assert _counter(slot) == base
+
+
+@pytest.mark.parametrize("slot", [-1, 16, 2**31 - 1])
+def test_thread_counter_slots_are_checked(slot):
+    with pytest.raises(IndexError, match=rf"thread counter {slot} out of range \[0, 16\)"):
+        check(lib.THThreadCounter_add(slot, 1))
+    with pytest.raises(IndexError, match="out of range"):
+        check(lib.THThreadCounter_sum(slot, ffi.new("int64_t *")))
+
+
+def test_allocation_counts_from_many_threads():
+    """Storages made on threads that exit, some freed there and some here, counted exactly."""
+    before = memory_now()
+    kept, lock = [], threading.Lock()
+
+    def work():
+        mine = [pyth.FloatStorage(n) for n in (3, 300, 30_000)]
+        with lock:
+            kept.append(mine.pop())
+        del mine
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    mid = memory_now()
+    for name in (None, "default"):
+        assert memory_counter(mid, name, "live_allocations") - memory_counter(
+            before, name, "live_allocations") == 6
+        assert memory_counter(mid, name) - memory_counter(before, name) == 6 * 120_000
+    assert mid["total_allocations"] - before["total_allocations"] == 18
+    assert mid["allocators"]["default"]["total_allocations"] - before["allocators"]["default"][
+        "total_allocations"] == 18
+    del kept[:]
+    end = memory_now()
+    assert memory_counter(end, None, "live_allocations") == memory_counter(
+        before, None, "live_allocations")
+    assert end["live_bytes"] == before["live_bytes"]
