@@ -25,8 +25,11 @@ int THBlas_(gemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, rea
   if (m == 0 || n == 0) return 0;
   const CBLAS_TRANSPOSE ta = THBlas_trans(transa), tb = THBlas_trans(transb);
   THBlasSplit sp;
-  if (!THBlas_split(&sp, m, n, k)) {
+  const int plan = THBlas_plan(&sp, m, n, k);
+  if (plan != TH_GEMM_SLABS) {
+    if (plan == TH_GEMM_POOL) THBlas_setNumThreads(sp.nt);
     THBlas_(gemmOne)(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    if (plan == TH_GEMM_POOL) THBlas_setNumThreads(1);
     return 0;
   }
   /* c cut into slabs of rows (sp.rows) or of columns, one product per OpenMP thread: a slab
@@ -47,6 +50,7 @@ int THBlas_(gemm)(char transa, char transb, int64_t m, int64_t n, int64_t k, rea
                          ldc);
     }
   }
+  THParallel_noteTeam();
   return 0;
 }
 

@@ -222,6 +222,7 @@ static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const
       }
     }
   }
+  if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
   THNN_workspaceGive(ws, owned);
   return 0;
 }
@@ -256,6 +257,7 @@ static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, con
       }
     }
   }
+  if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
   THNN_workspaceGive(ws, owned);
   return 0;
 }
@@ -298,6 +300,7 @@ static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const 
       for (int64_t e = 0; e < wn; e++) gw[e] += acc[e];
     }
   }
+  if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
   THNN_workspaceGive(ws, owned);
   return 0;
 }

@@ -315,6 +315,7 @@ static void THOptim_(adagradLoop)(real *restrict p, const real *restrict g, real
     s[j] = sj;
     p[j] = p[j] + (-clr) * (d / (sqrt(sj) + eps));
   }
+  if (par) THParallel_noteTeam();
 }
 
 int THOptim_(Adagrad_step)(THTensor **params, THTensor **grads, THTensor **sums,

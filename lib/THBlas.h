@@ -38,6 +38,14 @@
 /* OpenBLAS's own thread count (it runs a pthread pool of its own, separate from OpenMP's). */
 void THBlas_setNumThreads(int n);
 int THBlas_getNumThreads(void);
+/* How a product big enough for threads runs (lib/THBlas.c): on one thread, in one slab of the
+ * result per OpenMP thread, or on OpenBLAS's pool. THBlas_forcePlan makes every such product
+ * take one way (tests); TH_GEMM_AUTO (the default) chooses. *previous (if not NULL) gets the
+ * setting before; -1 with a ValueError outside [TH_GEMM_AUTO, TH_GEMM_POOL]. */
+enum { TH_GEMM_AUTO = -1, TH_GEMM_ONE = 0, TH_GEMM_SLABS = 1, TH_GEMM_POOL = 2 };
+int THBlas_forcePlan(int plan, int *previous);
+/* The way a product of m x k by k x n called now, outside any parallel region, would run. */
+int THBlas_gemmPlan(int64_t m, int64_t n, int64_t k);
 /* The OpenBLAS build in use: version, kernel and flags, as openblas_get_config() reports. */
 const char *THBlas_config(void);
 

@@ -143,6 +143,12 @@ int64_t THGetGrainSize(void);
 /* Whether `elements` elements of `bytes` weighted bytes each are worth a thread team: at least
  * the grain, more than one thread available, and not already inside a parallel region. */
 int THParallel_worth(int64_t elements, int64_t bytes);
+/* Whether a thread team was started (THParallel_worth said yes) or ran (THParallel_noteTeam)
+ * within the last `ns` nanoseconds: after a region libgomp's workers spin a while (GOMP_SPINCOUNT), then sleep, and
+ * waking them costs tens of microseconds on a virtual machine (lib/THBlas.c asks). */
+int THParallel_recent(int64_t ns);
+/* Records that a team ran just now (for kernels whose regions outlast that window). */
+void THParallel_noteTeam(void);
 
 /* What a bug report needs about this build: the compiler and flags it was built with (one line)
  * and the widest x86 vector extension this CPU offers, which glibc's libmvec picks its variant of

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 static int64_t th_grain = TH_GRAIN_DEFAULT;
 
@@ -51,9 +52,28 @@ int THGetNumThreads(void) {
 void THSetGrainSize(int64_t grain) { th_grain = grain > 0 ? grain : 1; }
 int64_t THGetGrainSize(void) { return th_grain; }
 
+/* When a team was last started (CLOCK_MONOTONIC, ns). */
+static _Atomic int64_t th_team_ns = INT64_MIN / 2;
+
+static int64_t THParallel_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void THParallel_noteTeam(void) {
+  atomic_store_explicit(&th_team_ns, THParallel_now(), memory_order_relaxed);
+}
+
 int THParallel_worth(int64_t elements, int64_t bytes) {
   if (elements <= 1 || bytes <= 0 || elements < th_grain / bytes) return 0;
-  return THThreads_max() > 1 && !omp_in_parallel();
+  if (THThreads_max() <= 1 || omp_in_parallel()) return 0;
+  THParallel_noteTeam();
+  return 1;
+}
+
+int THParallel_recent(int64_t ns) {
+  return THParallel_now() - atomic_load_explicit(&th_team_ns, memory_order_relaxed) < ns;
 }
 
 void THIter_init(THIter *it, int narg, int ndim, const int64_t *size,
@@ -205,4 +225,5 @@ void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int weight
       else run_range(it, base, fn, ctx, b, e);
     }
   }
+  THParallel_noteTeam(); /* (lib/THBlas.c: its workers are awake now) */
 }

@@ -257,6 +257,7 @@ static int THReduce_run(const THReduction *p, const THReduceOp *op, void *ctx, i
     }
     THReduce_walk(&sub, sub_base, op, ctx);
   }
+  THParallel_noteTeam();
   if (priv) {
     for (int64_t t = 1; t < nchunks; t++) op->merge(base[0], parts + (t - 1) * bytes, p->nout);
     THFree(parts);

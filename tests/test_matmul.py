@@ -11,13 +11,17 @@ expanded (stride 0), size-0 dims, batches that broadcast.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import time
 
 import numpy as np
 import pytest
 from _support import INTS, pdt, to_numpy_float64
+from pyth._th import ffi, lib
 
 import pyth
+from pyth._errors import check
 
 FLOATS = ["float32", "float64"]
 REDUCED = ["float16", "bfloat16"]
@@ -154,28 +158,66 @@ def _fast(a, name, layout="contiguous"):
     return pyth.from_numpy(np.ascontiguousarray(a, dtype=name))
 
 
+@contextlib.contextmanager
+def gemm_plan(plan: int):
+    """Every product big enough for threads takes one way (lib.TH_GEMM_*) inside the block."""
+    prev = ffi.new("int *")
+    check(lib.THBlas_forcePlan(plan, prev))
+    try:
+        yield
+    finally:
+        check(lib.THBlas_forcePlan(prev[0], ffi.NULL))
+
+
 @pytest.mark.parametrize("shape", [(67, 257, 130), (130, 257, 67), (40, 300, 33), (33, 300, 40),
                                    (1, 1100, 500), (500, 1100, 1)])
 @pytest.mark.parametrize("name", FLOATS)
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_split_products_into_slabs(shape, name, threads):
-    """Products big enough to be cut into one slab of rows or of columns per thread: both
-    directions, every transpose, slabs of unequal length, a side too short to cut, more threads
-    than cores, and addmm's beta and alpha over the slabs (each slab scales its own part)."""
+@pytest.mark.parametrize("plan", ["SLABS", "POOL"])
+def test_threaded_products(shape, name, threads, plan):
+    """Products big enough for threads, cut into one slab of rows or of columns per thread or
+    run on OpenBLAS's pool: both directions, every transpose, slabs of unequal length, a side
+    too short to cut, more threads than cores, and addmm's beta and alpha (each slab scales its
+    own part)."""
     n, k, m = shape
     rng = np.random.default_rng(41)
     x, y, c = (rng.standard_normal(s) for s in ((n, k), (k, m), (n, m)))
     old = pyth.get_num_threads()
     pyth.set_num_threads(threads)
     try:
-        for la in ("contiguous", "transposed"):
-            for lb in ("contiguous", "transposed"):
-                assert_close(_fast(x, name, la) @ _fast(y, name, lb), x @ y, name)
-        r = pyth.addmm(_fast(c, name), _fast(x, name), _fast(y, name, "transposed"), beta=0.5,
-                       alpha=2)
-        assert_close(r, 0.5 * c + 2 * (x @ y), name)
+        with gemm_plan(getattr(lib, f"TH_GEMM_{plan}")):
+            for la in ("contiguous", "transposed"):
+                for lb in ("contiguous", "transposed"):
+                    assert_close(_fast(x, name, la) @ _fast(y, name, lb), x @ y, name)
+            r = pyth.addmm(_fast(c, name), _fast(x, name), _fast(y, name, "transposed"),
+                           beta=0.5, alpha=2)
+            assert_close(r, 0.5 * c + 2 * (x @ y), name)
+            assert lib.THBlas_getNumThreads() == 1   # the pool is raised for a product alone
     finally:
         pyth.set_num_threads(old)
+
+
+def test_how_a_product_runs():
+    """Below 2^19 multiply-adds on the calling thread; above, in slabs while a thread team ran
+    within the last millisecond (a training step's kernels); else, from 2^22, on OpenBLAS's
+    pool, and below that on the calling thread."""
+    if pyth.get_num_threads() < 2:
+        pytest.skip("one thread: every product runs on it")
+    assert lib.THBlas_gemmPlan(64, 64, 64) == lib.TH_GEMM_ONE
+    assert lib.THBlas_gemmPlan(40, 40, 1000) == lib.TH_GEMM_ONE   # too short to cut
+    x = pyth.ones(1 << 22)
+    x.exp_()                                  # big enough for a team
+    assert lib.THBlas_gemmPlan(256, 256, 256) == lib.TH_GEMM_SLABS
+    assert lib.THBlas_gemmPlan(128, 128, 128) == lib.TH_GEMM_SLABS
+    time.sleep(0.005)
+    assert lib.THBlas_gemmPlan(256, 256, 256) == lib.TH_GEMM_POOL
+    assert lib.THBlas_gemmPlan(128, 128, 128) == lib.TH_GEMM_ONE
+    with gemm_plan(lib.TH_GEMM_SLABS):
+        assert lib.THBlas_gemmPlan(256, 256, 256) == lib.TH_GEMM_SLABS
+        assert lib.THBlas_gemmPlan(64, 64, 64) == lib.TH_GEMM_ONE
+    for bad in (-2, 3):
+        with pytest.raises(ValueError, match=f"{bad} is not a plan"):
+            check(lib.THBlas_forcePlan(bad, ffi.NULL))
 
 
 def test_folded_and_parallel_batches():
@@ -460,11 +502,11 @@ def test_addr_on_bool_is_logic_as_torch(case):
 def test_addr_on_bool_out_and_in_place():
     torch = pytest.importorskip("torch")
     got = []
-    for lib in (pyth, torch):
-        a, b = lib.tensor([True, False]), lib.tensor([False, True])
-        out = lib.ones(2, 2, dtype=lib.bool)
-        lib.addr(lib.zeros(2, 2, dtype=lib.bool), a, b, out=out)
-        m = lib.tensor([[False, False], [True, False]])
+    for mod in (pyth, torch):
+        a, b = mod.tensor([True, False]), mod.tensor([False, True])
+        out = mod.ones(2, 2, dtype=mod.bool)
+        mod.addr(mod.zeros(2, 2, dtype=mod.bool), a, b, out=out)
+        m = mod.tensor([[False, False], [True, False]])
         m.addr_(a, b)
         got.append((out.tolist(), m.tolist()))
     assert got[0] == got[1]
