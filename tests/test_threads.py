@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 import pytest
-from pyth._th import lib
+from pyth._th import ffi, lib
 
 import pyth
 from pyth import _numpy
@@ -174,3 +174,34 @@ def test_concurrent_failures_keep_their_own_messages(fast_switching):
 
     errors = run_threads(worker, seconds=1.5)
     assert not errors, errors[:3]
+
+
+@pytest.mark.parametrize("plan", ["AUTO", "ONE", "SLABS", "POOL"])
+def test_products_from_threads_stay_exact(plan):
+    """Products from 4 threads at once, in each of the ways lib/THBlas.c runs them (auto: as
+    the timing falls, with pointwise teams coming and going); every result matches numpy, and
+    OpenBLAS is back to one thread afterwards."""
+    rng = np.random.default_rng(3)
+    mats = {n: rng.standard_normal((n, n)) for n in (96, 160, 256)}
+    want = {n: m @ m.T for n, m in mats.items()}
+    ts = {n: pyth.from_numpy(m) for n, m in mats.items()}
+    wave = pyth.ones(1 << 21)
+
+    def worker(k, deadline):
+        i = 0
+        while time.monotonic() < deadline:
+            n = (96, 160, 256)[(i + k) % 3]
+            if k == 0 and i % 4 == 0:
+                wave.sin_()   # a team: auto's next products in slabs
+            r = ts[n] @ ts[n].t()
+            np.testing.assert_allclose(r.numpy(), want[n], rtol=1e-12, atol=1e-9)
+            i += 1
+
+    prev = ffi.new("int *")
+    lib.THBlas_forcePlan(getattr(lib, f"TH_GEMM_{plan}"), prev)
+    try:
+        errors = run_threads(worker, n=4, seconds=0.7)
+    finally:
+        lib.THBlas_forcePlan(prev[0], ffi.NULL)
+    assert not errors, errors[:3]
+    assert lib.THBlas_getNumThreads() == 1

@@ -12,7 +12,6 @@ from ....tensor import Tensor
 
 
 def _stack(batch: Sequence[Tensor]) -> Tensor:
-    from .... import stack
     shape = batch[0].shape
     for i, t in enumerate(batch):
         if t.shape != shape:
@@ -25,12 +24,10 @@ def _stack(batch: Sequence[Tensor]) -> Tensor:
 
 
 def _in_worker() -> bool:
-    from .worker import get_worker_info
     return get_worker_info() is not None
 
 
 def _from_numpy(a: np.ndarray) -> Tensor:
-    from ....factories import tensor
     if a.dtype.kind in "USO":
         raise TypeError(f"default_collate: batch must contain tensors, numpy arrays, numbers, "
                         f"dicts or lists; found array of {a.dtype}")
@@ -39,8 +36,6 @@ def _from_numpy(a: np.ndarray) -> Tensor:
 
 def default_collate(batch: Sequence[Any]) -> Any:
     """Put a list of samples together into a batch."""
-    from ....factories import tensor
-    from .... import dtypes as _dt
     elem = batch[0]
     if isinstance(elem, Tensor):
         return _stack(batch)
@@ -100,3 +95,10 @@ def default_convert(data: Any) -> Any:
         except TypeError:
             return [default_convert(d) for d in data]
     return data
+
+
+# ---- names the functions above use, imported last so that import cycles resolve ------------
+from .... import dtypes as _dt
+from .... import stack
+from ....factories import tensor
+from .worker import get_worker_info
