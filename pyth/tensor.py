@@ -220,11 +220,14 @@ class Tensor:
     swapaxes = transpose
 
     def t(self) -> "Tensor":
-        """Transpose of a tensor of at most 2 dims."""
-        if self.dim() > 2:
+        """Transpose of a tensor of at most 2 dims (the C view directly: the recorded t()
+        around this function already marks the result a view)."""
+        h = self._h
+        nd = h.nDimension
+        if nd > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                               f"{self.dim()}D")
-        return self.transpose(0, -1) if self.dim() == 2 else self
+                               f"{nd}D")
+        return wrap(self.dtype, self.dtype.tensor.newTranspose(h, 0, 1)) if nd == 2 else self
 
     @property
     def T(self) -> "Tensor":
