@@ -149,13 +149,15 @@ int THCall_isPrivate(uint64_t token) {
 
 /* ---- metadata blocks and the struct cache (see THGeneral.h) ----
  *
- * Every thread has one record (thread-local): its count of metadata blocks handed out minus
- * those taken back, and its struct-cache lists. Only the owner writes a record, with relaxed
- * atomic stores (plain moves on x86), so THAlloc and THFree take no lock and do no atomic
- * read-modify-write; THAlloc_liveCount adds up the records of the registry below (a list
- * under a mutex, which threads join on their first block and leave when they exit). An exiting
- * thread's count moves into th_retired and its cached blocks go back to malloc (a pthread key
- * destructor), so the cache neither grows with the number of threads nor leaks. */
+ * Every thread has one record (thread-local): its parts of the per-thread counts (metadata
+ * blocks handed out minus those taken back, in slot TH_SLOT_BLOCKS, and THThreadCounter's
+ * slots) and its struct-cache lists. Only the owner writes a record, with relaxed atomic
+ * stores (plain moves on x86), so THAlloc and THFree take no lock and do no atomic
+ * read-modify-write; a sum (THAlloc_liveCount, THThreadCounter_sum) adds up the records of the
+ * registry below (a list under a mutex, which threads join on their first block and leave when
+ * they exit). An exiting thread's counts move into th_retired and its cached blocks go back to
+ * malloc (a pthread key destructor), so the cache neither grows with the number of threads
+ * nor leaks. */
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -181,10 +183,11 @@ int THCall_isPrivate(uint64_t token) {
 #define TH_SC_CLASSES (TH_STRUCT_CACHE_MAX_BYTES / TH_SC_GRAIN)
 
 enum { TH_TB_NEW = 0, TH_TB_ON = 1, TH_TB_GONE = 2 };
+/* The count of metadata blocks, after THThreadCounter's public slots. */
+enum { TH_SLOT_BLOCKS = TH_THREAD_COUNTERS, TH_SLOTS = TH_THREAD_COUNTERS + 1 };
 
 typedef struct THThreadBlocks {
-  _Atomic int64_t live;               /* blocks handed out minus taken back, on this thread */
-  _Atomic int64_t counter[TH_THREAD_COUNTERS]; /* this thread's parts of THThreadCounter */
+  _Atomic int64_t counts[TH_SLOTS];   /* this thread's parts of the per-thread counts */
   int state;                          /* TH_TB_*: GONE once the thread has begun to exit */
   int count[TH_SC_CLASSES];           /* blocks in each list */
   void *head[TH_SC_CLASSES];          /* lists by size class, linked through the first word */
@@ -194,8 +197,7 @@ typedef struct THThreadBlocks {
 static _Thread_local THThreadBlocks th_blocks;
 static pthread_mutex_t th_blocks_lock = PTHREAD_MUTEX_INITIALIZER;
 static THThreadBlocks *th_blocks_all = NULL;  /* the registry, under th_blocks_lock */
-static _Atomic int64_t th_retired = 0;        /* counts of exited (or unregistered) threads */
-static _Atomic int64_t th_retired_counter[TH_THREAD_COUNTERS]; /* their THThreadCounter parts */
+static _Atomic int64_t th_retired[TH_SLOTS]; /* counts of exited (or unregistered) threads */
 static _Atomic int th_cache_limit = TH_STRUCT_CACHE_DEFAULT;
 static pthread_key_t th_blocks_key;
 static pthread_once_t th_blocks_once = PTHREAD_ONCE_INIT;
@@ -223,14 +225,11 @@ static void THThreadBlocks_exit(void *arg) {
   if (tb->prev) tb->prev->next = tb->next;
   else th_blocks_all = tb->next;
   if (tb->next) tb->next->prev = tb->prev;
-  atomic_fetch_add_explicit(&th_retired, atomic_load_explicit(&tb->live, memory_order_relaxed),
-                            memory_order_relaxed);
-  atomic_store_explicit(&tb->live, 0, memory_order_relaxed);
-  for (int i = 0; i < TH_THREAD_COUNTERS; i++) {
-    atomic_fetch_add_explicit(&th_retired_counter[i],
-                              atomic_load_explicit(&tb->counter[i], memory_order_relaxed),
+  for (int i = 0; i < TH_SLOTS; i++) {
+    atomic_fetch_add_explicit(&th_retired[i],
+                              atomic_load_explicit(&tb->counts[i], memory_order_relaxed),
                               memory_order_relaxed);
-    atomic_store_explicit(&tb->counter[i], 0, memory_order_relaxed);
+    atomic_store_explicit(&tb->counts[i], 0, memory_order_relaxed);
   }
   tb->state = TH_TB_GONE; /* blocks freed from here on are counted in th_retired, uncached */
   pthread_mutex_unlock(&th_blocks_lock);
@@ -265,12 +264,24 @@ static inline THThreadBlocks *THThreadBlocks_get(void) {
   return __builtin_expect(tb->state == TH_TB_ON, 1) ? tb : THThreadBlocks_join(tb);
 }
 
-static inline void THThreadBlocks_count(THThreadBlocks *tb, int64_t n) {
+/* Adds n to this thread's part of count slot (tb NULL: the thread is gone, or never joined). */
+static inline void THThreadBlocks_add(THThreadBlocks *tb, int slot, int64_t n) {
   if (tb)
-    atomic_store_explicit(&tb->live, atomic_load_explicit(&tb->live, memory_order_relaxed) + n,
+    atomic_store_explicit(&tb->counts[slot],
+                          atomic_load_explicit(&tb->counts[slot], memory_order_relaxed) + n,
                           memory_order_relaxed);
   else
-    atomic_fetch_add_explicit(&th_retired, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&th_retired[slot], n, memory_order_relaxed);
+}
+
+/* Every thread's part of count slot, and what exited threads left. */
+static int64_t THThreadBlocks_sum(int slot) {
+  pthread_mutex_lock(&th_blocks_lock);
+  int64_t n = atomic_load_explicit(&th_retired[slot], memory_order_relaxed);
+  for (THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next)
+    n += atomic_load_explicit(&tb->counts[slot], memory_order_relaxed);
+  pthread_mutex_unlock(&th_blocks_lock);
+  return n;
 }
 
 /* A fork copies only the forking thread: the registry lock must not be held by another. */
@@ -281,44 +292,26 @@ __attribute__((constructor)) static void THThreadBlocks_init(void) {
   pthread_atfork(THThreadBlocks_forkPrepare, THThreadBlocks_forkDone, THThreadBlocks_forkDone);
 }
 
-int64_t THAlloc_liveCount(void) {
-  pthread_mutex_lock(&th_blocks_lock);
-  int64_t n = atomic_load_explicit(&th_retired, memory_order_relaxed);
-  for (THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next)
-    n += atomic_load_explicit(&tb->live, memory_order_relaxed);
-  pthread_mutex_unlock(&th_blocks_lock);
-  return n;
-}
+int64_t THAlloc_liveCount(void) { return THThreadBlocks_sum(TH_SLOT_BLOCKS); }
 
 int THThreadCounter_add(int slot, int64_t n) {
   THArgCheck(slot >= 0 && slot < TH_THREAD_COUNTERS, TH_ERR_INDEX, -1,
              "thread counter %d out of range [0, %d)", slot, (int)TH_THREAD_COUNTERS);
-  THThreadBlocks *tb = THThreadBlocks_get();
-  if (tb)
-    atomic_store_explicit(&tb->counter[slot],
-                          atomic_load_explicit(&tb->counter[slot], memory_order_relaxed) + n,
-                          memory_order_relaxed);
-  else
-    atomic_fetch_add_explicit(&th_retired_counter[slot], n, memory_order_relaxed);
+  THThreadBlocks_add(THThreadBlocks_get(), slot, n);
   return 0;
 }
 
 int THThreadCounter_sum(int slot, int64_t *out) {
   THArgCheck(slot >= 0 && slot < TH_THREAD_COUNTERS, TH_ERR_INDEX, -1,
              "thread counter %d out of range [0, %d)", slot, (int)TH_THREAD_COUNTERS);
-  pthread_mutex_lock(&th_blocks_lock);
-  int64_t n = atomic_load_explicit(&th_retired_counter[slot], memory_order_relaxed);
-  for (THThreadBlocks *tb = th_blocks_all; tb; tb = tb->next)
-    n += atomic_load_explicit(&tb->counter[slot], memory_order_relaxed);
-  pthread_mutex_unlock(&th_blocks_lock);
-  *out = n;
+  *out = THThreadBlocks_sum(slot);
   return 0;
 }
 
 void *THAlloc(size_t bytes) {
   void *p = malloc(bytes ? bytes : 1);
   if (!p) THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %zu bytes", bytes);
-  else THThreadBlocks_count(THThreadBlocks_get(), 1);
+  else THThreadBlocks_add(THThreadBlocks_get(), TH_SLOT_BLOCKS, 1);
   return p;
 }
 
@@ -331,13 +324,13 @@ void *THAllocArray(const char *op, int64_t n, int64_t elsize) {
 void *THRealloc(void *ptr, size_t bytes) {
   void *p = realloc(ptr, bytes ? bytes : 1);
   if (!p) THError_set(TH_ERR_MEMORY, "out of memory: failed to reallocate %zu bytes", bytes);
-  else if (!ptr) THThreadBlocks_count(THThreadBlocks_get(), 1);
+  else if (!ptr) THThreadBlocks_add(THThreadBlocks_get(), TH_SLOT_BLOCKS, 1);
   return p;
 }
 
 void THFree(void *ptr) {
   if (!ptr) return;
-  THThreadBlocks_count(THThreadBlocks_get(), -1);
+  THThreadBlocks_add(THThreadBlocks_get(), TH_SLOT_BLOCKS, -1);
   free(ptr);
 }
 
@@ -361,7 +354,7 @@ void *THStructCache_alloc(size_t bytes) {
     }
   }
   TH_POISON((char *)p + bytes, full - bytes);
-  THThreadBlocks_count(tb, 1);
+  THThreadBlocks_add(tb, TH_SLOT_BLOCKS, 1);
   return p;
 }
 
@@ -374,7 +367,7 @@ void THStructCache_free(void *ptr, size_t bytes) {
   const int c = bytes ? (int)((bytes - 1) / TH_SC_GRAIN) : 0;
   const size_t full = THStructCache_classBytes(c);
   THThreadBlocks *tb = THThreadBlocks_get();
-  THThreadBlocks_count(tb, -1);
+  THThreadBlocks_add(tb, TH_SLOT_BLOCKS, -1);
   TH_UNPOISON(ptr, full);
   if (tb && tb->count[c] < atomic_load_explicit(&th_cache_limit, memory_order_relaxed)) {
     *(void **)ptr = tb->head[c];
