@@ -632,3 +632,40 @@ def test_detect_anomaly_shows_the_forward_trace():
                                                     "y = x.sqrt"):
                 with pytest.raises(RuntimeError, match="SqrtBackward0"):
                     z.backward()
+
+
+def _node_classes() -> list:
+    import pyth.nn  # noqa: F401  (the layers' node classes)
+    from pyth.autograd.graph import Node
+    seen, todo = [], [Node]
+    while todo:
+        cls = todo.pop()
+        seen.append(cls)
+        todo.extend(cls.__subclasses__())
+    return seen
+
+
+def test_node_fields_do_not_hide_node_methods():
+    """A slot named like a Node method (name, apply, release, ...) hides it on every instance:
+    repr() and the error messages that call node.name() would fail with a TypeError."""
+    from pyth.autograd.graph import Node
+    classes = _node_classes()
+    assert len(classes) > 20
+    for cls in classes:
+        for slot in vars(cls).get("__slots__", ()):
+            assert not callable(getattr(Node, slot, None)), (cls.__name__, slot)
+
+
+@pytest.mark.parametrize("fn", ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus",
+                                "hardtanh", "selu", "celu", "mish", "hardswish", "hardsigmoid",
+                                "logsigmoid", "hardshrink", "softshrink"])
+def test_activation_nodes_name_themselves(fn):
+    x = pyth.tensor([-1.5, 0.5, 2.0], dtype=pyth.float64, requires_grad=True)
+    h = x * 1
+    y = getattr(pyth.nn.functional, fn)(h)
+    node = y.grad_fn
+    assert node.name() == type(node).__name__
+    assert repr(node).startswith(f"<{type(node).__name__} object at ")
+    h.add_(1)   # the saved input changed: the message names the node, as a RuntimeError
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

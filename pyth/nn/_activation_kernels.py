@@ -141,7 +141,7 @@ def activation(x: Tensor, name: str, p0: float = 0.0, p1: float = 0.0,
         if edges is not None:
             node = _NODES[name](edges)
             node.save(x)
-            node.name, node.p0, node.p1, node.kernel = name, p0, p1, kernels[1]
+            node.kind, node.p0, node.p1, node.kernel = name, p0, p1, kernels[1]
             attach(node, y)
         return y
     if x.requires_grad and is_grad_enabled():
@@ -152,13 +152,13 @@ def activation(x: Tensor, name: str, p0: float = 0.0, p1: float = 0.0,
 class ActivationBackward(KernelNode):
     """dy/dx of one activation kernel times the incoming gradient: one C call."""
 
-    __slots__ = ("kernel", "name", "p0", "p1")
+    __slots__ = ("kernel", "kind", "p0", "p1")   # kind: the kernel's name (name() is the node's)
 
     def apply(self, grads: list) -> list:
         g = grads[0]
         x, = self.unpack()
         if _state.enabled:   # create_graph: the composed derivative
-            return [g * DERIVATIVES[self.name](x, self.p0, self.p1)]
+            return [g * DERIVATIVES[self.kind](x, self.p0, self.p1)]
         if g.dtype is not x.dtype:
             g = g.to(x.dtype)
         gi = new_result(x.dtype)
