@@ -10,7 +10,7 @@
  * gcc from if-converting), and a NaN g where the mask is 0 gives 0, as PyTorch's
  * threshold_backward / hardtanh_backward. A NaN x passes g through ReLU (x <= 0 is false, as
  * threshold_backward) and not through Hardtanh (as PyTorch's vectorised hardtanh_backward).
- *   ReLU       max(x, 0), NaN for NaN                 g, or 0 where x <= 0
+ *   ReLU       x, or 0 where x < 0 (-0 stays)         g, or 0 where x <= 0
  *   LeakyReLU  x, or p0 x (p0: negative_slope)        g or p0 g
  *   ELU        x, or p0 (e^x - 1) (p0: alpha)         g or p0 e^x g
  *   GELU       x Phi(x)                               (Phi(x) + x phi(x)) g
@@ -33,7 +33,7 @@
  * -0 below -3 and NaN at -inf; Hardsigmoid's division by 6 and its gradient's product with
  * 1/6), so the piecewise ones give PyTorch's bits. */
 #define THNN_ACTIVATIONS(_)                                                                  \
-  _(ReLU, TH_WEIGHT_MEMORY, x <= 0 ? 0 : x, x <= 0 ? 0 : g)                                  \
+  _(ReLU, TH_WEIGHT_MEMORY, x < 0 ? 0 : x, x <= 0 ? 0 : g)                                   \
   _(LeakyReLU, TH_WEIGHT_MEMORY, x > 0 ? x : x * p0, g * (x > 0 ? 1 : p0))                   \
   _(ELU, TH_WEIGHT_TRANSCENDENTAL, x > 0 ? x : p0 * expm1(x), g * (x > 0 ? 1 : p0 * exp(x))) \
   _(GELU, TH_WEIGHT_TRANSCENDENTAL, x * (real)0.5 * (1 + erf(x * (real)M_SQRT1_2)),          \

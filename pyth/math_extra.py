@@ -13,9 +13,10 @@ from collections import namedtuple
 from typing import Any, Callable
 
 from . import dtypes as _dt
-from ._errors import not_implemented
-from ._ops import as_method, as_tensor, into, result_of
+from ._errors import check, not_implemented
+from ._ops import as_method, as_tensor, into, new_result, result_of
 from ._promotion import result_type
+from ._th import lib
 from .pointwise import FUNCTIONS as P
 from .tensor import Tensor, _empty
 
@@ -286,8 +287,18 @@ def nextafter(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
 
 # ---- activations (module-level forms) ----
 
+# dtype -> THNN's ReLU forward kernel (float and double): one C call, no clamp dispatch
+_RELU = {dt: getattr(lib, f"THNN_{name}ReLU_updateOutput")
+         for dt, name in ((_dt.float32, "Float"), (_dt.float64, "Double"))}
+
+
 def relu(input: Tensor) -> Tensor:
-    """max(input, 0) elementwise."""
+    """max(input, 0) elementwise (-0 and NaN pass, as PyTorch's)."""
+    kernel = _RELU.get(getattr(input, "dtype", None))
+    if kernel is not None:
+        r = new_result(input.dtype)
+        check(kernel(r._h, input._h, 0.0, 0.0))
+        return r
     _need_tensor("relu", input)
     if input.dtype is _dt.bool_:
         raise RuntimeError("Boolean inputs not supported for relu")

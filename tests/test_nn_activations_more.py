@@ -958,3 +958,19 @@ def test_inplace_on_expanded_input_raises(name, kw):
     if torch is not None and name != "threshold":
         with pytest.raises(RuntimeError):
             getattr(TF, name)(torch.tensor([[-1.0, 0.5, 2.0]]).expand(2, 3), inplace=True, **kw)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("form", ["pyth.relu", "Tensor.relu", "F.relu", "nn.ReLU"])
+def test_relu_keeps_the_sign_of_zero_and_nan(dt, form):
+    """relu is x where x >= 0 or NaN, else 0: -0 stays -0 (PyTorch's bits), in every form."""
+    vals = [-0.0, 0.0, -1.0, 2.0, NAN, -INF, INF]
+    f = {"pyth.relu": pyth.relu, "Tensor.relu": lambda x: x.relu(), "F.relu": F.relu,
+         "nn.ReLU": nn.ReLU()}[form]
+    x = pyth.tensor(vals, dtype=getattr(pyth, dt))
+    got = np.array(f(x[::1]).tolist())
+    want = np.array([-0.0, 0.0, 0.0, 2.0, NAN, 0.0, INF])
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(got, want)
+    xt = pyth.tensor([[-0.0, -3.0], [4.0, 0.0]], dtype=getattr(pyth, dt)).t()   # transposed
+    assert np.signbit(np.array(f(xt).tolist())).tolist() == [[True, False], [False, False]]
