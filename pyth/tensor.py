@@ -231,7 +231,10 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        """All dims reversed."""
+        """All dims reversed (outside autograd a matrix takes t()'s shorter path to the same
+        view; in the graph the node is PermuteBackward0, as PyTorch's)."""
+        if self._ag is None and self._h.nDimension == 2:
+            return self.t()
         return self.permute(*range(self.dim() - 1, -1, -1))
 
     def permute(self, *dims: Any) -> "Tensor":
@@ -256,7 +259,8 @@ class Tensor:
     def view(self, *shape: Any) -> "Tensor":
         """Same data, new shape; RuntimeError where the strides forbid it (see reshape)."""
         sizes = parse_sizes(shape, "view")
-        return wrap(self.dtype, self.dtype.tensor.newView(self._h, len(sizes), c_sizes(sizes)))
+        dt = self.dtype
+        return wrap(dt, dt.tensor.newView(self._h, len(sizes), c_sizes(sizes)))
 
     def view_as(self, other: "Tensor") -> "Tensor":
         return self.view(other.size())

@@ -61,8 +61,27 @@ def _two_writes(L, buf, x):
     buf[2:].mul_(x[1:])
 
 
+def _through_transposes(L, buf, x):   # .T, t(), permute: the view methods' direct path
+    buf.T[:, 0].mul_(x)
+    buf.t()[1].add_(x[1:])
+    buf.permute(1, 0)[2].mul_(x[:2])
+
+
+def _through_narrow_select(L, buf, x):
+    buf.narrow(0, 1, 2).select(0, 1).add_(x)
+    buf.view(12).narrow(0, 0, 3).mul_(x)
+
+
+def _through_unsqueeze_squeeze(L, buf, x):
+    buf.unsqueeze(0).squeeze(0).unsqueeze(1).select(1, 0).mul_(x)
+    buf.reshape(3, 1).expand(3, 1).flatten().add_(x)
+
+
 # (name, base shape, writer)
 VIEW_WRITES = [
+    ("through_transposes", (2, 3), _through_transposes),
+    ("through_narrow_select", (4, 3), _through_narrow_select),
+    ("through_unsqueeze_squeeze", (3,), _through_unsqueeze_squeeze),
     ("copy_into_element", (3,), _copy_into_element),
     ("add_into_tail", (4,), _add_into_tail),
     ("mul_into_transposed_row", (2, 3), _mul_into_transposed_row),
@@ -567,3 +586,25 @@ def test_base_modified_after_an_untracked_view_was_taken_is_a_known_gap():
     assert buf.requires_grad and not v.requires_grad
     w = buf[1:]       # a view taken afterwards is in the graph
     assert w.requires_grad
+
+
+@pytest.mark.parametrize("make", [lambda b: b.view(6), lambda b: b.T, lambda b: b.t(),
+                                  lambda b: b.permute(1, 0), lambda b: b.narrow(0, 0, 1),
+                                  lambda b: b[0], lambda b: b.unsqueeze(0), lambda b: b.reshape(3, 2)])
+def test_view_made_without_grad_refuses_a_recorded_write(make):
+    """A view of an untracked tensor made in no_grad mode (by the view methods' direct path)
+    refuses an in-place op recorded later, as PyTorch's; made with grad mode on it records
+    CopySlices on the base."""
+    x, tx = grad_pair([1.0, 2.0, 3.0])
+    base, tbase = pyth.zeros(2, 3, dtype=pyth.float64), torch.zeros(2, 3, dtype=torch.float64)
+    with pyth.no_grad():
+        v = make(base)
+    with torch.no_grad():
+        tv = make(tbase)
+    for view, xx in ((v, x), (tv, tx)):
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode"):
+            view.mul_(xx.sum())
+    w, tw = make(base), make(tbase)
+    w.mul_(x.sum())
+    tw.mul_(tx.sum())
+    assert type(base.grad_fn).__name__ == type(tbase.grad_fn).__name__ == "CopySlices"

@@ -23,7 +23,8 @@ from typing import Any, Callable
 import pyth as P
 
 from .._errors import check, raise_error
-from .._th import ffi
+from .._th import ffi, lib
+from ..dtypes import ALL_DTYPES
 from ..tensor import Tensor, c_sizes, wrap
 from . import grad_mode, pointwise_nodes
 from .graph import _FREED, Node
@@ -1307,6 +1308,10 @@ _METHOD_ONLY = ("view", "reshape", "view_as", "reshape_as", "flatten", "expand",
                 "transpose", "t", "permute", "narrow", "select", "diagonal", "unfold",
                 "as_strided", "clone", "contiguous", "to", "squeeze", "unsqueeze", "repeat")
 
+# view methods whose arguments are only ints (or sequences of them): see _view_method
+_PLAIN_VIEWS = frozenset(("view", "reshape", "flatten", "expand", "transpose", "t", "permute",
+                          "narrow", "select", "unfold", "squeeze", "unsqueeze"))
+
 _INPLACE_SPECIAL = {"copy_": "copy_", "fill_": "fill_", "zero_": "zero_",
                     "index_add_": "index_add", "index_copy_": "index_copy",
                     "index_fill_": "index_fill", "scatter_": "scatter",
@@ -1335,7 +1340,9 @@ def install() -> None:
     # methods with their own signatures (views, conversions)
     raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
     for n, raw in raw_methods.items():
-        setattr(Tensor, n, differentiable(TABLE[n], raw))
+        w = differentiable(TABLE[n], raw)
+        setattr(Tensor, n, _view_method(raw, w, n in ("reshape", "flatten")) if n in _PLAIN_VIEWS
+                else w)
     # functions (and the methods that call them)
     sources = {}
     for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
@@ -1424,10 +1431,28 @@ def _install_operators(pointwise: Any) -> None:
         table = {dt.tensor_class: _full_reduction_new(dt, name) for dt in (P.float32, P.float64)}
         setattr(Tensor, name, _unary_method(table, T[name], reduced[name]))
     mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
-    Tensor.__matmul__ = lambda self, other: (mm(self, other) if isinstance(other, Tensor)
-                                             else NotImplemented)
+    Tensor.__matmul__ = _matmul_operator(mm)
     Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
                                               else NotImplemented)
+
+
+def _matmul_operator(mm: Callable) -> Callable:
+    """a @ b: two tensors of one class outside autograd take the C product directly (it sizes
+    its result and checks the shapes); a failed call, and every other case, go through the
+    recorded matmul mm, which raises the precise error."""
+    kinds = frozenset(dt for dt in ALL_DTYPES if dt.name != "bool")
+
+    def matmul(self: Tensor, other: Any) -> Any:
+        if type(other) is type(self) and self._ag is None and other._ag is None:
+            dt = self.dtype
+            if dt in kinds:
+                r = wrap(dt, dt.tensor.new())
+                if dt.tensor.matmul(r._h, self._h, other._h) == 0:
+                    return r
+                lib.THError_clear()
+        return mm(self, other) if isinstance(other, Tensor) else NotImplemented
+    matmul.__name__ = "__matmul__"
+    return matmul
 
 
 def _setitem(recorded: Callable, indexing: Any) -> Callable:
@@ -1521,6 +1546,33 @@ def _class_entries(table: dict) -> dict[type, dict]:
     return out
 
 
+def _view_method(raw: Callable, w: Callable, may_copy: bool) -> Callable:
+    """t.view(...), t.permute(...), ...: on a tensor outside autograd, called with positional
+    arguments (ints, which no graph can reach), the C view directly and its base remembered,
+    which is all the recorded function w would do there; anything else goes through w.
+    may_copy: the op copies when the strides allow no view (reshape, flatten), told apart by
+    the storage."""
+    mark, state = mark_view, grad_mode.state
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self._ag is None and not kwargs:
+            r = raw(self, *args)
+            if r is not self and (not may_copy or r._h.storage == self._h.storage):
+                if state.enabled:   # mark_view(r, self), inlined for its common case
+                    vb = getattr(self, "_vb", None)
+                    r._vb = self if vb is None else vb
+                else:
+                    mark(r, self)
+            return r
+        return w(self, *args, **kwargs)
+    method.__name__, method.__doc__ = raw.__name__, raw.__doc__
+    method.__wrapped__ = raw
+    return method
+
+
+_I64 = 2**63
+
+
 def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
     """t[index]: ints and slices on a tensor outside autograd are a view made directly (the
     recorded function's work for them is only remembering the view's base); everything else
@@ -1530,7 +1582,17 @@ def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
     def __getitem__(self: Tensor, index: Any) -> Any:
         if self._ag is None:
             tp = type(index)
-            if tp is int_ or tp is slice_ or tp is tuple_:
+            if tp is int_:   # t[i]: the C select (which checks i against the size)
+                h = self._h
+                if h.nDimension and -_I64 <= index < _I64:   # (else: cffi's OverflowError)
+                    dt = self.dtype
+                    s = dt.tensor.newSelect(h, 0, index)
+                    if s:
+                        r = wrap(dt, s)
+                        mark(r, self)
+                        return r
+                    lib.THError_clear()   # out of range: the general path's IndexError
+            elif tp is slice_ or tp is tuple_:
                 r = basic(self, index if tp is tuple_ else (index,))
                 if r is not None:
                     mark(r, self)
