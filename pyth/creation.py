@@ -50,6 +50,8 @@ def with_keywords(fn: Callable, name: str, has_out: bool = True) -> Callable:
 
     @functools.wraps(fn)
     def factory(*args: Any, out: Tensor | None = None, dtype: Any = None, **kwargs: Any) -> Tensor:
+        if not kwargs and out is None:   # zeros(3, 4), zeros(3, dtype=...): nothing to check
+            return fn(*args, dtype=dtype)
         extra = {k: kwargs.pop(k) for k in list(kwargs) if k in named or k == "requires_grad"}
         _check_keywords(name, kwargs)
         if out is not None and not has_out:
@@ -102,6 +104,10 @@ def _materialise(data: Any) -> Any:
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a copy of data (scalar, nested sequences, any iterable, ndarray)."""
+    if type(data) is list and device is None and not pin_memory:   # [1.0, 2.0]: no checks
+        t = _f.number_list(data, dtype)
+        if t is not None:
+            return t
     _check_keywords("tensor", {"device": device, "pin_memory": pin_memory})
     if isinstance(data, (list, tuple, Tensor, np.ndarray)) or np.isscalar(data):
         try:  # the common case, without a Python pass over the data

@@ -3,6 +3,7 @@ from_numpy."""
 
 from __future__ import annotations
 
+import array
 import math
 import numbers
 from typing import Any, Sequence
@@ -62,12 +63,53 @@ def _scan(data: Any, shape: list, depth: int, path: list) -> _dt.dtype | None:
     return _scalar_dtype(data)
 
 
+# dtype -> the array module's code for its C type: the dtypes a list of numbers packs into
+_ARRAY_CODES = {_dt.float64: "d", _dt.float32: "f", _dt.int64: "q", _dt.int32: "i",
+                _dt.int16: "h", _dt.int8: "b", _dt.uint8: "B"}
+_NUMBERS = frozenset((float, int))
+_F32_EXACT = 1 << 24   # ints a float32 holds exactly (larger ones would round twice: via double)
+
+
+def number_list(data: list, dtype: _dt.dtype | None) -> Tensor | None:
+    """tensor() of a list, or a list of equal-length lists, of Python floats and ints (no bools),
+    the commonest literal: packed by the array module (C's conversions, as numpy's) and copied
+    in by one memmove. None for anything else, which tensor() then scans in general."""
+    shape: tuple = (len(data),)
+    if data and type(data[0]) is list:
+        n = len(data[0])
+        for row in data:
+            if type(row) is not list or len(row) != n:
+                return None
+        shape, data = (len(data), n), [v for row in data for v in row]
+    kinds = set(map(type, data))
+    if not kinds or not kinds <= _NUMBERS:
+        return None
+    dt = _dt.resolve(dtype) or (_dt.get_default_dtype() if float in kinds else _dt.int64)
+    code = _ARRAY_CODES.get(dt)
+    if code is None or float in kinds and code not in "fd":
+        return None   # floats into an integer dtype truncate: the general path's rules
+    if code == "f" and int in kinds and \
+            not all(-_F32_EXACT <= v <= _F32_EXACT for v in data if type(v) is int):
+        return None
+    try:
+        buf = array.array(code, data)
+    except (OverflowError, TypeError):
+        return None   # the general path raises the error PyTorch gives
+    t = _empty(shape, dt)
+    ffi.memmove(dt.tensor.data(t._h), buf, len(buf) * buf.itemsize)
+    return t
+
+
 def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of data (a scalar, nested lists, an ndarray or a tensor).
 
     Python floats become the default float dtype, ints int64, bools bool; numpy scalars keep
     their dtype.
     """
+    if type(data) is list:
+        t = number_list(data, dtype)
+        if t is not None:
+            return t
     dtype = _dt.resolve(dtype)
     if isinstance(data, Tensor):
         return data.to(dtype or data.dtype, copy=True)

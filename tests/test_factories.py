@@ -20,6 +20,7 @@ from _support import (
     kw,
     np_via_tolist,
     pdt,
+    torch,
 )
 
 import pyth
@@ -603,3 +604,48 @@ def test_failed_allocations_do_not_leak():
     if live(before) is None:
         pytest.skip(f"unknown memory_stats layout: {sorted(before)}")
     assert live(after) <= live(before)
+
+
+_LIST_CASES = [
+    [1.0, 2.0], [1, 2, 3], [1, 2.5], [0.1, -0.0, math.inf, -math.inf, math.nan],
+    [1e40, -1e40, 3.4028235e38, 3.4028236e38, 1e-46], [2 ** 53 + 1, 2 ** 62, -2 ** 63],
+    [2 ** 24 + 1, 0.5], [2 ** 63], [300, -129], [[1.0, 2.0], [3.0, 4.0]], [[1, 2], [3, 4]],
+    [[1.0], [2.0, 3.0]], [[1.0, 2.0], 3.0], [True, 1], [], [[]], [1.5, 2.5],
+]
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int64", "int32", "int16",
+                                   "int8", "uint8", "float16", "bool"])
+@pytest.mark.parametrize("data", _LIST_CASES, ids=repr)
+def test_tensor_of_a_number_list_is_the_general_path(data, dtype):
+    """A list of Python numbers takes a packed shortcut (factories.number_list): the same
+    dtype, shape and bits as the general path (a tuple of the same data), or the same error."""
+    dt = pdt(dtype) if dtype else None
+    as_tuple = tuple(tuple(v) if type(v) is list else v for v in data)
+
+    def make(d):
+        try:
+            with np.errstate(over="ignore"):
+                return pyth.tensor(d, dtype=dt)
+        except Exception as e:   # noqa: BLE001  (the same class either way)
+            return type(e)
+    a, b = make(data), make(as_tuple)
+    if isinstance(b, type):
+        assert a is b
+        return
+    assert a.dtype is b.dtype and a.shape == b.shape
+    assert a.numpy().tobytes() == b.numpy().tobytes()
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch")
+@pytest.mark.parametrize("data", [[1.0, 2.0], [1, 2], [1, 2.5], [[0.1, 2], [3, 4e39]],
+                                  [2 ** 53 + 1, -7]], ids=repr)
+def test_tensor_of_a_number_list_matches_torch(data):
+    flat = [v for r in data for v in (r if type(r) is list else [r])]
+    for dt in (None, "float32", "float64", "int64"):
+        if dt == "int64" and any(type(v) is float for v in flat):
+            continue
+        p = pyth.tensor(data, dtype=pdt(dt) if dt else None)
+        t = torch.tensor(data, dtype=getattr(torch, dt) if dt else None)
+        assert p.dtype.name == str(t.dtype).replace("torch.", "")
+        assert p.numpy().tobytes() == t.numpy().tobytes()
