@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from . import dtypes as _dt
 from ._errors import check
 from ._promotion import can_cast, promote_types
-from ._th import ffi
+from ._th import ffi, lib
 from ._ops import as_method, conflicts, result_of
 from .tensor import Tensor, _empty, as_count, as_dim, as_index, c_sizes, parse_sizes, wrap
 
@@ -119,6 +119,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
     All sizes but dim's must agree. As in PyTorch, legacy empty tensors of size (0,) are
     skipped whatever the others' shapes: cat([pyth.tensor([]), x]) equals x.
     """
+    if out is None:
+        r = _join_same(tensors, dim, False)
+        if r is not None:
+            return r
     tensors = _tensor_list(tensors, "cat")
     if not tensors:
         raise ValueError("cat(): expected a non-empty list of Tensors")
@@ -142,6 +146,40 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -
         total += size[d]
     r = _output("cat", ref[:d] + [total] + ref[d + 1:], dt, out, tensors)
     _join(r, [t for _, t, _ in parts], d, False)
+    return r
+
+
+def _join_same(tensors: Any, dim: Any, stacked: bool) -> Tensor | None:
+    """cat or stack of a list of tensors of one class (one dtype) and one number of dims (at
+    least one), along an int dim in range: the result sized from the first, the others checked
+    and copied by one C call (catArray checks that each fits). None for anything else, and when
+    a part does not fit: the general path then says exactly why."""
+    if type(tensors) not in (list, tuple) or not tensors or type(dim) is not int:
+        return None
+    t0 = tensors[0]
+    cls = type(t0)
+    dt = getattr(cls, "dtype", None) if issubclass(cls, Tensor) else None
+    if dt is None:
+        return None
+    nd = t0._h.nDimension
+    n = nd + 1 if stacked else nd
+    if n == 0 or not -n <= dim < n:
+        return None
+    d = dim % n
+    handles = []
+    for t in tensors:
+        if type(t) is not cls or t._h.nDimension != nd:
+            return None
+        handles.append(t._h)
+    shape = ffi.unpack(t0._h.size, nd)
+    if stacked:
+        shape.insert(d, len(handles))
+    else:
+        shape[d] = sum(h.size[d] for h in handles)
+    r = _empty(shape, dt)
+    if dt.tensor.catArray(r._h, handles, len(handles), d, stacked):
+        lib.THError_clear()
+        return None
     return r
 
 
@@ -180,6 +218,10 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, out: Tensor | None 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     """Equal-shaped tensors joined along a new dim (a copy, promoted like cat)."""
+    if out is None:
+        r = _join_same(tensors, dim, True)
+        if r is not None:
+            return r
     tensors = _tensor_list(tensors, "stack")
     if not tensors:
         raise RuntimeError("stack(): expects a non-empty TensorList")
