@@ -237,7 +237,8 @@ def _check(input: Tensor, grid: Tensor, mode: int) -> int:
     if nd == 3 and mode == lib.THNN_GRID_BICUBIC:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"grid_sampler_{nd}d_cpu\" not implemented for "
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if nd == 2 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{_TORCH_NAMES.get(input.dtype, input.dtype.real)}'")
     if grid.dtype is not input.dtype:
         raise RuntimeError(f"expected scalar type {_TORCH_NAMES[input.dtype]} but found "
@@ -278,12 +279,13 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
 def _linspace_from_neg_one(n: int, align: bool, ft: type) -> np.ndarray:
     """n normalised pixel positions: the corner pixels' centres at -1 and 1 with align_corners,
     else the pixel centres of [-1, 1] cut in n cells; 0 for a single pixel. Computed in the
-    dtype's precision with PyTorch's linspace rule (each half counted from its own end)."""
+    dtype's precision by PyTorch's linspace rule (each half counted from its own end, each
+    value end +- step * i rounded once, as its fused multiply-add does)."""
     if n <= 1:
         return np.zeros(1, ft)
     i = np.arange(n)
-    step = ft(2) / ft(n - 1)
-    r = np.where(i < n // 2, ft(-1) + step * i.astype(ft), ft(1) - step * (n - 1 - i).astype(ft))
+    step, wide = ft(2) / ft(n - 1), np.longdouble
+    r = np.where(i < n // 2, wide(-1) + wide(step) * i, wide(1) - wide(step) * (n - 1 - i))
     r = r.astype(ft)
     return r if align else (r * ft(n - 1) / ft(n)).astype(ft)
 
