@@ -216,7 +216,9 @@ def test_double_backward():
     x = pyth.tensor(rng.standard_normal((1, 2, 3, 3))).requires_grad_()
     g = pyth.tensor(_smooth_grid(rng, (1, 2, 2, 2), (3, 3), True)).requires_grad_()
     for mode, padding in (("bilinear", "reflection"), ("bicubic", "border")):
-        assert gradgradcheck(lambda a, b: F.grid_sample(a, b, mode, padding, True), (x, g))
+        def f(a, b, mode=mode, padding=padding):
+            return F.grid_sample(a, b, mode, padding, True)
+        assert gradgradcheck(f, (x, g))
     y = F.grid_sample(x, g, "nearest", "zeros", True)
     gx, gg = pyth.autograd.grad(y.sum(), [x, g], create_graph=True)
     inside = F.grid_sample(x.detach() * 0 + 1, g.detach(), "nearest", "zeros", True).sum()
@@ -322,8 +324,8 @@ def test_affine_grid_errors_and_warnings():
         (lambda: F.affine_grid(th, (2, 0, 4, 5), False), ValueError,
          r"Expected non-zero, positive output size. Got \(2, 0, 4, 5\)"),
         (lambda: F.affine_grid(th, (3, 3, 4, 5), False), RuntimeError,
-         r"Expected size for first two dimensions of batch2 tensor to be: \[3, 3\] but got: "
-         r"\[2, 3\]"),
+         (r"Expected size for first two dimensions of batch2 tensor to be: \[3, 3\] but got: "
+         r"\[2, 3\]")),
     ]
     for call, exc, msg in cases:
         with pytest.raises(exc, match=msg):
@@ -340,20 +342,20 @@ def _error_cases():
         ("padding", lambda: F.grid_sample(x, g, padding_mode="edge"), ValueError,
          "expected padding_mode to be 'zeros', 'border', or 'reflection', but got: 'edge'"),
         ("batch", lambda: F.grid_sample(x, g[:1], align_corners=False), RuntimeError,
-         "expected grid and input to have same batch size, but got input with sizes "
-         "[2, 3, 4, 5] and grid with sizes [1, 6, 7, 2]"),
+         ("expected grid and input to have same batch size, but got input with sizes "
+         "[2, 3, 4, 5] and grid with sizes [1, 6, 7, 2]")),
         ("last dim", lambda: F.grid_sample(x, pyth.zeros(2, 6, 7, 3), align_corners=False),
-         RuntimeError, "expected grid to have size 2 in last dimension, but got grid with "
-                       "sizes [2, 6, 7, 3]"),
+         RuntimeError, ("expected grid to have size 2 in last dimension, but got grid with "
+                       "sizes [2, 6, 7, 3]")),
         ("empty", lambda: F.grid_sample(x[:, :, :0], g, align_corners=False), RuntimeError,
-         "expected input to have non-empty spatial dimensions, but input has sizes "
-         "[2, 3, 0, 5] with dimension 2 being empty"),
+         ("expected input to have non-empty spatial dimensions, but input has sizes "
+         "[2, 3, 0, 5] with dimension 2 being empty")),
         ("dims", lambda: F.grid_sample(x, pyth.zeros(2, 1, 6, 7, 2), align_corners=False),
-         RuntimeError, "expected 4D input and grid with same number of dimensions, but got "
-                       "input with sizes [2, 3, 4, 5] and grid with sizes [2, 1, 6, 7, 2]"),
+         RuntimeError, ("expected 4D input and grid with same number of dimensions, but got "
+                       "input with sizes [2, 3, 4, 5] and grid with sizes [2, 1, 6, 7, 2]")),
         ("unbatched", lambda: F.grid_sample(x[0], pyth.zeros(3, 7, 1), align_corners=False),
-         RuntimeError, "expected 5D input and grid with same number of dimensions, but got "
-                       "input with sizes [3, 4, 5] and grid with sizes [3, 7, 1]"),
+         RuntimeError, ("expected 5D input and grid with same number of dimensions, but got "
+                       "input with sizes [3, 4, 5] and grid with sizes [3, 7, 1]")),
         ("bicubic 3d", lambda: F.grid_sample(pyth.zeros(1, 1, 2, 2, 2), pyth.zeros(1, 1, 1, 1, 3),
                                              "bicubic", align_corners=False),
          RuntimeError, "bicubic interpolation only supports 4D input"),
@@ -376,7 +378,7 @@ def test_errors(case):
 @pytest.mark.parametrize("case", _error_cases(), ids=lambda c: c[0])
 def test_errors_as_torch(case):
     """The same call in PyTorch raises the same class with the same message."""
-    name, call, exc, msg = case
+    name, _, exc, msg = case
     to_torch = {"mode": lambda: TF.grid_sample(torch.zeros(2, 3, 4, 5), torch.zeros(2, 6, 7, 2),
                                                mode="foo")}
     x, g = torch.zeros(2, 3, 4, 5), torch.zeros(2, 6, 7, 2)
