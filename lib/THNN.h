@@ -12,6 +12,11 @@
 
 #define THNN_(NAME) TH_CONCAT_3(THNN_, Real, NAME)
 
+/* grid sampling's interpolation and padding modes (generic/THNNGridSampler.h), numbered as
+ * PyTorch's torch.grid_sampler takes them */
+enum { THNN_GRID_BILINEAR = 0, THNN_GRID_NEAREST = 1, THNN_GRID_BICUBIC = 2 };
+enum { THNN_GRID_ZEROS = 0, THNN_GRID_BORDER = 1, THNN_GRID_REFLECTION = 2 };
+
 #include "generic/THNNActivation.h"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNSoftMax.h"
@@ -25,6 +30,8 @@
 #include "generic/THNNPooling.h"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLinear.h"
+#include "THGenerateBlasTypes.h"
+#include "generic/THNNGridSampler.h"
 #include "THGenerateBlasTypes.h"
 
 #endif

@@ -2,8 +2,8 @@
 
 Compositions of differentiable tensor ops (linear, bilinear, dropout, the regression and binary
 losses) live here; the functions over THNN kernels (softmax and NLL, activations, convolution,
-pooling, normalisation, embedding) are autograd Functions in the _*_kernels modules, imported
-at the end.
+pooling, normalisation, embedding; grid sampling in _grid_sample) are autograd Functions or kernel
+nodes in the _*_kernels modules, imported at the end.
 """
 
 from __future__ import annotations
@@ -492,6 +492,8 @@ from ._interpolate import (channel_shuffle, interpolate,  # noqa: E402, F401
                            native_channel_shuffle, pixel_shuffle, pixel_unshuffle, upsample,
                            upsample_bilinear, upsample_nearest)
 from ._padding import pad  # noqa: E402, F401
+# ---- spatial transformers (THNN kernels: generic/THNNGridSampler.c; affine_grid composed) ----
+from ._grid_sample import affine_grid, grid_sample  # noqa: E402, F401
 # ---- attention (compositions of differentiable ops) ------------------------------------------
 from ._attention import (multi_head_attention_forward,  # noqa: E402, F401
                          scaled_dot_product_attention)
