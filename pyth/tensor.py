@@ -437,11 +437,13 @@ class Tensor:
     # ---- Python scalars and lists ----
     def item(self) -> Any:
         """The value of a one-element tensor as a Python scalar."""
-        n = self.numel()
+        dt, h = self.dtype, self._h
+        c = dt.tensor
+        n = c.nElement(h)
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        check(self.dtype.tensor.checkBounds(self._h, b"item()"))
-        return self.dtype.from_c(self.dtype.tensor.data(self._h)[0])
+        check(c.checkBounds(h, b"item()"))
+        return dt.from_c(c.data(h)[0])
 
     def tolist(self) -> Any:
         """Nested Python lists (a scalar for 0-dim)."""

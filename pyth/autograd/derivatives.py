@@ -1341,8 +1341,11 @@ def install() -> None:
     raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
     for n, raw in raw_methods.items():
         w = differentiable(TABLE[n], raw)
-        setattr(Tensor, n, _view_method(raw, w, n in ("reshape", "flatten")) if n in _PLAIN_VIEWS
-                else w)
+        if n in _PLAIN_VIEWS:
+            w = _view_method(raw, w, n in ("reshape", "flatten"))
+        elif n in ("contiguous", "clone"):
+            w = _bare_method(raw, w)
+        setattr(Tensor, n, w)
     # functions (and the methods that call them)
     sources = {}
     for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
@@ -1571,6 +1574,18 @@ def _view_method(raw: Callable, w: Callable, may_copy: bool) -> Callable:
 
 
 _I64 = 2**63
+
+
+def _bare_method(raw: Callable, w: Callable) -> Callable:
+    """t.contiguous(), t.clone(): called without arguments on a tensor outside autograd, raw
+    directly (the recorded function w would only call it)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self._ag is None and not args and not kwargs:
+            return raw(self)
+        return w(self, *args, **kwargs)
+    method.__name__, method.__doc__ = raw.__name__, raw.__doc__
+    method.__wrapped__ = raw
+    return method
 
 
 def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
