@@ -24,3 +24,5 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLinear.c"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNCTC.c"
+#include "THGenerateBlasTypes.h"

@@ -26,5 +26,7 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLinear.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNCTC.h"
+#include "THGenerateBlasTypes.h"
 
 #endif
