@@ -170,6 +170,11 @@ def test_embedding_bag_empty_shapes_and_layouts():
         np.testing.assert_array_equal(F.embedding_bag(pyth.zeros(2, 0, dtype=pyth.int64), w,
                                                       mode=mode).numpy(), np.zeros((2, 3)))
         assert tuple(F.embedding_bag(pyth.zeros(0, 4, dtype=pyth.int64), w).shape) == (0, 3)
+    # no bags at all: every position's weight gets a zero gradient
+    ps = pyth.tensor(RNG.random(3)).requires_grad_()
+    y = F.embedding_bag(pyth.tensor([1, 2, 3]), w, e, mode="sum", per_sample_weights=ps)
+    y.sum().backward()
+    np.testing.assert_array_equal(ps.grad.numpy(), np.zeros(3))
     wt = pyth.tensor(np.ascontiguousarray(W.T)).t()          # non-contiguous weight
     assert not wt.is_contiguous()
     i32 = pyth.tensor(IDX, dtype=pyth.int32)
