@@ -26,3 +26,5 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNGridSampler.c"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNCTC.c"
+#include "THGenerateBlasTypes.h"

@@ -473,6 +473,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
 from ._functional_norm import (batch_norm, dropout1d, dropout2d, embedding,  # noqa: E402
                                group_norm, layer_norm)
+# ---- CTC loss, embedding bags (THNN kernels: generic/THNNCTC.c, THNNLookupTable.c) ----------
+from ._ctc_kernels import ctc_loss  # noqa: E402, F401
+from ._embedding_kernels import embedding_bag  # noqa: E402, F401
 # ---- convolution and pooling (THNN kernels: generic/THNNConvolution.c, THNNPooling.c) --------
 from ._conv_kernels import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
 from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
