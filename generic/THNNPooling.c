@@ -5,10 +5,11 @@
 #include "THNNPool.h"
 
 /* Every kernel is written once for 3-D (T, H, W) planes and serves 2-D through a depth of 1 (a
- * unit kernel, stride and dilation and no padding along T, so the depth loops run once). Every
- * kernel walks planes (one (n, c) pair each, contiguous T x H x W) and splits them between
- * threads when there is enough work; the windows of one plane run on one thread, so the
- * backward's scatter into a plane never races. */
+ * unit kernel, stride and dilation and no padding along T, so the depth loops run once; the
+ * average poolings compile a copy of their plane loop with the depth a constant, see avgPlane).
+ * Every kernel walks planes (one (n, c) pair each, contiguous T x H x W) and splits them
+ * between threads when there is enough work; the windows of one plane run on one thread, so
+ * the backward's scatter into a plane never races. */
 
 static int THNN_(poolInput)(THTensor *input, int nd, const char *op) {
   char a[TH_SIZE_STR_LEN];
@@ -41,7 +42,7 @@ static int64_t THNN_(poolOut)(int64_t in, int64_t k, int64_t s, int64_t pad, int
  * Messages are PyTorch's (its 2-D average pooling words the padding check differently). */
 static int THNN_(poolShape)(THTensor *input, int nd, THNNPoolGeometry *g, int ceilMode,
                             int isMax, const char *op) {
-  char a[96], b[96];
+  char a[96], b[96], c[96];
   int ok = 1, bad = -1;
   for (int d = 0; d < 3; d++) ok &= g->k[d] > 0;
   THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s: kernel size should be greater than zero, but got %s",
@@ -56,8 +57,25 @@ static int THNN_(poolShape)(THTensor *input, int nd, THNNPoolGeometry *g, int ce
     if (bad < 0 && g->pad[d] < 0) bad = d;
   THArgCheck(bad < 0, TH_ERR_RUNTIME, -1, "pad must be non-negative, but got pad: %lld",
              (long long)g->pad[bad < 0 ? 0 : bad]);
+  THTry(THNN_(poolInput)(input, nd, op), -1);
+  THNN_(poolSizes)(input, nd, g->in);
+  /* the effective kernel (k - 1) dil + 1, and a bound on every sum the windows' arithmetic
+   * makes (I + 2 pad + effective kernel + stride), checked against overflow once here */
+  int64_t eff[3];
+  for (int d = 0; d < 3; d++) {
+    int64_t bound;
+    ok &= THSize_mul(&eff[d], g->k[d] - 1, g->dil[d]) == 0 &&
+          THSize_add(&eff[d], eff[d], 1) == 0 && THSize_mul(&bound, g->pad[d], 2) == 0 &&
+          THSize_add(&bound, bound, eff[d]) == 0 && THSize_add(&bound, bound, g->s[d]) == 0 &&
+          THSize_add(&bound, bound, g->in[d]) == 0;
+  }
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "%s: the kernel size, stride, padding and dilation overflow int64 (kernel %s, "
+             "stride %s, padding %s)", op, THNN_poolDims(a, sizeof a, NULL, nd, g->k),
+             THNN_poolDims(b, sizeof b, NULL, nd, g->s),
+             THNN_poolDims(c, sizeof c, NULL, nd, g->pad));
   for (int d = 0; d < 3; d++)
-    if (bad < 0 && 2 * g->pad[d] > (g->k[d] - 1) * g->dil[d] + 1) bad = d;
+    if (bad < 0 && g->pad[d] > eff[d] / 2) bad = d;
   if (isMax || nd == 3) {
     THArgCheck(bad < 0, TH_ERR_RUNTIME, -1,
                "pad should be at most half of effective kernel size, but got pad=%lld, "
@@ -69,8 +87,6 @@ static int THNN_(poolShape)(THTensor *input, int nd, THNNPoolGeometry *g, int ce
                "%lld, padH = %lld, kW = %lld, kH = %lld", (long long)g->pad[2],
                (long long)g->pad[1], (long long)g->k[2], (long long)g->k[1]);
   }
-  THTry(THNN_(poolInput)(input, nd, op), -1);
-  THNN_(poolSizes)(input, nd, g->in);
   for (int d = 0; d < 3; d++) {
     g->out[d] = THNN_(poolOut)(g->in[d], g->k[d], g->s[d], g->pad[d], g->dil[d], ceilMode);
     ok &= g->out[d] >= 1;
@@ -309,47 +325,71 @@ int THNN_(VolumetricDilatedMaxPooling_updateGradInput)(THTensor *gradInput,
 
 /* ---- average pooling ------------------------------------------------------------------------ */
 
-/* The forward (sums each window into output) or, with backward, the adjoint (spreads each
- * gradOutput cell over its window into gradInput): one walk of the windows for both. */
-static void THNN_(avgWalk)(const real *src, real *dst, int64_t planes, const THNNPoolGeometry *g,
-                           int countIncludePad, int64_t divisorOverride, int backward) {
-  const int64_t T = g->in[0], H = g->in[1], W = g->in[2];
-  const int64_t oT = g->out[0], oH = g->out[1], oW = g->out[2];
-  const int64_t n = T * H * W, on = oT * oH * oW;
+/* Average pooling, one plane: the forward (src the input, dst the output) divides each window's
+ * sum, the backward (src gradOutput, dst gradInput) spreads each cell over its window; the
+ * divisor is divisorOverride, or the window's size counting the padding or not. flat, a
+ * constant where each copy is called, says the pooling has a depth of 1 (a 2-D one): the
+ * compiler then folds the depth loops out of that copy, which is the 2-D kernel as it would be
+ * written on its own (one set of depth loops costs 2-D average pooling 10-20%). */
+static inline void THNN_(avgPlane)(const real *src, real *dst, const THNNPoolGeometry *g,
+                                   int countIncludePad, int64_t divisorOverride,
+                                   const int backward, const int flat) {
+  const int64_t T = flat ? 1 : g->in[0], H = g->in[1], W = g->in[2];
+  const int64_t oT = flat ? 1 : g->out[0], oH = g->out[1], oW = g->out[2];
+  const int64_t kT = flat ? 1 : g->k[0], kH = g->k[1], kW = g->k[2];
+  const int64_t sT = flat ? 1 : g->s[0], sH = g->s[1], sW = g->s[2];
+  const int64_t padT = flat ? 0 : g->pad[0], padH = g->pad[1], padW = g->pad[2];
+  for (int64_t t = 0; t < oT; t++) {
+    int64_t t0, t1;
+    const int64_t lt = THNN_avgSpan(t, T, kT, sT, padT, &t0, &t1);
+    for (int64_t i = 0; i < oH; i++) {
+      int64_t h0, h1;
+      const int64_t lh = THNN_avgSpan(i, H, kH, sH, padH, &h0, &h1);
+      for (int64_t j = 0; j < oW; j++) {
+        int64_t w0, w1;
+        const int64_t lw = THNN_avgSpan(j, W, kW, sW, padW, &w0, &w1);
+        const accreal div = (accreal)(divisorOverride > 0 ? divisorOverride
+                                      : countIncludePad ? lt * lh * lw
+                                      : (t1 - t0) * (h1 - h0) * (w1 - w0));
+        const int64_t o = (t * oH + i) * oW + j;
+        if (backward) {
+          const real v = (real)(src[o] / div);
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) dst[(d * H + h) * W + w] += v;
+        } else {
+          accreal s = 0;
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) s += src[(d * H + h) * W + w];
+          dst[o] = (t0 >= t1 || h0 >= h1 || w0 >= w1) ? 0 : (real)(s / div);
+        }
+      }
+    }
+  }
+}
+
+/* Average pooling's forward (src the input, dst the output) or backward (src gradOutput, dst
+ * gradInput, zeroed), the planes split between threads. */
+static void THNN_(avgPool_)(const real *src, real *dst, int64_t planes, const THNNPoolGeometry *g,
+                            int countIncludePad, int64_t divisorOverride, int backward) {
+  const int64_t n = g->in[0] * g->in[1] * g->in[2], on = g->out[0] * g->out[1] * g->out[2];
+  const int64_t sn = backward ? on : n, dn = backward ? n : on;
+  const int flat = g->in[0] == 1 && g->out[0] == 1 && g->k[0] == 1 && g->pad[0] == 0;
   const int par = THParallel_worth(planes * on, (int64_t)sizeof(real) * g->k[0] * g->k[1] *
                                                 g->k[2]);
 #pragma omp parallel for if (par)
   for (int64_t p = 0; p < planes; p++) {
-    const real *sp = src + (backward ? p * on : p * n);
-    real *dp = dst + (backward ? p * n : p * on);
-    for (int64_t t = 0; t < oT; t++) {
-      int64_t t0, t1;
-      const int64_t lt = THNN_avgSpan(t, T, g->k[0], g->s[0], g->pad[0], &t0, &t1);
-      for (int64_t i = 0; i < oH; i++) {
-        int64_t h0, h1;
-        const int64_t lh = THNN_avgSpan(i, H, g->k[1], g->s[1], g->pad[1], &h0, &h1);
-        for (int64_t j = 0; j < oW; j++) {
-          int64_t w0, w1;
-          const int64_t lw = THNN_avgSpan(j, W, g->k[2], g->s[2], g->pad[2], &w0, &w1);
-          const accreal div = (accreal)(divisorOverride > 0 ? divisorOverride
-                                        : countIncludePad ? lt * lh * lw
-                                        : (t1 - t0) * (h1 - h0) * (w1 - w0));
-          const int64_t o = (t * oH + i) * oW + j;
-          if (backward) {
-            const real v = (real)(sp[o] / div);
-            for (int64_t d = t0; d < t1; d++)
-              for (int64_t h = h0; h < h1; h++)
-                for (int64_t w = w0; w < w1; w++) dp[(d * H + h) * W + w] += v;
-          } else {
-            accreal s = 0;
-            for (int64_t d = t0; d < t1; d++)
-              for (int64_t h = h0; h < h1; h++)
-                for (int64_t w = w0; w < w1; w++) s += sp[(d * H + h) * W + w];
-            dp[o] = (t0 >= t1 || h0 >= h1 || w0 >= w1) ? 0 : (real)(s / div);
-          }
-        }
-      }
-    }
+    const real *sp = src + p * sn;
+    real *dp = dst + p * dn;
+    if (backward && flat)
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 1, 1);
+    else if (backward)
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 1, 0);
+    else if (flat)
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 0, 1);
+    else
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 0, 0);
   }
 }
 
@@ -373,8 +413,8 @@ static int THNN_(avgPool)(THTensor *output, THTensor *input, int nd, THNNPoolGeo
   THTry(THNN_(poolResult)(output, input, nd, g->out, op), -1);
   THTensor *in = THTensor_(newContiguous)(input);
   if (!in) return -1;
-  THNN_(avgWalk)(THTensor_(data)(in), THTensor_(data)(output), input->size[0] * input->size[1],
-                 g, countIncludePad, divisorOverride, 0);
+  THNN_(avgPool_)(THTensor_(data)(in), THTensor_(data)(output), input->size[0] * input->size[1],
+                  g, countIncludePad, divisorOverride, 0);
   THTensor_(free)(in);
   return 0;
 }
@@ -387,8 +427,8 @@ static int THNN_(avgPoolGrad)(THTensor *gradInput, THTensor *gradOutput, THTenso
   THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, g->out, op), -1);
   THTensor *go = THTensor_(newContiguous)(gradOutput);
   if (!go) return -1;
-  THNN_(avgWalk)(THTensor_(data)(go), THTensor_(data)(gradInput),
-                 input->size[0] * input->size[1], g, countIncludePad, divisorOverride, 1);
+  THNN_(avgPool_)(THTensor_(data)(go), THTensor_(data)(gradInput),
+                  input->size[0] * input->size[1], g, countIncludePad, divisorOverride, 1);
   THTensor_(free)(go);
   return 0;
 }
@@ -444,52 +484,67 @@ int THNN_(VolumetricAveragePooling_updateGradInput)(THTensor *gradInput, THTenso
 
 /* Checks the requested output size (the last nd of out; T = 1 in 2-D) and the input, fills g. */
 static int THNN_(adaptiveShape)(THTensor *input, int nd, THNNPoolGeometry *g, const char *op) {
-  char a[96];
+  char a[TH_SIZE_STR_LEN];
   THArgCheck(g->out[0] >= 0 && g->out[1] >= 0 && g->out[2] >= 0, TH_ERR_RUNTIME, -1,
-             "%s: elements of output_size must be greater than or equal to 0 but received (%s)",
-             op, THNN_poolDims(a, sizeof a, NULL, nd, g->out));
+             "%s: elements of output_size must be greater than or equal to 0 but received %s",
+             op, THSize_str(a, sizeof a, nd, g->out + 3 - nd));
   THTry(THNN_(poolInput)(input, nd, op), -1);
   THNN_(poolSizes)(input, nd, g->in);
   return 0;
 }
 
-/* Adaptive average pooling's forward or, with backward, its adjoint (as avgWalk). */
-static void THNN_(adaptiveAvgWalk)(const real *src, real *dst, int64_t planes,
-                                   const THNNPoolGeometry *g, int backward) {
-  const int64_t T = g->in[0], H = g->in[1], W = g->in[2];
-  const int64_t oT = g->out[0], oH = g->out[1], oW = g->out[2];
-  const int64_t n = T * H * W, on = oT * oH * oW;
-  const int par = THParallel_worth(planes * n, (int64_t)sizeof(real) * (backward ? 2 : 1));
-#pragma omp parallel for if (par)
-  for (int64_t p = 0; p < planes; p++) {
-    const real *sp = src + (backward ? p * on : p * n);
-    real *dp = dst + (backward ? p * n : p * on);
-    for (int64_t t = 0; t < oT; t++) {
-      int64_t t0, t1;
-      THNN_adaptiveSpan(t, T, oT, &t0, &t1);
-      for (int64_t i = 0; i < oH; i++) {
-        int64_t h0, h1;
-        THNN_adaptiveSpan(i, H, oH, &h0, &h1);
-        for (int64_t j = 0; j < oW; j++) {
-          int64_t w0, w1;
-          THNN_adaptiveSpan(j, W, oW, &w0, &w1);
-          const accreal cells = (accreal)((t1 - t0) * (h1 - h0) * (w1 - w0));
-          const int64_t o = (t * oH + i) * oW + j;
-          if (backward) {
-            const real v = (real)(sp[o] / cells);
-            for (int64_t d = t0; d < t1; d++)
-              for (int64_t h = h0; h < h1; h++)
-                for (int64_t w = w0; w < w1; w++) dp[(d * H + h) * W + w] += v;
-          } else {
-            accreal s = 0;
-            for (int64_t d = t0; d < t1; d++)
-              for (int64_t h = h0; h < h1; h++)
-                for (int64_t w = w0; w < w1; w++) s += sp[(d * H + h) * W + w];
-            dp[o] = (real)(s / cells);
-          }
+/* Adaptive average pooling, one plane: the forward (src the input, dst the output) or the
+ * backward (src gradOutput, dst gradInput), flat as in avgPlane (a depth of 1 as a constant). */
+static inline void THNN_(adaptiveAvgPlane)(const real *src, real *dst, const THNNPoolGeometry *g,
+                                           const int backward, const int flat) {
+  const int64_t T = flat ? 1 : g->in[0], H = g->in[1], W = g->in[2];
+  const int64_t oT = flat ? 1 : g->out[0], oH = g->out[1], oW = g->out[2];
+  for (int64_t t = 0; t < oT; t++) {
+    int64_t t0, t1;
+    THNN_adaptiveSpan(t, T, oT, &t0, &t1);
+    for (int64_t i = 0; i < oH; i++) {
+      int64_t h0, h1;
+      THNN_adaptiveSpan(i, H, oH, &h0, &h1);
+      for (int64_t j = 0; j < oW; j++) {
+        int64_t w0, w1;
+        THNN_adaptiveSpan(j, W, oW, &w0, &w1);
+        const accreal cells = (accreal)((t1 - t0) * (h1 - h0) * (w1 - w0));
+        const int64_t o = (t * oH + i) * oW + j;
+        if (backward) {
+          const real v = (real)(src[o] / cells);
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) dst[(d * H + h) * W + w] += v;
+        } else {
+          accreal s = 0;
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) s += src[(d * H + h) * W + w];
+          dst[o] = (real)(s / cells);
         }
       }
     }
+  }
+}
+
+static void THNN_(adaptiveAvgPool_)(const real *src, real *dst, int64_t planes,
+                                    const THNNPoolGeometry *g, int backward) {
+  const int64_t n = g->in[0] * g->in[1] * g->in[2], on = g->out[0] * g->out[1] * g->out[2];
+  const int64_t sn = backward ? on : n, dn = backward ? n : on;
+  const int flat = g->in[0] == 1 && g->out[0] == 1;
+  const int par = THParallel_worth(planes * n, (int64_t)sizeof(real) * (backward ? 2 : 1));
+#pragma omp parallel for if (par)
+  for (int64_t p = 0; p < planes; p++) {
+    const real *sp = src + p * sn;
+    real *dp = dst + p * dn;
+    if (backward && flat)
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 1, 1);
+    else if (backward)
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 1, 0);
+    else if (flat)
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 0, 1);
+    else
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 0, 0);
   }
 }
 
@@ -500,8 +555,8 @@ static int THNN_(adaptiveAvgPool)(THTensor *output, THTensor *input, int nd, int
   THTry(THNN_(poolResult)(output, input, nd, g.out, op), -1);
   THTensor *in = THTensor_(newContiguous)(input);
   if (!in) return -1;
-  THNN_(adaptiveAvgWalk)(THTensor_(data)(in), THTensor_(data)(output),
-                         input->size[0] * input->size[1], &g, 0);
+  THNN_(adaptiveAvgPool_)(THTensor_(data)(in), THTensor_(data)(output),
+                          input->size[0] * input->size[1], &g, 0);
   THTensor_(free)(in);
   return 0;
 }
@@ -515,8 +570,8 @@ static int THNN_(adaptiveAvgPoolGrad)(THTensor *gradInput, THTensor *gradOutput,
   THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, g.out, op), -1);
   THTensor *go = THTensor_(newContiguous)(gradOutput);
   if (!go) return -1;
-  THNN_(adaptiveAvgWalk)(THTensor_(data)(go), THTensor_(data)(gradInput),
-                         input->size[0] * input->size[1], &g, 1);
+  THNN_(adaptiveAvgPool_)(THTensor_(data)(go), THTensor_(data)(gradInput),
+                          input->size[0] * input->size[1], &g, 1);
   THTensor_(free)(go);
   return 0;
 }

@@ -33,9 +33,16 @@ _LAYERS = {"max": "DilatedMaxPooling", "avg": "AveragePooling",
 _INDEXED = ("max", "adaptive_max")
 
 
+_KERNELS: dict = {}  # (kind, rank, verb, dtype) -> the C function, looked up once
+
+
 def _kernel(kind: str, x: Tensor, verb: str) -> Any:
-    layer = ("Volumetric" if x.dim() == 5 else "Spatial") + _LAYERS[kind]
-    return _fn(f"{layer}_{verb}", x.dtype)
+    key = (kind, x.dim(), verb, x.dtype)
+    fn = _KERNELS.get(key)
+    if fn is None:
+        layer = ("Volumetric" if key[1] == 5 else "Spatial") + _LAYERS[kind]
+        fn = _KERNELS[key] = _fn(f"{layer}_{verb}", x.dtype)
+    return fn
 
 
 def _forward(kind: str, x: Tensor, args: tuple) -> tuple:
@@ -146,8 +153,10 @@ def _planes(x: Tensor, nd: int, op: str, adaptive: bool = False) -> tuple:
         raise _rank_error(x, nd, op, adaptive)
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"{op}: expected a floating point input, got {x.dtype}")
-    batched = x.dim() == nd + 2
-    empty = [i for i in range(x.dim()) if x.size(i) == 0 and (i > 0 or not batched)]
+    shape = tuple(x.shape)
+    batched = len(shape) == nd + 2
+    empty = [i for i in range(len(shape)) if shape[i] == 0 and (i > 0 or not batched)] \
+        if 0 in shape else ()
     if empty and adaptive:
         raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch "
                            f"dimensions, but input has sizes {list(x.shape)} with dimension "
