@@ -4,17 +4,29 @@
 
 #include "THNNPool.h"
 
-/* Every kernel walks planes (one (n, c) pair each, contiguous H x W) and splits them between
- * threads when there is enough work; the windows of one plane run on one thread, so the
- * backward's scatter into a plane never races. */
+/* Every kernel is written once for 3-D (T, H, W) planes and serves 2-D through a depth of 1 (a
+ * unit kernel, stride and dilation and no padding along T, so the depth loops run once; the
+ * average poolings compile a copy of their plane loop with the depth a constant, see avgPlane).
+ * Every kernel walks planes (one (n, c) pair each, contiguous T x H x W) and splits them
+ * between threads when there is enough work; the windows of one plane run on one thread, so
+ * the backward's scatter into a plane never races. */
 
-static int THNN_(poolInput)(THTensor *input, const char *op) {
+static int THNN_(poolInput)(THTensor *input, int nd, const char *op) {
   char a[TH_SIZE_STR_LEN];
-  THArgCheck(input->nDimension == 4 && input->size[1] > 0 && input->size[2] > 0 &&
-             input->size[3] > 0, TH_ERR_RUNTIME, -1,
-             "%s: expected a 4-D (N, C, H, W) input with non-zero C, H and W, got size %s", op,
+  int ok = input->nDimension == nd + 2;
+  for (int d = 1; ok && d < nd + 2; d++) ok = input->size[d] > 0;
+  THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s: expected a %s input with non-zero %s, got size %s", op,
+             nd == 3 ? "5-D (N, C, T, H, W)" : "4-D (N, C, H, W)",
+             nd == 3 ? "C, T, H and W" : "C, H and W",
              THSize_str(a, sizeof a, input->nDimension, input->size));
   return THTensor_(checkBounds)(input, op);
+}
+
+/* The (T, H, W) sizes of an nd-D pooling's input (T = 1 in 2-D). */
+static void THNN_(poolSizes)(THTensor *input, int nd, int64_t in[3]) {
+  in[0] = nd == 3 ? input->size[2] : 1;
+  in[1] = input->size[nd];
+  in[2] = input->size[nd + 1];
 }
 
 /* PyTorch's pooling output size along one dim. */
@@ -26,62 +38,100 @@ static int64_t THNN_(poolOut)(int64_t in, int64_t k, int64_t s, int64_t pad, int
   return out;
 }
 
-static int THNN_(poolShape)(THTensor *input, int64_t kH, int64_t kW, int64_t sH, int64_t sW,
-                            int64_t padH, int64_t padW, int64_t dilH, int64_t dilW,
-                            int ceilMode, int isMax, int64_t *oH, int64_t *oW,
-                            const char *op) {
-  THArgCheck(kH > 0 && kW > 0, TH_ERR_RUNTIME, -1,
-             "%s: kernel size should be greater than zero, but got kH: %lld kW: %lld", op,
-             (long long)kH, (long long)kW);
-  THArgCheck(sH > 0 && sW > 0, TH_ERR_RUNTIME, -1,
-             "%s: stride should be greater than zero, but got dH: %lld dW: %lld", op,
-             (long long)sH, (long long)sW);
-  THArgCheck(dilH > 0 && dilW > 0, TH_ERR_RUNTIME, -1,
-             "%s: dilation should be greater than zero, but got dilationH: %lld dilationW: %lld",
-             op, (long long)dilH, (long long)dilW);
-  if (isMax) {
-    THArgCheck(padH >= 0 && padW >= 0 && padH <= ((kH - 1) * dilH + 1) / 2 &&
-               padW <= ((kW - 1) * dilW + 1) / 2, TH_ERR_RUNTIME, -1,
-               "pad should be at most half of effective kernel size, but got pad=%lld, "
-               "kernel_size=%lld and dilation=%lld",
-               (long long)(padH * 2 > (kH - 1) * dilH + 1 ? padH : padW),
-               (long long)(padH * 2 > (kH - 1) * dilH + 1 ? kH : kW),
-               (long long)(padH * 2 > (kH - 1) * dilH + 1 ? dilH : dilW));
-  } else {
-    THArgCheck(padH >= 0 && padW >= 0 && padH <= kH / 2 && padW <= kW / 2, TH_ERR_RUNTIME, -1,
-               "pad should be smaller than or equal to half of kernel size, but got padW = "
-               "%lld, padH = %lld, kW = %lld, kH = %lld", (long long)padW, (long long)padH,
-               (long long)kW, (long long)kH);
+/* Checks g's kernel, stride, padding and dilation and the input, then fills g->in and g->out.
+ * Messages are PyTorch's (its 2-D average pooling words the padding check differently). */
+static int THNN_(poolShape)(THTensor *input, int nd, THNNPoolGeometry *g, int ceilMode,
+                            int isMax, const char *op) {
+  char a[96], b[96], c[96];
+  int ok = 1, bad = -1;
+  for (int d = 0; d < 3; d++) ok &= g->k[d] > 0;
+  THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s: kernel size should be greater than zero, but got %s",
+             op, THNN_poolDims(a, sizeof a, "k", nd, g->k));
+  for (int d = 0; d < 3; d++) ok &= g->s[d] > 0;
+  THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s: stride should be greater than zero, but got %s", op,
+             THNN_poolDims(a, sizeof a, "d", nd, g->s));
+  for (int d = 0; d < 3; d++) ok &= g->dil[d] > 0;
+  THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s: dilation should be greater than zero, but got %s", op,
+             THNN_poolDims(a, sizeof a, "dilation", nd, g->dil));
+  for (int d = 0; d < 3; d++)
+    if (bad < 0 && g->pad[d] < 0) bad = d;
+  THArgCheck(bad < 0, TH_ERR_RUNTIME, -1, "pad must be non-negative, but got pad: %lld",
+             (long long)g->pad[bad < 0 ? 0 : bad]);
+  THTry(THNN_(poolInput)(input, nd, op), -1);
+  THNN_(poolSizes)(input, nd, g->in);
+  /* the effective kernel (k - 1) dil + 1, and a bound on every sum the windows' arithmetic
+   * makes (I + 2 pad + effective kernel + stride), checked against overflow once here */
+  int64_t eff[3];
+  for (int d = 0; d < 3; d++) {
+    int64_t bound;
+    ok &= THSize_mul(&eff[d], g->k[d] - 1, g->dil[d]) == 0 &&
+          THSize_add(&eff[d], eff[d], 1) == 0 && THSize_mul(&bound, g->pad[d], 2) == 0 &&
+          THSize_add(&bound, bound, eff[d]) == 0 && THSize_add(&bound, bound, g->s[d]) == 0 &&
+          THSize_add(&bound, bound, g->in[d]) == 0;
   }
-  THTry(THNN_(poolInput)(input, op), -1);
-  const int64_t C = input->size[1], H = input->size[2], W = input->size[3];
-  *oH = THNN_(poolOut)(H, kH, sH, padH, dilH, ceilMode);
-  *oW = THNN_(poolOut)(W, kW, sW, padW, dilW, ceilMode);
-  THArgCheck(*oH >= 1 && *oW >= 1, TH_ERR_RUNTIME, -1,
-             "Given input size: (%lldx%lldx%lld). Calculated output size: (%lldx%lldx%lld). "
-             "Output size is too small", (long long)C, (long long)H, (long long)W,
-             (long long)C, (long long)*oH, (long long)*oW);
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "%s: the kernel size, stride, padding and dilation overflow int64 (kernel %s, "
+             "stride %s, padding %s)", op, THNN_poolDims(a, sizeof a, NULL, nd, g->k),
+             THNN_poolDims(b, sizeof b, NULL, nd, g->s),
+             THNN_poolDims(c, sizeof c, NULL, nd, g->pad));
+  for (int d = 0; d < 3; d++)
+    if (bad < 0 && g->pad[d] > eff[d] / 2) bad = d;
+  if (isMax || nd == 3) {
+    THArgCheck(bad < 0, TH_ERR_RUNTIME, -1,
+               "pad should be at most half of effective kernel size, but got pad=%lld, "
+               "kernel_size=%lld and dilation=%lld", (long long)g->pad[bad < 0 ? 0 : bad],
+               (long long)g->k[bad < 0 ? 0 : bad], (long long)g->dil[bad < 0 ? 0 : bad]);
+  } else {
+    THArgCheck(bad < 0, TH_ERR_RUNTIME, -1,
+               "pad should be smaller than or equal to half of kernel size, but got padW = "
+               "%lld, padH = %lld, kW = %lld, kH = %lld", (long long)g->pad[2],
+               (long long)g->pad[1], (long long)g->k[2], (long long)g->k[1]);
+  }
+  for (int d = 0; d < 3; d++) {
+    g->out[d] = THNN_(poolOut)(g->in[d], g->k[d], g->s[d], g->pad[d], g->dil[d], ceilMode);
+    ok &= g->out[d] >= 1;
+  }
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "Given input size: (%lldx%s). Calculated output size: (%lldx%s). "
+             "Output size is too small", (long long)input->size[1],
+             THNN_poolDims(a, sizeof a, NULL, nd, g->in), (long long)input->size[1],
+             THNN_poolDims(b, sizeof b, NULL, nd, g->out));
   return 0;
 }
 
-static int THNN_(poolResult)(THTensor *r, THTensor *input, int64_t oH, int64_t oW,
+static int THNN_(poolResult)(THTensor *r, THTensor *input, int nd, const int64_t out[3],
                              const char *op) {
-  const int64_t size[4] = {input->size[0], input->size[1], oH, oW};
-  THTry(THTensor_(resize)(r, 4, size), -1);
+  const int64_t size[5] = {input->size[0], input->size[1], out[3 - nd], out[4 - nd], out[2]};
+  THTry(THTensor_(resize)(r, nd + 2, size), -1);
   THArgCheck(THTensor_(isContiguous)(r), TH_ERR_RUNTIME, -1, "%s: the result must be contiguous",
              op);
   return 0;
 }
 
+static int THNN_(poolIndices)(THLongTensor *indices, THTensor *output, const char *op) {
+  THTry(THLongTensor_resize(indices, output->nDimension, output->size), -1);
+  THArgCheck(THLongTensor_isContiguous(indices), TH_ERR_RUNTIME, -1,
+             "%s: the indices must be contiguous", op);
+  return 0;
+}
+
+/* The output size an nd-D gradOutput gives (T = 1 in 2-D), after checking its rank. */
+static int THNN_(poolGradSizes)(THTensor *gradOutput, int nd, int64_t out[3], const char *op) {
+  THArgCheck(gradOutput->nDimension == nd + 2, TH_ERR_RUNTIME, -1,
+             "%s backward: expected a %d-D gradOutput", op, nd + 2);
+  THNN_(poolSizes)(gradOutput, nd, out);
+  return 0;
+}
+
 static int THNN_(poolGradInput)(THTensor *gradInput, THTensor *gradOutput, THTensor *input,
-                                int64_t oH, int64_t oW, const char *op) {
-  char a[TH_SIZE_STR_LEN];
-  THArgCheck(gradOutput->nDimension == 4 && gradOutput->size[0] == input->size[0] &&
-             gradOutput->size[1] == input->size[1] && gradOutput->size[2] == oH &&
-             gradOutput->size[3] == oW, TH_ERR_RUNTIME, -1,
-             "%s backward: expected gradOutput of size [%lld, %lld, %lld, %lld], got %s", op,
-             (long long)input->size[0], (long long)input->size[1], (long long)oH, (long long)oW,
-             THSize_str(a, sizeof a, gradOutput->nDimension, gradOutput->size));
+                                int nd, const int64_t out[3], const char *op) {
+  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+  const int64_t want[5] = {input->size[0], input->size[1], out[3 - nd], out[4 - nd], out[2]};
+  int ok = gradOutput->nDimension == nd + 2;
+  for (int d = 0; ok && d < nd + 2; d++) ok = gradOutput->size[d] == want[d];
+  THArgCheck(ok, TH_ERR_RUNTIME, -1, "%s backward: expected gradOutput of size %s, got %s", op,
+             THSize_str(a, sizeof a, nd + 2, want),
+             THSize_str(b, sizeof b, gradOutput->nDimension, gradOutput->size));
   THTry(THTensor_(checkBounds)(gradOutput, op), -1);
   THTry(THTensor_(resizeAs)(gradInput, input), -1);
   THArgCheck(THTensor_(isContiguous)(gradInput), TH_ERR_RUNTIME, -1,
@@ -92,31 +142,31 @@ static int THNN_(poolGradInput)(THTensor *gradInput, THTensor *gradOutput, THTen
 /* ---- max pooling ---------------------------------------------------------------------------- */
 
 /* Whether candidate v (of index k) replaces the running maximum m (of index *best): when it is
- * larger, or NaN while m is not, so the first NaN of a window wins and otherwise the first
+ * larger, or NaN, so the last NaN of a window wins (PyTorch's rule) and otherwise the first
  * maximum (ties keep the earlier). A select, not a branch: on data of random sign the branch
  * mispredicts about every other element, which made this kernel 20x slower than a select. */
 #ifndef THNN_MAX_TAKE
-#define THNN_MAX_TAKE(m, best, v, k)                      \
-  do {                                                    \
-    const int take_ = ((v) > m) | (((v) != (v)) & (m == m)); \
-    m = take_ ? (v) : m;                                  \
-    best = take_ ? (k) : best;                            \
+#define THNN_MAX_TAKE(m, best, v, k)            \
+  do {                                          \
+    const int take_ = ((v) > m) | ((v) != (v)); \
+    m = take_ ? (v) : m;                        \
+    best = take_ ? (k) : best;                  \
   } while (0)
 #endif
 
-/* A plane of the common MaxPool2d(2): 2 x 2 windows at stride 2 that lie inside the plane. */
-static void THNN_(maxPool2x2)(const real *plane, int64_t H, int64_t W, int64_t oH, int64_t oW,
-                              real *y, int64_t *ind) {
-  (void)H;
+/* A slice of the common MaxPool2d(2): 2 x 2 windows at stride 2 that lie inside the slice, whose
+ * first element is element base of its plane; simd when the plane's indices fit 32 bits. */
+static void THNN_(maxPool2x2)(const real *slice, int64_t base, int64_t W, int64_t oH, int64_t oW,
+                              real *y, int64_t *ind, int simd) {
+  (void)simd;
   for (int64_t i = 0; i < oH; i++) {
-    const real *r0 = plane + 2 * i * W, *r1 = r0 + W;
+    const real *r0 = slice + 2 * i * W, *r1 = r0 + W;
     int64_t j = 0;
 #if defined(TH_REAL_IS_FLOAT) && defined(THNN_HAVE_POOL_SIMD)
-    if (H * W <= INT32_MAX) j = THNN_maxPool2x2RowFloat(r0, W, 2 * i * W, oW, y + i * oW,
-                                                        ind + i * oW);
+    if (simd) j = THNN_maxPool2x2RowFloat(r0, W, base + 2 * i * W, oW, y + i * oW, ind + i * oW);
 #endif
     for (; j < oW; j++) {
-      const int64_t k = 2 * i * W + 2 * j;
+      const int64_t k = base + 2 * i * W + 2 * j;
       real m = r0[2 * j];
       int64_t best = k;
       THNN_MAX_TAKE(m, best, r0[2 * j + 1], k + 1);
@@ -128,51 +178,65 @@ static void THNN_(maxPool2x2)(const real *plane, int64_t H, int64_t W, int64_t o
   }
 }
 
-int THNN_(SpatialDilatedMaxPooling_updateOutput)(THTensor *output, THLongTensor *indices,
-                                                 THTensor *input, int64_t kH, int64_t kW,
-                                                 int64_t sH, int64_t sW, int64_t padH,
-                                                 int64_t padW, int64_t dilH, int64_t dilW,
-                                                 int ceilMode) {
-  const char *op = "max_pool2d()";
-  int64_t oH, oW;
-  THTry(THNN_(poolShape)(input, kH, kW, sH, sW, padH, padW, dilH, dilW, ceilMode, 1, &oH, &oW,
-                         op), -1);
-  THTry(THNN_(poolResult)(output, input, oH, oW, op), -1);
-  const int64_t isize[4] = {input->size[0], input->size[1], oH, oW};
-  THTry(THLongTensor_resize(indices, 4, isize), -1);
-  THArgCheck(THLongTensor_isContiguous(indices), TH_ERR_RUNTIME, -1,
-             "%s: the indices must be contiguous", op);
+/* The first position a dilated window starting at o * s - pad reaches inside [0, in), and the
+ * end of its reach. */
+static inline void THNN_(maxSpan)(int64_t o, int64_t in, int64_t k, int64_t s, int64_t pad,
+                                  int64_t dil, int64_t *lo, int64_t *hi) {
+  int64_t a = o * s - pad;
+  *hi = TH_MIN(a + (k - 1) * dil + 1, in);
+  while (a < 0) a += dil;
+  *lo = a;
+}
+
+static int THNN_(maxPool)(THTensor *output, THLongTensor *indices, THTensor *input, int nd,
+                          THNNPoolGeometry *g, int ceilMode, const char *op) {
+  THTry(THNN_(poolShape)(input, nd, g, ceilMode, 1, op), -1);
+  THTry(THNN_(poolResult)(output, input, nd, g->out, op), -1);
+  THTry(THNN_(poolIndices)(indices, output, op), -1);
   THTensor *in = THTensor_(newContiguous)(input);
   if (!in) return -1;
-  const int64_t planes = input->size[0] * input->size[1], H = input->size[2], W = input->size[3];
+  const int64_t T = g->in[0], H = g->in[1], W = g->in[2];
+  const int64_t oT = g->out[0], oH = g->out[1], oW = g->out[2];
+  const int64_t kT = g->k[0], kH = g->k[1], kW = g->k[2], sT = g->s[0], sH = g->s[1],
+                sW = g->s[2], padT = g->pad[0], padH = g->pad[1], padW = g->pad[2],
+                dilT = g->dil[0], dilH = g->dil[1], dilW = g->dil[2];
+  const int64_t planes = input->size[0] * input->size[1], n = T * H * W, on = oT * oH * oW;
   const real *x = THTensor_(data)(in);
   real *y = THTensor_(data)(output);
   int64_t *ind = THLongTensor_data(indices);
-  const int two = kH == 2 && kW == 2 && sH == 2 && sW == 2 && padH == 0 && padW == 0 &&
-                  dilH == 1 && dilW == 1 && 2 * oH <= H && 2 * oW <= W;
-  const int par = THParallel_worth(planes * oH * oW, (int64_t)sizeof(real) * kH * kW);
+  const int two = kT == 1 && sT == 1 && padT == 0 && dilT == 1 && kH == 2 && kW == 2 &&
+                  sH == 2 && sW == 2 && padH == 0 && padW == 0 && dilH == 1 && dilW == 1 &&
+                  2 * oH <= H && 2 * oW <= W;
+  const int simd = n <= INT32_MAX;
+  const int par = THParallel_worth(planes * on, (int64_t)sizeof(real) * kT * kH * kW);
 #pragma omp parallel for if (par)
   for (int64_t p = 0; p < planes; p++) {
-    const real *plane = x + p * H * W;
-    if (two) {
-      THNN_(maxPool2x2)(plane, H, W, oH, oW, y + p * oH * oW, ind + p * oH * oW);
-      continue;
-    }
-    for (int64_t i = 0; i < oH; i++) {
-      int64_t h0 = i * sH - padH;
-      const int64_t h1 = TH_MIN(h0 + (kH - 1) * dilH + 1, H);
-      while (h0 < 0) h0 += dilH;
-      for (int64_t j = 0; j < oW; j++) {
-        int64_t w0 = j * sW - padW;
-        const int64_t w1 = TH_MIN(w0 + (kW - 1) * dilW + 1, W);
-        while (w0 < 0) w0 += dilW;
-        int64_t best = h0 * W + w0;
-        real m = -INFINITY;
-        for (int64_t h = h0; h < h1; h += dilH)
-          for (int64_t w = w0; w < w1; w += dilW)
-            THNN_MAX_TAKE(m, best, plane[h * W + w], h * W + w);
-        y[(p * oH + i) * oW + j] = m;
-        ind[(p * oH + i) * oW + j] = best;
+    const real *plane = x + p * n;
+    real *yp = y + p * on;
+    int64_t *ip = ind + p * on;
+    for (int64_t t = 0; t < oT; t++) {
+      if (two) {
+        THNN_(maxPool2x2)(plane + t * H * W, t * H * W, W, oH, oW, yp + t * oH * oW,
+                          ip + t * oH * oW, simd);
+        continue;
+      }
+      int64_t t0, t1;
+      THNN_(maxSpan)(t, T, kT, sT, padT, dilT, &t0, &t1);
+      for (int64_t i = 0; i < oH; i++) {
+        int64_t h0, h1;
+        THNN_(maxSpan)(i, H, kH, sH, padH, dilH, &h0, &h1);
+        for (int64_t j = 0; j < oW; j++) {
+          int64_t w0, w1;
+          THNN_(maxSpan)(j, W, kW, sW, padW, dilW, &w0, &w1);
+          int64_t best = (t0 * H + h0) * W + w0;
+          real m = -INFINITY;
+          for (int64_t d = t0; d < t1; d += dilT)
+            for (int64_t h = h0; h < h1; h += dilH)
+              for (int64_t w = w0; w < w1; w += dilW)
+                THNN_MAX_TAKE(m, best, plane[(d * H + h) * W + w], (d * H + h) * W + w);
+          yp[(t * oH + i) * oW + j] = m;
+          ip[(t * oH + i) * oW + j] = best;
+        }
       }
     }
   }
@@ -180,38 +244,39 @@ int THNN_(SpatialDilatedMaxPooling_updateOutput)(THTensor *output, THLongTensor 
   return 0;
 }
 
-int THNN_(SpatialDilatedMaxPooling_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
-                                                    THTensor *input, THLongTensor *indices) {
-  const char *op = "max_pool2d()";
-  THTry(THNN_(poolInput)(input, op), -1);
-  THArgCheck(gradOutput->nDimension == 4, TH_ERR_RUNTIME, -1,
-             "%s backward: expected a 4-D gradOutput", op);
-  THArgCheck(indices->nDimension == 4 && indices->size[0] == gradOutput->size[0] &&
-             indices->size[1] == gradOutput->size[1] && indices->size[2] == gradOutput->size[2] &&
-             indices->size[3] == gradOutput->size[3], TH_ERR_RUNTIME, -1,
+/* gradInput = gradOutput added at indices, within each plane (max and adaptive max pooling). */
+static int THNN_(maxScatter)(THTensor *gradInput, THTensor *gradOutput, THTensor *input,
+                             THLongTensor *indices, int nd, const char *op) {
+  int64_t in[3], out[3];
+  THTry(THNN_(poolInput)(input, nd, op), -1);
+  THTry(THNN_(poolGradSizes)(gradOutput, nd, out, op), -1);
+  int same = indices->nDimension == gradOutput->nDimension;
+  for (int d = 0; same && d < nd + 2; d++) same = indices->size[d] == gradOutput->size[d];
+  THArgCheck(same, TH_ERR_RUNTIME, -1,
              "%s backward: indices and gradOutput have different shapes", op);
   THTry(THLongTensor_checkBounds(indices, op), -1);
-  const int64_t oH = gradOutput->size[2], oW = gradOutput->size[3];
-  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, oH, oW, op), -1);
+  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, out, op), -1);
   THTensor *go = THTensor_(newContiguous)(gradOutput);
   THLongTensor *ix = go ? THLongTensor_newContiguous(indices) : NULL;
   int rc = -1;
   if (!ix) goto done;
-  const int64_t planes = input->size[0] * input->size[1], n = input->size[2] * input->size[3];
+  THNN_(poolSizes)(input, nd, in);
+  const int64_t planes = input->size[0] * input->size[1], n = in[0] * in[1] * in[2];
+  const int64_t on = out[0] * out[1] * out[2];
   const real *g = THTensor_(data)(go);
   const int64_t *ind = THLongTensor_data(ix);
   real *gi = THTensor_(data)(gradInput);
   int bad = 0;
-  const int par = THParallel_worth(planes * oH * oW, (int64_t)sizeof(real) * 2);
+  const int par = THParallel_worth(planes * on, (int64_t)sizeof(real) * 2);
 #pragma omp parallel for if (par) reduction(| : bad)
   for (int64_t p = 0; p < planes; p++) {
-    for (int64_t e = 0; e < oH * oW; e++) {
-      const int64_t k = ind[p * oH * oW + e];
+    for (int64_t e = 0; e < on; e++) {
+      const int64_t k = ind[p * on + e];
       if (k < 0 || k >= n) {
         bad = 1;
         continue;
       }
-      gi[p * n + k] += g[p * oH * oW + e];
+      gi[p * n + k] += g[p * on + e];
     }
   }
   if (bad) {
@@ -226,61 +291,156 @@ done:
   return rc;
 }
 
+int THNN_(SpatialDilatedMaxPooling_updateOutput)(THTensor *output, THLongTensor *indices,
+                                                 THTensor *input, int64_t kH, int64_t kW,
+                                                 int64_t sH, int64_t sW, int64_t padH,
+                                                 int64_t padW, int64_t dilH, int64_t dilW,
+                                                 int ceilMode) {
+  THNNPoolGeometry g = {.k = {1, kH, kW}, .s = {1, sH, sW}, .pad = {0, padH, padW},
+                        .dil = {1, dilH, dilW}};
+  return THNN_(maxPool)(output, indices, input, 2, &g, ceilMode, "max_pool2d()");
+}
+
+int THNN_(SpatialDilatedMaxPooling_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
+                                                    THTensor *input, THLongTensor *indices) {
+  return THNN_(maxScatter)(gradInput, gradOutput, input, indices, 2, "max_pool2d()");
+}
+
+int THNN_(VolumetricDilatedMaxPooling_updateOutput)(THTensor *output, THLongTensor *indices,
+                                                    THTensor *input, int64_t kT, int64_t kH,
+                                                    int64_t kW, int64_t sT, int64_t sH,
+                                                    int64_t sW, int64_t padT, int64_t padH,
+                                                    int64_t padW, int64_t dilT, int64_t dilH,
+                                                    int64_t dilW, int ceilMode) {
+  THNNPoolGeometry g = {.k = {kT, kH, kW}, .s = {sT, sH, sW}, .pad = {padT, padH, padW},
+                        .dil = {dilT, dilH, dilW}};
+  return THNN_(maxPool)(output, indices, input, 3, &g, ceilMode, "max_pool3d()");
+}
+
+int THNN_(VolumetricDilatedMaxPooling_updateGradInput)(THTensor *gradInput,
+                                                       THTensor *gradOutput, THTensor *input,
+                                                       THLongTensor *indices) {
+  return THNN_(maxScatter)(gradInput, gradOutput, input, indices, 3, "max_pool3d()");
+}
+
 /* ---- average pooling ------------------------------------------------------------------------ */
 
-/* The window of output cell (i, j), clipped to the plane, and its divisor. */
-static void THNN_(avgWindow)(int64_t i, int64_t j, int64_t H, int64_t W, int64_t kH, int64_t kW,
-                             int64_t sH, int64_t sW, int64_t padH, int64_t padW,
-                             int countIncludePad, int64_t divisorOverride, int64_t *h0,
-                             int64_t *h1, int64_t *w0, int64_t *w1, accreal *div) {
-  *h0 = i * sH - padH;
-  *w0 = j * sW - padW;
-  *h1 = TH_MIN(*h0 + kH, H + padH);
-  *w1 = TH_MIN(*w0 + kW, W + padW);
-  const int64_t padded = (*h1 - *h0) * (*w1 - *w0);
-  *h0 = TH_MAX(*h0, 0);
-  *w0 = TH_MAX(*w0, 0);
-  *h1 = TH_MIN(*h1, H);
-  *w1 = TH_MIN(*w1, W);
-  if (divisorOverride > 0)
-    *div = (accreal)divisorOverride;
-  else
-    *div = (accreal)(countIncludePad ? padded : (*h1 - *h0) * (*w1 - *w0));
+/* Average pooling, one plane: the forward (src the input, dst the output) divides each window's
+ * sum, the backward (src gradOutput, dst gradInput) spreads each cell over its window; the
+ * divisor is divisorOverride, or the window's size counting the padding or not. flat, a
+ * constant where each copy is called, says the pooling has a depth of 1 (a 2-D one): the
+ * compiler then folds the depth loops out of that copy, which is the 2-D kernel as it would be
+ * written on its own (one set of depth loops costs 2-D average pooling 10-20%). */
+static inline void THNN_(avgPlane)(const real *src, real *dst, const THNNPoolGeometry *g,
+                                   int countIncludePad, int64_t divisorOverride,
+                                   const int backward, const int flat) {
+  const int64_t T = flat ? 1 : g->in[0], H = g->in[1], W = g->in[2];
+  const int64_t oT = flat ? 1 : g->out[0], oH = g->out[1], oW = g->out[2];
+  const int64_t kT = flat ? 1 : g->k[0], kH = g->k[1], kW = g->k[2];
+  const int64_t sT = flat ? 1 : g->s[0], sH = g->s[1], sW = g->s[2];
+  const int64_t padT = flat ? 0 : g->pad[0], padH = g->pad[1], padW = g->pad[2];
+  for (int64_t t = 0; t < oT; t++) {
+    int64_t t0, t1;
+    const int64_t lt = THNN_avgSpan(t, T, kT, sT, padT, &t0, &t1);
+    for (int64_t i = 0; i < oH; i++) {
+      int64_t h0, h1;
+      const int64_t lh = THNN_avgSpan(i, H, kH, sH, padH, &h0, &h1);
+      for (int64_t j = 0; j < oW; j++) {
+        int64_t w0, w1;
+        const int64_t lw = THNN_avgSpan(j, W, kW, sW, padW, &w0, &w1);
+        const accreal div = (accreal)(divisorOverride > 0 ? divisorOverride
+                                      : countIncludePad ? lt * lh * lw
+                                      : (t1 - t0) * (h1 - h0) * (w1 - w0));
+        const int64_t o = (t * oH + i) * oW + j;
+        if (backward) {
+          const real v = (real)(src[o] / div);
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) dst[(d * H + h) * W + w] += v;
+        } else {
+          accreal s = 0;
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) s += src[(d * H + h) * W + w];
+          dst[o] = (t0 >= t1 || h0 >= h1 || w0 >= w1) ? 0 : (real)(s / div);
+        }
+      }
+    }
+  }
+}
+
+/* Average pooling's forward (src the input, dst the output) or backward (src gradOutput, dst
+ * gradInput, zeroed), the planes split between threads. */
+static void THNN_(avgPool_)(const real *src, real *dst, int64_t planes, const THNNPoolGeometry *g,
+                            int countIncludePad, int64_t divisorOverride, int backward) {
+  const int64_t n = g->in[0] * g->in[1] * g->in[2], on = g->out[0] * g->out[1] * g->out[2];
+  const int64_t sn = backward ? on : n, dn = backward ? n : on;
+  const int flat = g->in[0] == 1 && g->out[0] == 1 && g->k[0] == 1 && g->pad[0] == 0;
+  const int par = THParallel_worth(planes * on, (int64_t)sizeof(real) * g->k[0] * g->k[1] *
+                                                g->k[2]);
+#pragma omp parallel for if (par)
+  for (int64_t p = 0; p < planes; p++) {
+    const real *sp = src + p * sn;
+    real *dp = dst + p * dn;
+    if (backward && flat)
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 1, 1);
+    else if (backward)
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 1, 0);
+    else if (flat)
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 0, 1);
+    else
+      THNN_(avgPlane)(sp, dp, g, countIncludePad, divisorOverride, 0, 0);
+  }
+}
+
+/* PyTorch's avg_pool3d wants an input at least the kernel's size in every dim, padding aside. */
+static int THNN_(avgVolumeInput)(THTensor *input, const int64_t k[3], const char *op) {
+  char a[96], b[96];
+  int64_t in[3];
+  THTry(THNN_(poolInput)(input, 3, op), -1);
+  THNN_(poolSizes)(input, 3, in);
+  THArgCheck(in[0] >= k[0] && in[1] >= k[1] && in[2] >= k[2], TH_ERR_RUNTIME, -1,
+             "input image (%s) smaller than kernel size (%s)",
+             THNN_poolDims(a, sizeof a, "", 3, in), THNN_poolDims(b, sizeof b, "k", 3, k));
+  return 0;
+}
+
+static int THNN_(avgPool)(THTensor *output, THTensor *input, int nd, THNNPoolGeometry *g,
+                          int ceilMode, int countIncludePad, int64_t divisorOverride,
+                          const char *op) {
+  THArgCheck(divisorOverride >= 0, TH_ERR_RUNTIME, -1, "divisor must be not zero");
+  THTry(THNN_(poolShape)(input, nd, g, ceilMode, 0, op), -1);
+  THTry(THNN_(poolResult)(output, input, nd, g->out, op), -1);
+  THTensor *in = THTensor_(newContiguous)(input);
+  if (!in) return -1;
+  THNN_(avgPool_)(THTensor_(data)(in), THTensor_(data)(output), input->size[0] * input->size[1],
+                  g, countIncludePad, divisorOverride, 0);
+  THTensor_(free)(in);
+  return 0;
+}
+
+static int THNN_(avgPoolGrad)(THTensor *gradInput, THTensor *gradOutput, THTensor *input,
+                              int nd, THNNPoolGeometry *g, int ceilMode, int countIncludePad,
+                              int64_t divisorOverride, const char *op) {
+  THArgCheck(divisorOverride >= 0, TH_ERR_RUNTIME, -1, "divisor must be not zero");
+  THTry(THNN_(poolShape)(input, nd, g, ceilMode, 0, op), -1);
+  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, g->out, op), -1);
+  THTensor *go = THTensor_(newContiguous)(gradOutput);
+  if (!go) return -1;
+  THNN_(avgPool_)(THTensor_(data)(go), THTensor_(data)(gradInput),
+                  input->size[0] * input->size[1], g, countIncludePad, divisorOverride, 1);
+  THTensor_(free)(go);
+  return 0;
 }
 
 int THNN_(SpatialAveragePooling_updateOutput)(THTensor *output, THTensor *input, int64_t kH,
                                               int64_t kW, int64_t sH, int64_t sW, int64_t padH,
                                               int64_t padW, int ceilMode, int countIncludePad,
                                               int64_t divisorOverride) {
-  const char *op = "avg_pool2d()";
-  int64_t oH, oW;
-  THArgCheck(divisorOverride >= 0, TH_ERR_RUNTIME, -1, "divisor must be not zero");
-  THTry(THNN_(poolShape)(input, kH, kW, sH, sW, padH, padW, 1, 1, ceilMode, 0, &oH, &oW, op),
-        -1);
-  THTry(THNN_(poolResult)(output, input, oH, oW, op), -1);
-  THTensor *in = THTensor_(newContiguous)(input);
-  if (!in) return -1;
-  const int64_t planes = input->size[0] * input->size[1], H = input->size[2], W = input->size[3];
-  const real *x = THTensor_(data)(in);
-  real *y = THTensor_(data)(output);
-  const int par = THParallel_worth(planes * oH * oW, (int64_t)sizeof(real) * kH * kW);
-#pragma omp parallel for if (par)
-  for (int64_t p = 0; p < planes; p++) {
-    const real *plane = x + p * H * W;
-    for (int64_t i = 0; i < oH; i++) {
-      for (int64_t j = 0; j < oW; j++) {
-        int64_t h0, h1, w0, w1;
-        accreal div, s = 0;
-        THNN_(avgWindow)(i, j, H, W, kH, kW, sH, sW, padH, padW, countIncludePad,
-                         divisorOverride, &h0, &h1, &w0, &w1, &div);
-        for (int64_t h = h0; h < h1; h++)
-          for (int64_t w = w0; w < w1; w++) s += plane[h * W + w];
-        y[(p * oH + i) * oW + j] = (h0 >= h1 || w0 >= w1) ? 0 : (real)(s / div);
-      }
-    }
-  }
-  THTensor_(free)(in);
-  return 0;
+  THNNPoolGeometry g = {.k = {1, kH, kW}, .s = {1, sH, sW}, .pad = {0, padH, padW},
+                        .dil = {1, 1, 1}};
+  return THNN_(avgPool)(output, input, 2, &g, ceilMode, countIncludePad, divisorOverride,
+                        "avg_pool2d()");
 }
 
 int THNN_(SpatialAveragePooling_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
@@ -288,64 +448,169 @@ int THNN_(SpatialAveragePooling_updateGradInput)(THTensor *gradInput, THTensor *
                                                  int64_t sH, int64_t sW, int64_t padH,
                                                  int64_t padW, int ceilMode,
                                                  int countIncludePad, int64_t divisorOverride) {
-  const char *op = "avg_pool2d()";
-  int64_t oH, oW;
-  THArgCheck(divisorOverride >= 0, TH_ERR_RUNTIME, -1, "divisor must be not zero");
-  THTry(THNN_(poolShape)(input, kH, kW, sH, sW, padH, padW, 1, 1, ceilMode, 0, &oH, &oW, op),
-        -1);
-  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, oH, oW, op), -1);
-  THTensor *go = THTensor_(newContiguous)(gradOutput);
-  if (!go) return -1;
-  const int64_t planes = input->size[0] * input->size[1], H = input->size[2], W = input->size[3];
-  const real *g = THTensor_(data)(go);
-  real *gi = THTensor_(data)(gradInput);
-  const int par = THParallel_worth(planes * oH * oW, (int64_t)sizeof(real) * kH * kW);
-#pragma omp parallel for if (par)
-  for (int64_t p = 0; p < planes; p++) {
-    real *plane = gi + p * H * W;
+  THNNPoolGeometry g = {.k = {1, kH, kW}, .s = {1, sH, sW}, .pad = {0, padH, padW},
+                        .dil = {1, 1, 1}};
+  return THNN_(avgPoolGrad)(gradInput, gradOutput, input, 2, &g, ceilMode, countIncludePad,
+                            divisorOverride, "avg_pool2d()");
+}
+
+int THNN_(VolumetricAveragePooling_updateOutput)(THTensor *output, THTensor *input, int64_t kT,
+                                                 int64_t kH, int64_t kW, int64_t sT, int64_t sH,
+                                                 int64_t sW, int64_t padT, int64_t padH,
+                                                 int64_t padW, int ceilMode,
+                                                 int countIncludePad, int64_t divisorOverride) {
+  THNNPoolGeometry g = {.k = {kT, kH, kW}, .s = {sT, sH, sW}, .pad = {padT, padH, padW},
+                        .dil = {1, 1, 1}};
+  THTry(THNN_(avgVolumeInput)(input, g.k, "avg_pool3d()"), -1);
+  return THNN_(avgPool)(output, input, 3, &g, ceilMode, countIncludePad, divisorOverride,
+                        "avg_pool3d()");
+}
+
+int THNN_(VolumetricAveragePooling_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
+                                                    THTensor *input, int64_t kT, int64_t kH,
+                                                    int64_t kW, int64_t sT, int64_t sH,
+                                                    int64_t sW, int64_t padT, int64_t padH,
+                                                    int64_t padW, int ceilMode,
+                                                    int countIncludePad,
+                                                    int64_t divisorOverride) {
+  THNNPoolGeometry g = {.k = {kT, kH, kW}, .s = {sT, sH, sW}, .pad = {padT, padH, padW},
+                        .dil = {1, 1, 1}};
+  THTry(THNN_(avgVolumeInput)(input, g.k, "avg_pool3d()"), -1);
+  return THNN_(avgPoolGrad)(gradInput, gradOutput, input, 3, &g, ceilMode, countIncludePad,
+                            divisorOverride, "avg_pool3d()");
+}
+
+/* ---- adaptive pooling ----------------------------------------------------------------------- */
+
+/* Checks the requested output size (the last nd of out; T = 1 in 2-D) and the input, fills g. */
+static int THNN_(adaptiveShape)(THTensor *input, int nd, THNNPoolGeometry *g, const char *op) {
+  char a[TH_SIZE_STR_LEN];
+  THArgCheck(g->out[0] >= 0 && g->out[1] >= 0 && g->out[2] >= 0, TH_ERR_RUNTIME, -1,
+             "%s: elements of output_size must be greater than or equal to 0 but received %s",
+             op, THSize_str(a, sizeof a, nd, g->out + 3 - nd));
+  THTry(THNN_(poolInput)(input, nd, op), -1);
+  THNN_(poolSizes)(input, nd, g->in);
+  return 0;
+}
+
+/* Adaptive average pooling, one plane: the forward (src the input, dst the output) or the
+ * backward (src gradOutput, dst gradInput), flat as in avgPlane (a depth of 1 as a constant). */
+static inline void THNN_(adaptiveAvgPlane)(const real *src, real *dst, const THNNPoolGeometry *g,
+                                           const int backward, const int flat) {
+  const int64_t T = flat ? 1 : g->in[0], H = g->in[1], W = g->in[2];
+  const int64_t oT = flat ? 1 : g->out[0], oH = g->out[1], oW = g->out[2];
+  for (int64_t t = 0; t < oT; t++) {
+    int64_t t0, t1;
+    THNN_adaptiveSpan(t, T, oT, &t0, &t1);
     for (int64_t i = 0; i < oH; i++) {
+      int64_t h0, h1;
+      THNN_adaptiveSpan(i, H, oH, &h0, &h1);
       for (int64_t j = 0; j < oW; j++) {
-        int64_t h0, h1, w0, w1;
-        accreal div;
-        THNN_(avgWindow)(i, j, H, W, kH, kW, sH, sW, padH, padW, countIncludePad,
-                         divisorOverride, &h0, &h1, &w0, &w1, &div);
-        const real v = (real)(g[(p * oH + i) * oW + j] / div);
-        for (int64_t h = h0; h < h1; h++)
-          for (int64_t w = w0; w < w1; w++) plane[h * W + w] += v;
+        int64_t w0, w1;
+        THNN_adaptiveSpan(j, W, oW, &w0, &w1);
+        const accreal cells = (accreal)((t1 - t0) * (h1 - h0) * (w1 - w0));
+        const int64_t o = (t * oH + i) * oW + j;
+        if (backward) {
+          const real v = (real)(src[o] / cells);
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) dst[(d * H + h) * W + w] += v;
+        } else {
+          accreal s = 0;
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++) s += src[(d * H + h) * W + w];
+          dst[o] = (real)(s / cells);
+        }
       }
     }
   }
+}
+
+static void THNN_(adaptiveAvgPool_)(const real *src, real *dst, int64_t planes,
+                                    const THNNPoolGeometry *g, int backward) {
+  const int64_t n = g->in[0] * g->in[1] * g->in[2], on = g->out[0] * g->out[1] * g->out[2];
+  const int64_t sn = backward ? on : n, dn = backward ? n : on;
+  const int flat = g->in[0] == 1 && g->out[0] == 1;
+  const int par = THParallel_worth(planes * n, (int64_t)sizeof(real) * (backward ? 2 : 1));
+#pragma omp parallel for if (par)
+  for (int64_t p = 0; p < planes; p++) {
+    const real *sp = src + p * sn;
+    real *dp = dst + p * dn;
+    if (backward && flat)
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 1, 1);
+    else if (backward)
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 1, 0);
+    else if (flat)
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 0, 1);
+    else
+      THNN_(adaptiveAvgPlane)(sp, dp, g, 0, 0);
+  }
+}
+
+static int THNN_(adaptiveAvgPool)(THTensor *output, THTensor *input, int nd, int64_t oT,
+                                  int64_t oH, int64_t oW, const char *op) {
+  THNNPoolGeometry g = {.out = {oT, oH, oW}};
+  THTry(THNN_(adaptiveShape)(input, nd, &g, op), -1);
+  THTry(THNN_(poolResult)(output, input, nd, g.out, op), -1);
+  THTensor *in = THTensor_(newContiguous)(input);
+  if (!in) return -1;
+  THNN_(adaptiveAvgPool_)(THTensor_(data)(in), THTensor_(data)(output),
+                          input->size[0] * input->size[1], &g, 0);
+  THTensor_(free)(in);
+  return 0;
+}
+
+static int THNN_(adaptiveAvgPoolGrad)(THTensor *gradInput, THTensor *gradOutput,
+                                      THTensor *input, int nd, const char *op) {
+  THNNPoolGeometry g;
+  THTry(THNN_(poolInput)(input, nd, op), -1);
+  THTry(THNN_(poolGradSizes)(gradOutput, nd, g.out, op), -1);
+  THNN_(poolSizes)(input, nd, g.in);
+  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, g.out, op), -1);
+  THTensor *go = THTensor_(newContiguous)(gradOutput);
+  if (!go) return -1;
+  THNN_(adaptiveAvgPool_)(THTensor_(data)(go), THTensor_(data)(gradInput),
+                          input->size[0] * input->size[1], &g, 1);
   THTensor_(free)(go);
   return 0;
 }
 
-/* ---- adaptive average pooling --------------------------------------------------------------- */
-
-int THNN_(SpatialAdaptiveAveragePooling_updateOutput)(THTensor *output, THTensor *input,
-                                                      int64_t oH, int64_t oW) {
-  const char *op = "adaptive_avg_pool2d()";
-  THArgCheck(oH >= 0 && oW >= 0, TH_ERR_RUNTIME, -1,
-             "%s: output size must be non-negative, got (%lld, %lld)", op, (long long)oH,
-             (long long)oW);
-  THTry(THNN_(poolInput)(input, op), -1);
-  THTry(THNN_(poolResult)(output, input, oH, oW, op), -1);
+static int THNN_(adaptiveMaxPool)(THTensor *output, THLongTensor *indices, THTensor *input,
+                                  int nd, int64_t oT, int64_t oH, int64_t oW, const char *op) {
+  THNNPoolGeometry g = {.out = {oT, oH, oW}};
+  THTry(THNN_(adaptiveShape)(input, nd, &g, op), -1);
+  THTry(THNN_(poolResult)(output, input, nd, g.out, op), -1);
+  THTry(THNN_(poolIndices)(indices, output, op), -1);
   THTensor *in = THTensor_(newContiguous)(input);
   if (!in) return -1;
-  const int64_t planes = input->size[0] * input->size[1], H = input->size[2], W = input->size[3];
+  const int64_t T = g.in[0], H = g.in[1], W = g.in[2];
+  const int64_t planes = input->size[0] * input->size[1], n = T * H * W, on = oT * oH * oW;
   const real *x = THTensor_(data)(in);
   real *y = THTensor_(data)(output);
-  const int par = THParallel_worth(planes * H * W, (int64_t)sizeof(real));
+  int64_t *ind = THLongTensor_data(indices);
+  const int par = THParallel_worth(planes * n, (int64_t)sizeof(real));
 #pragma omp parallel for if (par)
   for (int64_t p = 0; p < planes; p++) {
-    const real *plane = x + p * H * W;
-    for (int64_t i = 0; i < oH; i++) {
-      const int64_t h0 = i * H / oH, h1 = ((i + 1) * H + oH - 1) / oH;
-      for (int64_t j = 0; j < oW; j++) {
-        const int64_t w0 = j * W / oW, w1 = ((j + 1) * W + oW - 1) / oW;
-        accreal s = 0;
-        for (int64_t h = h0; h < h1; h++)
-          for (int64_t w = w0; w < w1; w++) s += plane[h * W + w];
-        y[(p * oH + i) * oW + j] = (real)(s / (accreal)((h1 - h0) * (w1 - w0)));
+    const real *plane = x + p * n;
+    for (int64_t t = 0; t < oT; t++) {
+      int64_t t0, t1;
+      THNN_adaptiveSpan(t, T, oT, &t0, &t1);
+      for (int64_t i = 0; i < oH; i++) {
+        int64_t h0, h1;
+        THNN_adaptiveSpan(i, H, oH, &h0, &h1);
+        for (int64_t j = 0; j < oW; j++) {
+          int64_t w0, w1;
+          THNN_adaptiveSpan(j, W, oW, &w0, &w1);
+          int64_t best = (t0 * H + h0) * W + w0;
+          real m = -INFINITY;
+          for (int64_t d = t0; d < t1; d++)
+            for (int64_t h = h0; h < h1; h++)
+              for (int64_t w = w0; w < w1; w++)
+                THNN_MAX_TAKE(m, best, plane[(d * H + h) * W + w], (d * H + h) * W + w);
+          y[p * on + (t * oH + i) * oW + j] = m;
+          ind[p * on + (t * oH + i) * oW + j] = best;
+        }
       }
     }
   }
@@ -353,36 +618,49 @@ int THNN_(SpatialAdaptiveAveragePooling_updateOutput)(THTensor *output, THTensor
   return 0;
 }
 
+int THNN_(SpatialAdaptiveAveragePooling_updateOutput)(THTensor *output, THTensor *input,
+                                                      int64_t oH, int64_t oW) {
+  return THNN_(adaptiveAvgPool)(output, input, 2, 1, oH, oW, "adaptive_avg_pool2d()");
+}
+
 int THNN_(SpatialAdaptiveAveragePooling_updateGradInput)(THTensor *gradInput,
                                                          THTensor *gradOutput,
                                                          THTensor *input) {
-  const char *op = "adaptive_avg_pool2d()";
-  THTry(THNN_(poolInput)(input, op), -1);
-  THArgCheck(gradOutput->nDimension == 4, TH_ERR_RUNTIME, -1,
-             "%s backward: expected a 4-D gradOutput", op);
-  const int64_t oH = gradOutput->size[2], oW = gradOutput->size[3];
-  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, oH, oW, op), -1);
-  THTensor *go = THTensor_(newContiguous)(gradOutput);
-  if (!go) return -1;
-  const int64_t planes = input->size[0] * input->size[1], H = input->size[2], W = input->size[3];
-  const real *g = THTensor_(data)(go);
-  real *gi = THTensor_(data)(gradInput);
-  const int par = THParallel_worth(planes * H * W, (int64_t)sizeof(real) * 2);
-#pragma omp parallel for if (par)
-  for (int64_t p = 0; p < planes; p++) {
-    real *plane = gi + p * H * W;
-    for (int64_t i = 0; i < oH; i++) {
-      const int64_t h0 = i * H / oH, h1 = ((i + 1) * H + oH - 1) / oH;
-      for (int64_t j = 0; j < oW; j++) {
-        const int64_t w0 = j * W / oW, w1 = ((j + 1) * W + oW - 1) / oW;
-        const real v = (real)(g[(p * oH + i) * oW + j] / (accreal)((h1 - h0) * (w1 - w0)));
-        for (int64_t h = h0; h < h1; h++)
-          for (int64_t w = w0; w < w1; w++) plane[h * W + w] += v;
-      }
-    }
-  }
-  THTensor_(free)(go);
-  return 0;
+  return THNN_(adaptiveAvgPoolGrad)(gradInput, gradOutput, input, 2, "adaptive_avg_pool2d()");
+}
+
+int THNN_(VolumetricAdaptiveAveragePooling_updateOutput)(THTensor *output, THTensor *input,
+                                                         int64_t oT, int64_t oH, int64_t oW) {
+  return THNN_(adaptiveAvgPool)(output, input, 3, oT, oH, oW, "adaptive_avg_pool3d()");
+}
+
+int THNN_(VolumetricAdaptiveAveragePooling_updateGradInput)(THTensor *gradInput,
+                                                            THTensor *gradOutput,
+                                                            THTensor *input) {
+  return THNN_(adaptiveAvgPoolGrad)(gradInput, gradOutput, input, 3, "adaptive_avg_pool3d()");
+}
+
+int THNN_(SpatialAdaptiveMaxPooling_updateOutput)(THTensor *output, THLongTensor *indices,
+                                                  THTensor *input, int64_t oH, int64_t oW) {
+  return THNN_(adaptiveMaxPool)(output, indices, input, 2, 1, oH, oW, "adaptive_max_pool2d()");
+}
+
+int THNN_(SpatialAdaptiveMaxPooling_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
+                                                     THTensor *input, THLongTensor *indices) {
+  return THNN_(maxScatter)(gradInput, gradOutput, input, indices, 2, "adaptive_max_pool2d()");
+}
+
+int THNN_(VolumetricAdaptiveMaxPooling_updateOutput)(THTensor *output, THLongTensor *indices,
+                                                     THTensor *input, int64_t oT, int64_t oH,
+                                                     int64_t oW) {
+  return THNN_(adaptiveMaxPool)(output, indices, input, 3, oT, oH, oW,
+                                "adaptive_max_pool3d()");
+}
+
+int THNN_(VolumetricAdaptiveMaxPooling_updateGradInput)(THTensor *gradInput,
+                                                        THTensor *gradOutput, THTensor *input,
+                                                        THLongTensor *indices) {
+  return THNN_(maxScatter)(gradInput, gradOutput, input, indices, 3, "adaptive_max_pool3d()");
 }
 
 #endif

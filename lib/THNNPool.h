@@ -1,19 +1,67 @@
 #ifndef TH_NN_POOL_H
 #define TH_NN_POOL_H
 
-/* Max pooling's common case, MaxPool2d(2) on float (generic/THNNPooling.c): four outputs of one
- * row of 2 x 2 windows at a time in SSE2 (every x86-64 CPU has it; other targets use the scalar
- * loop). Same answer as the scalar walk: of a window's four values in row-major order the
- * first NaN wins, else the first maximum. Indices are within the plane (< 2^31 elements). */
+/* What generic/THNNPooling.c shares between its float and double stampings: the geometry of a
+ * pooling, the windows' spans along one dim, the messages' formatting, and max pooling's SIMD
+ * row for the common MaxPool2d(2). */
 
 #include <stdint.h>
+#include <stdio.h>
 
+/* One pooling's geometry, each array in the order (T, H, W) (depth, height, width): the input's
+ * and output's sizes, kernel, stride, padding and dilation. A 2-D pooling is the 3-D one over a
+ * depth of 1 with a unit kernel along it, so one kernel of each kind serves both. */
+typedef struct THNNPoolGeometry {
+  int64_t in[3], out[3], k[3], s[3], pad[3], dil[3];
+} THNNPoolGeometry;
+
+/* Average pooling's window o along one dim, [*lo, *hi) once clipped to the input; returns its
+ * length counting the padding (the window never runs past the padding on the right). */
+static inline int64_t THNN_avgSpan(int64_t o, int64_t in, int64_t k, int64_t s, int64_t pad,
+                                   int64_t *lo, int64_t *hi) {
+  const int64_t a = o * s - pad, b = (a + k < in + pad) ? a + k : in + pad;
+  *lo = a > 0 ? a : 0;
+  *hi = b < in ? b : in;
+  return b - a;
+}
+
+/* Adaptive pooling's cell o of out along one dim of size in: [floor(o in / out),
+ * ceil((o + 1) in / out)). */
+static inline void THNN_adaptiveSpan(int64_t o, int64_t in, int64_t out, int64_t *lo,
+                                     int64_t *hi) {
+  *lo = o * in / out;
+  *hi = ((o + 1) * in + out - 1) / out;
+}
+
+/* The last nd of three values for a message, each after its label: "kT: 2 kH: 3 kW: 3" from
+ * label "k" (the labels are prefix + T, H, W), or joined by "x" ("4x5x5") with label NULL. */
+static inline const char *THNN_poolDims(char *buf, size_t len, const char *label, int nd,
+                                        const int64_t v[3]) {
+  static const char axis[3] = {'T', 'H', 'W'};
+  size_t used = 0;
+  buf[0] = 0;
+  for (int d = 3 - nd; d < 3 && used < len; d++) {
+    const int n = label ? snprintf(buf + used, len - used, "%s%s%c: %lld", d > 3 - nd ? " " : "",
+                                   label, axis[d], (long long)v[d])
+                        : snprintf(buf + used, len - used, "%s%lld", d > 3 - nd ? "x" : "",
+                                   (long long)v[d]);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+  return buf;
+}
+
+/* Max pooling's common case, MaxPool2d(2) on float (generic/THNNPooling.c): four outputs of one
+ * row of 2 x 2 windows at a time in SSE2 (every x86-64 CPU has it; other targets use the scalar
+ * loop). Same answer as the scalar walk: of a window's four values in row-major order the last
+ * NaN wins (PyTorch's rule), else the first maximum. Indices are within the plane (< 2^31
+ * elements). */
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* lanes where v replaces u: v > u, or v is NaN and u is not */
+/* lanes where v replaces u: v > u, or v is NaN */
 static inline __m128 THNN_maxTake4(__m128 u, __m128 v) {
-  return _mm_or_ps(_mm_cmpgt_ps(v, u), _mm_and_ps(_mm_cmpunord_ps(v, v), _mm_cmpord_ps(u, u)));
+  return _mm_or_ps(_mm_cmpgt_ps(v, u), _mm_cmpunord_ps(v, v));
 }
 
 static inline __m128 THNN_select4(__m128 m, __m128 a, __m128 b) { /* m ? a : b */

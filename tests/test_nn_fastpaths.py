@@ -34,7 +34,7 @@ def _spiky(shape, npdt):
 
 
 def _argmax_reference(x, oh, ow):
-    """numpy's rule, the kernel's: the first NaN of a window, else its first maximum."""
+    """PyTorch's rule, the kernel's: the last NaN of a window, else its first maximum."""
     n, c = x.shape[:2]
     w = x.shape[3]
     y = np.empty((n, c, oh, ow), x.dtype)
@@ -42,7 +42,8 @@ def _argmax_reference(x, oh, ow):
     for i in range(oh):
         for j in range(ow):
             win = x[:, :, 2 * i:2 * i + 2, 2 * j:2 * j + 2].reshape(n, c, 4)
-            k = win.argmax(-1)
+            isnan = np.isnan(win)
+            k = np.where(isnan.any(-1), 3 - isnan[..., ::-1].argmax(-1), win.argmax(-1))
             y[:, :, i, j] = np.take_along_axis(win, k[..., None], -1)[..., 0]
             idx[:, :, i, j] = (2 * i + k // 2) * w + 2 * j + k % 2
     return y, idx

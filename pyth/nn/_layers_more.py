@@ -274,6 +274,12 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
 
 
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
+                 padding: Any = 0, output_size: Any = None) -> Tensor:
+    """The partial inverse of max_pool3d: each value put back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
+
+
 def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any,
              ceil_mode: bool, nd: int) -> Tensor:
     """(sum of x^p over each window)^(1/p), the sum as window size times the average."""
@@ -299,5 +305,11 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = N
     return _lp_pool(input, float(norm_type), kernel_size, stride, ceil_mode, 2)
 
 
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each window over the last three dims (p = norm_type)."""
+    return _lp_pool(input, float(norm_type), kernel_size, stride, ceil_mode, 3)
+
+
 __all__ = ["fold", "instance_norm", "local_response_norm", "lp_pool1d", "lp_pool2d",
-           "max_unpool1d", "max_unpool2d", "rms_norm", "unfold"]
+           "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "rms_norm", "unfold"]

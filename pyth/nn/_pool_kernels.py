@@ -2,7 +2,9 @@
 
 Every pooling here is a linear map of its input once the max pooling's argmax is fixed, so its
 backward is that map's adjoint: one C call, or under create_graph a recorded Function whose own
-backward is the forward map again. 1-D pooling is 2-D pooling over a unit height.
+backward is the forward map again. 1-D pooling is 2-D pooling over a unit height; 2-D and 3-D
+pooling call TH's Spatial and Volumetric layers, one C kernel each (the Spatial is the
+Volumetric over a unit depth).
 """
 
 from __future__ import annotations
@@ -23,44 +25,60 @@ def _fn(name: str, dt: _dt.dtype) -> Any:
     return getattr(lib, f"THNN_{_COMPUTE[dt]}{name}")
 
 
-# kind: "max" (args: kH, kW, sH, sW, padH, padW, dilH, dilW, ceil), "avg" (kH, kW, sH, sW,
-# padH, padW, ceil, count_include_pad, divisor), "adaptive" (oH, oW)
+# kind -> the TH layer (Spatial for a 4-D input, Volumetric for a 5-D one) and its arguments:
+# "max" (k..., s..., pad..., dil..., ceil), "avg" (k..., s..., pad..., ceil, count_include_pad,
+# divisor), "adaptive" and "adaptive_max" (the output size), each tuple in the order (T,) H, W.
+_LAYERS = {"max": "DilatedMaxPooling", "avg": "AveragePooling",
+           "adaptive": "AdaptiveAveragePooling", "adaptive_max": "AdaptiveMaxPooling"}
+_INDEXED = ("max", "adaptive_max")
+
+
+_KERNELS: dict = {}  # (kind, rank, verb, dtype) -> the C function, looked up once
+
+
+def _kernel(kind: str, x: Tensor, verb: str) -> Any:
+    key = (kind, x.dim(), verb, x.dtype)
+    fn = _KERNELS.get(key)
+    if fn is None:
+        layer = ("Volumetric" if key[1] == 5 else "Spatial") + _LAYERS[kind]
+        fn = _KERNELS[key] = _fn(f"{layer}_{verb}", x.dtype)
+    return fn
+
 
 def _forward(kind: str, x: Tensor, args: tuple) -> tuple:
     y = new_result(x.dtype)
-    if kind == "max":
+    if kind in _INDEXED:
         idx = new_result(_dt.int64)
-        check(_fn("SpatialDilatedMaxPooling_updateOutput", x.dtype)(y._h, idx._h, x._h, *args))
+        check(_kernel(kind, x, "updateOutput")(y._h, idx._h, x._h, *args))
         return y, idx
-    name = "SpatialAveragePooling" if kind == "avg" else "SpatialAdaptiveAveragePooling"
-    check(_fn(name + "_updateOutput", x.dtype)(y._h, x._h, *args))
+    check(_kernel(kind, x, "updateOutput")(y._h, x._h, *args))
     return y, None
 
 
 def _adjoint(kind: str, g: Tensor, x: Tensor, idx: Tensor | None, args: tuple) -> Tensor:
     """The gradient for x (x gives only the shape) of the pooling's output gradient g."""
     gi = new_result(g.dtype)
-    if kind == "max":
-        check(_fn("SpatialDilatedMaxPooling_updateGradInput", g.dtype)(gi._h, g._h, x._h,
-                                                                        idx._h))
+    fn = _kernel(kind, x, "updateGradInput")
+    if kind in _INDEXED:
+        check(fn(gi._h, g._h, x._h, idx._h))
     elif kind == "avg":
-        check(_fn("SpatialAveragePooling_updateGradInput", g.dtype)(gi._h, g._h, x._h, *args))
+        check(fn(gi._h, g._h, x._h, *args))
     else:
-        check(_fn("SpatialAdaptiveAveragePooling_updateGradInput", g.dtype)(gi._h, g._h, x._h))
+        check(fn(gi._h, g._h, x._h))
     return gi
 
 
 def _apply_map(kind: str, v: Tensor, idx: Tensor | None, args: tuple) -> Tensor:
     """The forward map on v with the argmax fixed (the adjoint's adjoint)."""
-    if kind == "max":
-        n, c, h, w = v.shape
-        flat = idx.reshape(n, c, -1)
-        return v.reshape(n, c, h * w).gather(2, flat).reshape(idx.shape)
+    if kind in _INDEXED:
+        n, c = v.shape[:2]
+        return v.reshape(n, c, -1).gather(2, idx.reshape(n, c, -1)).reshape(idx.shape)
     return pool(kind, v, args)[0]
 
 
 class PoolFunction(Function):
-    """A pooling of a 4-D (N, C, H, W) input; max pooling also returns its argmax."""
+    """A pooling of a 4-D (N, C, H, W) or 5-D (N, C, T, H, W) input; max pooling also returns
+    its argmax."""
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, kind: str, args: tuple) -> Any:
@@ -95,7 +113,7 @@ class PoolAdjointFunction(Function):
 
 
 def pool(kind: str, x: Tensor, args: tuple) -> tuple:
-    """(output, indices or None) of a pooling of a 4-D input of float32 or float64."""
+    """(output, indices or None) of a pooling of a 4-D or 5-D input of float32 or float64."""
     if is_grad_enabled() and x.requires_grad:
         out = PoolFunction.apply(x, kind, args)
         return out if isinstance(out, tuple) else (out, None)
@@ -104,26 +122,51 @@ def pool(kind: str, x: Tensor, args: tuple) -> tuple:
 
 # ---- the functional front -----------------------------------------------------------------------
 
+_WORDS = {1: "one", 2: "two", 3: "three"}
+
+
 def _tuple(v: Any, n: int, name: str, op: str) -> tuple:
     t = tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
     if len(t) == 1:
         t = t * n
     if len(t) != n:
-        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of {n} ints")
+        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of "
+                           f"{_WORDS[n]} ints")
     return t
 
 
-def _as4d(x: Tensor, nd: int, op: str, empty_ok: bool = False) -> tuple:
-    """The input as (N, C, H, W): unbatched inputs gain N = 1, 1-D ones H = 1."""
+def _rank_error(x: Tensor, nd: int, op: str, adaptive: bool) -> RuntimeError:
+    if adaptive:
+        return RuntimeError(f"{op}(): Expected {nd + 1}D or {nd + 2}D tensor, but got "
+                            f"{list(x.shape)}")
+    if nd == 3:
+        return RuntimeError(f"{op}(): non-empty 4D or 5D (batch mode) tensor expected for input, "
+                            f"but got {list(x.shape)}")
+    return RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
+                        f"optional 0 dim batch size for input, but got: {list(x.shape)}")
+
+
+def _planes(x: Tensor, nd: int, op: str, adaptive: bool = False) -> tuple:
+    """The input as (N, C, H, W) (nd 1 or 2) or (N, C, T, H, W) (nd 3), and whether it was
+    batched: unbatched inputs gain N = 1, 1-D ones H = 1."""
     if x.dim() not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
-                           f"optional 0 dim batch size for input, but got: {list(x.shape)}")
+        raise _rank_error(x, nd, op, adaptive)
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"{op}: expected a floating point input, got {x.dtype}")
-    batched = x.dim() == nd + 2
-    if empty_ok is False and any(x.size(i) == 0 for i in range(x.dim() - nd - 1, x.dim())):
-        raise RuntimeError(f"{op}: Expected {nd + 1}D or {nd + 2}D (batch mode) tensor with "
-                           f"optional 0 dim batch size for input, but got: {list(x.shape)}")
+    shape = tuple(x.shape)
+    batched = len(shape) == nd + 2
+    empty = [i for i in range(len(shape)) if shape[i] == 0 and (i > 0 or not batched)] \
+        if 0 in shape else ()
+    if empty and adaptive:
+        raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch "
+                           f"dimensions, but input has sizes {list(x.shape)} with dimension "
+                           f"{empty[0]} being empty")
+    if empty and nd == 3:
+        raise RuntimeError(f"{op}(): Expected input's non-batch dimensions to have positive "
+                           f"length, but input has a shape of {list(x.shape)} and non-batch "
+                           f"dimension {empty[0]} has length zero!")
+    if empty:
+        raise _rank_error(x, nd, op, adaptive)
     v = x if batched else x.unsqueeze(0)
     if nd == 1:
         v = v.unsqueeze(2)
@@ -140,56 +183,63 @@ def _back(y: Tensor, x: Tensor, nd: int, batched: bool, cast: bool = True) -> Te
     return y.to(x.dtype) if cast and y.dtype is not x.dtype else y
 
 
+def _stride(stride: Any, kernel: tuple, nd: int, op: str) -> tuple:
+    """The stride (None or empty: the kernel size)."""
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        return kernel
+    return _tuple(stride, nd, "stride", op)
+
+
 def max_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
              ceil_mode: bool, return_indices: bool, nd: int) -> Any:
-    """max_pool1d / max_pool2d (stride None or empty: the kernel size)."""
+    """max_pool1d / max_pool2d / max_pool3d."""
     op = f"max_pool{nd}d"
-    x, batched = _as4d(input, nd, op)
+    x, batched = _planes(input, nd, op)
     k = _tuple(kernel_size, nd, "kernel_size", op)
-    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
-        _tuple(stride, nd, "stride", op)
+    s = _stride(stride, k, nd, op)
     p, d = _tuple(padding, nd, "padding", op), _tuple(dilation, nd, "dilation", op)
     if nd == 1:
         k, s, p, d = (1, *k), (1, *s), (0, *p), (1, *d)
-    y, idx = pool("max", x, (k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], int(ceil_mode)))
+    y, idx = pool("max", x, (*k, *s, *p, *d, int(ceil_mode)))
     y = _back(y, input, nd, batched)
     return (y, _back(idx, input, nd, batched, cast=False)) if return_indices else y
 
 
 def avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
              count_include_pad: bool, divisor_override: int | None, nd: int) -> Tensor:
-    """avg_pool1d / avg_pool2d."""
+    """avg_pool1d / avg_pool2d / avg_pool3d."""
     op = f"avg_pool{nd}d"
-    x, batched = _as4d(input, nd, op)
+    x, batched = _planes(input, nd, op)
     k = _tuple(kernel_size, nd, "kernel_size", op)
-    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else \
-        _tuple(stride, nd, "stride", op)
+    s = _stride(stride, k, nd, op)
     p = _tuple(padding, nd, "padding", op)
     if divisor_override is not None and int(divisor_override) == 0:
         raise RuntimeError("divisor must be not zero")
     if nd == 1:
         k, s, p = (1, *k), (1, *s), (0, *p)
-    args = (k[0], k[1], s[0], s[1], p[0], p[1], int(ceil_mode), int(count_include_pad),
-            int(divisor_override or 0))
+    args = (*k, *s, *p, int(ceil_mode), int(count_include_pad), int(divisor_override or 0))
     return _back(pool("avg", x, args)[0], input, nd, batched)
 
 
-def adaptive_avg_pool(input: Tensor, output_size: Any, nd: int) -> Tensor:
-    """adaptive_avg_pool1d / adaptive_avg_pool2d (None in output_size keeps that size)."""
-    op = f"adaptive_avg_pool{nd}d"
-    x, batched = _as4d(input, nd, op, empty_ok=True)
+def adaptive_pool(kind: str, input: Tensor, output_size: Any, nd: int,
+                  return_indices: bool = False) -> Any:
+    """adaptive_{avg,max}_pool{1,2,3}d (None in output_size keeps that size)."""
+    op = f"adaptive_{'max' if kind == 'adaptive_max' else 'avg'}_pool{nd}d"
+    x, batched = _planes(input, nd, op, adaptive=True)
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else \
         (output_size,) * nd
     if len(sizes) != nd:
-        raise ValueError(f"{op}: output_size must be {nd} integers, got {output_size!r}")
-    sizes = tuple(int(x.size(4 - nd + i)) if v is None else int(v) for i, v in enumerate(sizes))
-    empty = [i for i in range(input.dim()) if input.size(i) == 0 and (i > 0 or not batched)]
-    if empty:
-        raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch "
-                           f"dimensions, but input has sizes {list(input.shape)} with "
-                           f"dimension {empty[0]} being empty")
-    o = (1, *sizes) if nd == 1 else sizes
-    return _back(pool("adaptive", x, o)[0], input, nd, batched)
+        raise RuntimeError(f"{op}: output_size must be {nd}, got {output_size!r}")
+    lead = x.dim() - nd
+    sizes = tuple(int(x.size(lead + i)) if v is None else int(v) for i, v in enumerate(sizes))
+    y, idx = pool(kind, x, (1, *sizes) if nd == 1 else sizes)
+    y = _back(y, input, nd, batched)
+    return (y, _back(idx, input, nd, batched, cast=False)) if return_indices else y
+
+
+def adaptive_avg_pool(input: Tensor, output_size: Any, nd: int) -> Tensor:
+    """adaptive_avg_pool1d / 2d / 3d."""
+    return adaptive_pool("adaptive", input, output_size, nd)
 
 
 # ---- pyth.nn.functional's names -----------------------------------------------------------------
@@ -206,6 +256,12 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
 
 
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum of each window over the last three dims; indices are flat within (T, H, W)."""
+    return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
+
+
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple:
@@ -216,6 +272,13 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple:
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple:
+    """max_pool3d's (output, indices), whatever return_indices says (PyTorch's signature)."""
+    return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -232,11 +295,57 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                     divisor_override, 2)
 
 
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each window over the last three dims (divisor_override replaces its size)."""
+    return avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override, 3)
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to output_size cells along the last dim, whatever the input's length."""
-    return adaptive_avg_pool(input, output_size, 1)
+    return adaptive_pool("adaptive", input, output_size, 1)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to an (oH, oW) grid, whatever the input's size."""
-    return adaptive_avg_pool(input, output_size, 2)
+    return adaptive_pool("adaptive", input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to an (oT, oH, oW) grid, whatever the input's size."""
+    return adaptive_pool("adaptive", input, output_size, 3)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling to output_size cells along the last dim; with return_indices the argmax."""
+    return adaptive_pool("adaptive_max", input, output_size, 1, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling to an (oH, oW) grid; indices are flat within (H, W)."""
+    return adaptive_pool("adaptive_max", input, output_size, 2, return_indices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling to an (oT, oH, oW) grid; indices are flat within (T, H, W)."""
+    return adaptive_pool("adaptive_max", input, output_size, 3, return_indices)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = False) -> tuple:
+    """adaptive_max_pool1d's (output, indices), whatever return_indices says."""
+    return adaptive_pool("adaptive_max", input, output_size, 1, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = False) -> tuple:
+    """adaptive_max_pool2d's (output, indices), whatever return_indices says."""
+    return adaptive_pool("adaptive_max", input, output_size, 2, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = False) -> tuple:
+    """adaptive_max_pool3d's (output, indices), whatever return_indices says."""
+    return adaptive_pool("adaptive_max", input, output_size, 3, True)

@@ -478,9 +478,13 @@ from ._ctc_kernels import ctc_loss  # noqa: E402, F401
 from ._embedding_kernels import embedding_bag  # noqa: E402, F401
 # ---- convolution and pooling (THNN kernels: generic/THNNConvolution.c, THNNPooling.c) --------
 from ._conv_kernels import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
-from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
-                            avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
-                            max_pool2d_with_indices)
+from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d,  # noqa: F401
+                            adaptive_avg_pool3d, adaptive_max_pool1d,
+                            adaptive_max_pool1d_with_indices, adaptive_max_pool2d,
+                            adaptive_max_pool2d_with_indices, adaptive_max_pool3d,
+                            adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d, avg_pool3d,
+                            max_pool1d, max_pool1d_with_indices, max_pool2d,
+                            max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices)
 # ---- padding, one-hot, distances (compositions of differentiable ops) ------------------------
 from ._distance import (cosine_similarity, normalize, one_hot,  # noqa: E402, F401
                         pairwise_distance)
@@ -502,7 +506,8 @@ from ._attention import (multi_head_attention_forward,  # noqa: E402, F401
                          scaled_dot_product_attention)
 # ---- instance/RMS/LRN norms, fold/unfold, unpooling, LP pooling, random layers (compositions) -
 from ._layers_more import (fold, instance_norm, local_response_norm,  # noqa: E402, F401
-                           lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, rms_norm, unfold)
+                           lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d,
+                           max_unpool3d, rms_norm, unfold)
 from ._layers_random import (alpha_dropout, dropout3d,  # noqa: E402, F401
                              feature_alpha_dropout, gumbel_softmax, pdist, rrelu, rrelu_)
 

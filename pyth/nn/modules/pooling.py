@@ -1,5 +1,6 @@
-"""MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, MaxUnpool1d/2d, LPPool1d/2d: PyTorch's
-arguments and repr over pyth.nn.functional's pooling."""
+"""MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+MaxUnpool1d/2d/3d, LPPool1d/2d/3d: PyTorch's arguments and repr over pyth.nn.functional's
+pooling."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ class _MaxPoolNd(Module):
                 f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
     def forward(self, input: Tensor) -> Any:
-        pool = F.max_pool1d if self._nd == 1 else F.max_pool2d
+        pool = getattr(F, f"max_pool{self._nd}d")
         return pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
                     ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -42,6 +43,12 @@ class MaxPool2d(_MaxPoolNd):
     """The maximum of each window over (H, W) of (N, C, H, W) or (C, H, W)."""
 
     _nd = 2
+
+
+class MaxPool3d(_MaxPoolNd):
+    """The maximum of each window over (T, H, W) of (N, C, T, H, W) or (C, T, H, W)."""
+
+    _nd = 3
 
 
 class AvgPool1d(Module):
@@ -64,8 +71,8 @@ class AvgPool1d(Module):
                             self.count_include_pad)
 
 
-class AvgPool2d(Module):
-    """The mean of each window over (H, W); divisor_override replaces the window's size."""
+class _AvgPoolNd(Module):
+    _nd = 2
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True,
@@ -81,8 +88,21 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        pool = getattr(F, f"avg_pool{self._nd}d")
+        return pool(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                    self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """The mean of each window over (H, W); divisor_override replaces the window's size."""
+
+    _nd = 2
+
+
+class AvgPool3d(_AvgPoolNd):
+    """The mean of each window over (T, H, W); divisor_override replaces the window's size."""
+
+    _nd = 3
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -96,8 +116,7 @@ class _AdaptiveAvgPoolNd(Module):
         return f"output_size={self.output_size}"
 
     def forward(self, input: Tensor) -> Tensor:
-        pool = F.adaptive_avg_pool1d if self._nd == 1 else F.adaptive_avg_pool2d
-        return pool(input, self.output_size)
+        return getattr(F, f"adaptive_avg_pool{self._nd}d")(input, self.output_size)
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
@@ -110,6 +129,45 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling of (H, W) to an output_size grid (None keeps that size)."""
 
     _nd = 2
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (T, H, W) to an output_size grid (None keeps that size)."""
+
+    _nd = 3
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _nd = 2
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input: Tensor) -> Any:
+        pool = getattr(F, f"adaptive_max_pool{self._nd}d")
+        return pool(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of the last dim to output_size cells (with return_indices, the argmax)."""
+
+    _nd = 1
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (H, W) to an output_size grid (None keeps that size)."""
+
+    _nd = 2
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (T, H, W) to an output_size grid (None keeps that size)."""
+
+    _nd = 3
 
 
 def _as_tuple(value: Any, n: int) -> tuple:
@@ -126,7 +184,7 @@ class _MaxUnpoolNd(Module):
         self.padding = _as_tuple(padding, self._nd)
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        unpool = F.max_unpool1d if self._nd == 1 else F.max_unpool2d
+        unpool = getattr(F, f"max_unpool{self._nd}d")
         return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
@@ -145,6 +203,12 @@ class MaxUnpool2d(_MaxUnpoolNd):
     _nd = 2
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Puts MaxPool3d's maxima back at their indices, zeros elsewhere."""
+
+    _nd = 3
+
+
 class _LPPoolNd(Module):
     _nd = 2
 
@@ -155,7 +219,7 @@ class _LPPoolNd(Module):
         self.stride, self.ceil_mode = stride, ceil_mode
 
     def forward(self, input: Tensor) -> Tensor:
-        pool = F.lp_pool1d if self._nd == 1 else F.lp_pool2d
+        pool = getattr(F, f"lp_pool{self._nd}d")
         return pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
     def extra_repr(self) -> str:
@@ -173,3 +237,9 @@ class LPPool2d(_LPPoolNd):
     """The p-norm of each window over the last two dims."""
 
     _nd = 2
+
+
+class LPPool3d(_LPPoolNd):
+    """The p-norm of each window over the last three dims."""
+
+    _nd = 3
