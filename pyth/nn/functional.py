@@ -474,7 +474,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 from ._functional_norm import (batch_norm, dropout1d, dropout2d, embedding,  # noqa: E402
                                group_norm, layer_norm)
 # ---- convolution and pooling (THNN kernels: generic/THNNConvolution.c, THNNPooling.c) --------
-from ._conv_kernels import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from ._conv_kernels import conv1d, conv2d, conv3d  # noqa: F401
+from ._conv_kernels import conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: F401
 from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
                             avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
                             max_pool2d_with_indices)
