@@ -23,10 +23,16 @@
 #define TH_NN_CHUNK_ELEMS ((int64_t)1 << 21) /* ... with columns of at most this many elements */
 
 /* The positions [*a, *b) of a grid m long whose position t reads image pixel t*s + o inside an
- * image n long (one dimension of a tap's reach). */
+ * image n long (one dimension of a tap's reach). Unit strides, the usual case and every depth
+ * of a 2-D call, divide by nothing (a division costs more than the rest together). */
 static void THNN_(tapSpan)(int64_t o, int64_t s, int64_t n, int64_t m, int64_t *a, int64_t *b) {
-  *a = o >= 0 ? 0 : (-o + s - 1) / s;
-  *b = TH_MIN(o > n - 1 ? 0 : (n - 1 - o) / s + 1, m);
+  if (s == 1) {
+    *a = o >= 0 ? 0 : -o;
+    *b = TH_MIN(o > n - 1 ? 0 : n - o, m);
+  } else {
+    *a = o >= 0 ? 0 : (-o + s - 1) / s;
+    *b = TH_MIN(o > n - 1 ? 0 : (n - 1 - o) / s + 1, m);
+  }
   *a = TH_MIN(*a, *b);
 }
 
@@ -60,79 +66,90 @@ static void THNN_(zeroCells)(real *row, int64_t oW, int64_t y0, int64_t y1, int6
     for (int64_t y = y0; y < y1; y++) row[y * oW + x] = 0;
 }
 
-/* The columns of one tap and channel over one depth slice of the grid (`row`, gridH x gridW
- * cells), read from the image slice it reaches (`plane`). */
-static void THNN_(im2colSlice)(const real *plane, const THNNConvGeom *g, const THNNConvTap *t,
-                               int runs, real *row) {
-  const int64_t W = g->imW, oH = g->gridH, oW = g->gridW, sW = g->sW;
-  const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0;
-  if (runs && ya < yb) {
-    /* grid cell e of rows [ya, yb) reads pixel e + (y0 * W + x0); the wrapped columns get 0 */
-    const real *src = plane + (t->y0 * W + x0);
-    for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) row[e] = src[e];
-    THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
-    THNN_(zeroCells)(row, oW, yb, oH, 0, oW);
-    THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
-    THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
-    return;
-  }
-  for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
-  for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
-  for (int64_t y = ya; y < yb; y++) {
-    real *dst = row + y * oW;
-    const real *src = plane + (y * g->sH + t->y0) * W;
-    for (int64_t x = 0; x < xa; x++) dst[x] = 0;
-    if (sW == 1) {
-      for (int64_t x = xa; x < xb; x++) dst[x] = src[x + x0];
-    } else {
-      for (int64_t x = xa; x < xb; x++) dst[x] = src[x * sW + x0];
+/* The columns of one tap over one depth slice of the grid, for C channels: channel c's row is
+ * row + c*rstride (gridH x gridW cells), read from the image slice the tap reaches in channel c,
+ * plane + c*vol. This is TH's im2col of one tap; a 2-D convolution has one slice. */
+static void THNN_(im2colSlice)(const real *plane, int64_t vol, int64_t C, const THNNConvGeom *g,
+                               const THNNConvTap *t, int runs, real *row, int64_t rstride) {
+  const int64_t W = g->imW, oH = g->gridH, oW = g->gridW, sH = g->sH, sW = g->sW;
+  const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0, y0 = t->y0;
+  for (int64_t c = 0; c < C; c++, plane += vol, row += rstride) {
+    if (runs && ya < yb) {
+      /* grid cell e of rows [ya, yb) reads pixel e + (y0 * W + x0); the wrapped columns get 0 */
+      const real *src = plane + (y0 * W + x0);
+      for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) row[e] = src[e];
+      THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
+      THNN_(zeroCells)(row, oW, yb, oH, 0, oW);
+      THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+      THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
+      continue;
     }
-    for (int64_t x = xb; x < oW; x++) dst[x] = 0;
+    for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
+    for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
+    for (int64_t y = ya; y < yb; y++) {
+      real *dst = row + y * oW;
+      const real *src = plane + (y * sH + y0) * W;
+      for (int64_t x = 0; x < xa; x++) dst[x] = 0;
+      if (sW == 1) {
+        for (int64_t x = xa; x < xb; x++) dst[x] = src[x + x0];
+      } else {
+        for (int64_t x = xa; x < xb; x++) dst[x] = src[x * sW + x0];
+      }
+      for (int64_t x = xb; x < oW; x++) dst[x] = 0;
+    }
   }
 }
 
 /* The columns (K x ld, a column per grid cell) of C channels of an image: row (c, a, i, j)
  * holds what tap (a, i, j) of channel c reads for every grid cell, 0 outside the image. Taps
- * outermost, so each tap's reach is found once per sample, not once per channel. */
+ * outermost, so each tap's reach is found once per sample, not once per channel; then the
+ * depth slices the tap reads inside the image, each as im2col lays out a 2-D grid. */
 static void THNN_(vol2col)(const real *im, int64_t C, const THNNConvGeom *g, real *col,
                            int64_t ld) {
   const int64_t HW = g->imH * g->imW, vol = g->imD * HW;
   const int64_t oHW = g->gridH * g->gridW, oL = g->gridD * oHW;
+  const int64_t rstride = g->kD * g->kH * g->kW * ld; /* from a channel's row to the next's */
   const int runs = THNN_(tapRuns)(g);
   for (int64_t a = 0; a < g->kD; a++) {
     for (int64_t i = 0; i < g->kH; i++) {
       for (int64_t j = 0; j < g->kW; j++) {
         const THNNConvTap t = THNN_(tapOf)(g, a, i, j);
-        for (int64_t c = 0; c < C; c++) {
-          real *row = col + (((c * g->kD + a) * g->kH + i) * g->kW + j) * ld;
-          for (int64_t e = 0; e < t.za * oHW; e++) row[e] = 0;
-          for (int64_t e = t.zb * oHW; e < oL; e++) row[e] = 0;
-          for (int64_t z = t.za; z < t.zb; z++)
-            THNN_(im2colSlice)(im + c * vol + (z * g->sD + t.z0) * HW, g, &t, runs,
-                               row + z * oHW);
+        real *row = col + ((a * g->kH + i) * g->kW + j) * ld;
+        if (t.za > 0 || t.zb < g->gridD) { /* slices reading outside the image in depth */
+          for (int64_t c = 0; c < C; c++) {
+            real *r = row + c * rstride;
+            for (int64_t e = 0; e < t.za * oHW; e++) r[e] = 0;
+            for (int64_t e = t.zb * oHW; e < oL; e++) r[e] = 0;
+          }
         }
+        for (int64_t z = t.za; z < t.zb; z++)
+          THNN_(im2colSlice)(im + (z * g->sD + t.z0) * HW, vol, C, g, &t, runs, row + z * oHW,
+                             rstride);
       }
     }
   }
 }
 
-/* col2vol over one tap, channel and depth slice: plane += the slice's columns. With tapRuns
- * the columns are modified: the wrapped cells are set to 0 and added as one run. */
-static void THNN_(col2imSlice)(real *row, const THNNConvGeom *g, const THNNConvTap *t, int runs,
-                               real *plane) {
-  const int64_t W = g->imW, oW = g->gridW, sW = g->sW;
-  const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0;
-  if (runs && ya < yb) {
-    real *dst = plane + (t->y0 * W + x0);
-    THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
-    THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
-    for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) dst[e] += row[e];
-    return;
-  }
-  for (int64_t y = ya; y < yb; y++) {
-    const real *src = row + y * oW;
-    real *dst = plane + (y * g->sH + t->y0) * W;
-    for (int64_t x = xa; x < xb; x++) dst[x * sW + x0] += src[x];
+/* col2vol over one tap and depth slice for C channels (im2colSlice's adjoint, same
+ * arguments): plane += the slice's columns. With tapRuns the columns are modified: the
+ * wrapped cells are set to 0 and added as one run. */
+static void THNN_(col2imSlice)(real *row, int64_t rstride, int64_t C, const THNNConvGeom *g,
+                               const THNNConvTap *t, int runs, real *plane, int64_t vol) {
+  const int64_t W = g->imW, oW = g->gridW, sH = g->sH, sW = g->sW;
+  const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0, y0 = t->y0;
+  for (int64_t c = 0; c < C; c++, plane += vol, row += rstride) {
+    if (runs && ya < yb) {
+      real *dst = plane + (y0 * W + x0);
+      THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+      THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
+      for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) dst[e] += row[e];
+      continue;
+    }
+    for (int64_t y = ya; y < yb; y++) {
+      const real *src = row + y * oW;
+      real *dst = plane + (y * sH + y0) * W;
+      for (int64_t x = xa; x < xb; x++) dst[x * sW + x0] += src[x];
+    }
   }
 }
 
@@ -140,17 +157,16 @@ static void THNN_(col2imSlice)(real *row, const THNNConvGeom *g, const THNNConvT
  * voxel's taps in tap order). */
 static void THNN_(col2vol)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g, real *im) {
   const int64_t HW = g->imH * g->imW, vol = g->imD * HW, oHW = g->gridH * g->gridW;
+  const int64_t rstride = g->kD * g->kH * g->kW * ld;
   const int runs = THNN_(tapRuns)(g);
   for (int64_t a = 0; a < g->kD; a++) {
     for (int64_t i = 0; i < g->kH; i++) {
       for (int64_t j = 0; j < g->kW; j++) {
         const THNNConvTap t = THNN_(tapOf)(g, a, i, j);
-        for (int64_t c = 0; c < C; c++) {
-          real *row = col + (((c * g->kD + a) * g->kH + i) * g->kW + j) * ld;
-          for (int64_t z = t.za; z < t.zb; z++)
-            THNN_(col2imSlice)(row + z * oHW, g, &t, runs,
-                               im + c * vol + (z * g->sD + t.z0) * HW);
-        }
+        real *row = col + ((a * g->kH + i) * g->kW + j) * ld;
+        for (int64_t z = t.za; z < t.zb; z++)
+          THNN_(col2imSlice)(row + z * oHW, rstride, C, g, &t, runs,
+                             im + (z * g->sD + t.z0) * HW, vol);
       }
     }
   }
@@ -404,6 +420,13 @@ static int THNN_(convTensors)(const char *op, int nd, THTensor *input, const cha
              THSize_str(a, sizeof a, input->nDimension, input->size));
   THArgCheck(weight->nDimension == nd + 2, TH_ERR_RUNTIME, -1,
              "%s: expected a %d-D weight, got size %s", op, nd + 2,
+             THSize_str(a, sizeof a, weight->nDimension, weight->size));
+  THArgCheck(weight->size[0] > 0, TH_ERR_RUNTIME, -1,
+             "Given groups=%lld, expected weight to be at least 1 at dimension 0, but got weight "
+             "of size %s instead", (long long)groups,
+             THSize_str(a, sizeof a, weight->nDimension, weight->size));
+  THArgCheck(!transposed || THTensor_(nElement)(weight) > 0, TH_ERR_RUNTIME, -1,
+             "non-empty %dD weight tensor expected, but got: %s", nd + 2,
              THSize_str(a, sizeof a, weight->nDimension, weight->size));
   THArgCheck(weight->size[0] % groups == 0, TH_ERR_RUNTIME, -1,
              "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but "

@@ -215,21 +215,20 @@ def _pair(v: Any, n: int, name: str) -> tuple:
     return t
 
 
-def _pads(padding: Any, k: tuple, dil: tuple, stride: tuple, op: str) -> tuple:
-    """(*before, *after) per spatial dim from ints, a tuple, 'valid' or 'same' (the odd unit of
-    an even kernel's padding goes after, to the back / bottom / right, as PyTorch does)."""
-    n = len(k)
-    if isinstance(padding, str):
-        if padding == "valid":
-            return (0,) * (2 * n)
-        if padding != "same":
-            raise RuntimeError(f"Invalid padding string: {padding!r}")
-        if any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        total = [d * (kk - 1) for d, kk in zip(dil, k)]
-        return (*(t // 2 for t in total), *(t - t // 2 for t in total))
-    pad = _pair(padding, n, "padding")
-    return (*pad, *pad)
+def _pads(padding: Any, w: Tensor, dil: tuple, stride: tuple, op: str) -> tuple:
+    """(*before, *after) per spatial dim of weight w from a tuple of ints (one per dim), 'valid'
+    or 'same' (the odd unit of an even kernel's padding goes after, to the back / bottom /
+    right, as PyTorch does)."""
+    if not isinstance(padding, str):
+        return (*padding, *padding)
+    if padding == "valid":
+        return (0,) * (2 * (w.dim() - 2))
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: {padding!r}")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    total = [d * (k - 1) for d, k in zip(dil, w.shape[2:])]
+    return (*(t // 2 for t in total), *(t - t // 2 for t in total))
 
 
 def _compute(x: Tensor, op: str) -> _dt.dtype:
@@ -263,12 +262,6 @@ def _prepare(x: Tensor, w: Tensor, b: Tensor | None, nd: int, op: str, transpose
     if w.size(0) % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} "
                            f"at dimension 0, but got weight of size {list(w.shape)} instead")
-    if w.size(0) == 0:
-        raise RuntimeError(f"Given groups={groups}, expected weight to be at least 1 at dimension "
-                           f"0, but got weight of size {list(w.shape)} instead")
-    if transposed and w.numel() == 0:
-        raise RuntimeError(f"non-empty {nd + 2}D weight tensor expected, but got: "
-                           f"{list(w.shape)}")
     want = w.size(0) if transposed else w.size(1) * groups
     if xb.size(1) != want:
         head = "Given transposed=1" if transposed else f"Given groups={groups}"
@@ -302,7 +295,7 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddin
     if nd == 1:
         s, d = (1, *s), (1, *d)
         padding = padding if isinstance(padding, str) else (0, *padding)
-    pads = _pads(padding, tuple(w.shape[2:]), d, s, op)
+    pads = _pads(padding, w, d, s, op)
     p = (*s, *pads, *d, int(groups))
     return _finish(grid_of(x, w, b, p), input, nd, batched)
 
