@@ -22,6 +22,15 @@
 #define TH_NN_CHUNK_COLS 512          /* aim for chunks at least this many grid cells wide */
 #define TH_NN_CHUNK_ELEMS ((int64_t)1 << 21) /* ... with columns of at most this many elements */
 
+/* Grid cells, image voxels (per channel) and kernel taps of a geometry. */
+static int64_t THNN_(gridCells)(const THNNConvGeom *g) {
+  return g->gridD * g->gridH * g->gridW;
+}
+
+static int64_t THNN_(imVoxels)(const THNNConvGeom *g) { return g->imD * g->imH * g->imW; }
+
+static int64_t THNN_(taps)(const THNNConvGeom *g) { return g->kD * g->kH * g->kW; }
+
 /* The positions [*a, *b) of a grid m long whose position t reads image pixel t*s + o inside an
  * image n long (one dimension of a tap's reach). Unit strides, the usual case and every depth
  * of a 2-D call, divide by nothing (a division costs more than the rest together). */
@@ -36,16 +45,25 @@ static void THNN_(tapSpan)(int64_t o, int64_t s, int64_t n, int64_t m, int64_t *
   *a = TH_MIN(*a, *b);
 }
 
-/* The reach of tap (a, i, j): which grid cells read inside the image, and where. */
-static THNNConvTap THNN_(tapOf)(const THNNConvGeom *g, int64_t a, int64_t i, int64_t j) {
-  THNNConvTap t;
-  t.z0 = a * g->dilD - g->padF;
-  t.y0 = i * g->dilH - g->padT;
-  t.x0 = j * g->dilW - g->padL;
-  THNN_(tapSpan)(t.z0, g->sD, g->imD, g->gridD, &t.za, &t.zb);
-  THNN_(tapSpan)(t.y0, g->sH, g->imH, g->gridH, &t.ya, &t.yb);
-  THNN_(tapSpan)(t.x0, g->sW, g->imW, g->gridW, &t.xa, &t.xb);
-  return t;
+/* The reach of every tap (a, i, j) of g, in tap order: which grid cells read inside the image,
+ * and where. NULL with a MemoryError recorded on failure; THFree releases it. */
+static THNNConvTap *THNN_(tapsOf)(const THNNConvGeom *g) {
+  THNNConvTap *taps = THAllocArray("convolution", g->kD * g->kH * g->kW, sizeof *taps);
+  if (!taps) return NULL;
+  THNNConvTap *t = taps;
+  for (int64_t a = 0; a < g->kD; a++) {
+    for (int64_t i = 0; i < g->kH; i++) {
+      for (int64_t j = 0; j < g->kW; j++, t++) {
+        t->z0 = a * g->dilD - g->padF;
+        t->y0 = i * g->dilH - g->padT;
+        t->x0 = j * g->dilW - g->padL;
+        THNN_(tapSpan)(t->z0, g->sD, g->imD, g->gridD, &t->za, &t->zb);
+        THNN_(tapSpan)(t->y0, g->sH, g->imH, g->gridH, &t->ya, &t->yb);
+        THNN_(tapSpan)(t->x0, g->sW, g->imW, g->gridW, &t->xa, &t->xb);
+      }
+    }
+  }
+  return taps;
 }
 
 /* Whether a tap's rows of the grid and of the image line up end to end within a depth slice:
@@ -102,31 +120,27 @@ static void THNN_(im2colSlice)(const real *plane, int64_t vol, int64_t C, const 
 
 /* The columns (K x ld, a column per grid cell) of C channels of an image: row (c, a, i, j)
  * holds what tap (a, i, j) of channel c reads for every grid cell, 0 outside the image. Taps
- * outermost, so each tap's reach is found once per sample, not once per channel; then the
- * depth slices the tap reads inside the image, each as im2col lays out a 2-D grid. */
-static void THNN_(vol2col)(const real *im, int64_t C, const THNNConvGeom *g, real *col,
-                           int64_t ld) {
+ * outermost (their reach, `taps`, found once per product), then the depth slices the tap reads
+ * inside the image, each laid out as im2col lays out a 2-D grid, then the channels. */
+static void THNN_(vol2col)(const real *im, int64_t C, const THNNConvGeom *g,
+                           const THNNConvTap *taps, real *col, int64_t ld) {
   const int64_t HW = g->imH * g->imW, vol = g->imD * HW;
-  const int64_t oHW = g->gridH * g->gridW, oL = g->gridD * oHW;
-  const int64_t rstride = g->kD * g->kH * g->kW * ld; /* from a channel's row to the next's */
+  const int64_t oHW = g->gridH * g->gridW, oL = g->gridD * oHW, nTaps = THNN_(taps)(g);
+  const int64_t rstride = nTaps * ld; /* from a channel's row to the next's */
   const int runs = THNN_(tapRuns)(g);
-  for (int64_t a = 0; a < g->kD; a++) {
-    for (int64_t i = 0; i < g->kH; i++) {
-      for (int64_t j = 0; j < g->kW; j++) {
-        const THNNConvTap t = THNN_(tapOf)(g, a, i, j);
-        real *row = col + ((a * g->kH + i) * g->kW + j) * ld;
-        if (t.za > 0 || t.zb < g->gridD) { /* slices reading outside the image in depth */
-          for (int64_t c = 0; c < C; c++) {
-            real *r = row + c * rstride;
-            for (int64_t e = 0; e < t.za * oHW; e++) r[e] = 0;
-            for (int64_t e = t.zb * oHW; e < oL; e++) r[e] = 0;
-          }
-        }
-        for (int64_t z = t.za; z < t.zb; z++)
-          THNN_(im2colSlice)(im + (z * g->sD + t.z0) * HW, vol, C, g, &t, runs, row + z * oHW,
-                             rstride);
+  for (int64_t k = 0; k < nTaps; k++) {
+    const THNNConvTap *t = taps + k;
+    real *row = col + k * ld;
+    if (t->za > 0 || t->zb < g->gridD) { /* slices reading outside the image in depth */
+      for (int64_t c = 0; c < C; c++) {
+        real *r = row + c * rstride;
+        for (int64_t e = 0; e < t->za * oHW; e++) r[e] = 0;
+        for (int64_t e = t->zb * oHW; e < oL; e++) r[e] = 0;
       }
     }
+    for (int64_t z = t->za; z < t->zb; z++)
+      THNN_(im2colSlice)(im + (z * g->sD + t->z0) * HW, vol, C, g, t, runs, row + z * oHW,
+                         rstride);
   }
 }
 
@@ -155,31 +169,18 @@ static void THNN_(col2imSlice)(real *row, int64_t rstride, int64_t C, const THNN
 
 /* The adjoint of vol2col: im += the columns, each tap added to the voxel it was read from (a
  * voxel's taps in tap order). */
-static void THNN_(col2vol)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g, real *im) {
+static void THNN_(col2vol)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g,
+                           const THNNConvTap *taps, real *im) {
   const int64_t HW = g->imH * g->imW, vol = g->imD * HW, oHW = g->gridH * g->gridW;
-  const int64_t rstride = g->kD * g->kH * g->kW * ld;
+  const int64_t nTaps = THNN_(taps)(g), rstride = nTaps * ld;
   const int runs = THNN_(tapRuns)(g);
-  for (int64_t a = 0; a < g->kD; a++) {
-    for (int64_t i = 0; i < g->kH; i++) {
-      for (int64_t j = 0; j < g->kW; j++) {
-        const THNNConvTap t = THNN_(tapOf)(g, a, i, j);
-        real *row = col + ((a * g->kH + i) * g->kW + j) * ld;
-        for (int64_t z = t.za; z < t.zb; z++)
-          THNN_(col2imSlice)(row + z * oHW, rstride, C, g, &t, runs,
-                             im + (z * g->sD + t.z0) * HW, vol);
-      }
-    }
+  for (int64_t k = 0; k < nTaps; k++) {
+    const THNNConvTap *t = taps + k;
+    for (int64_t z = t->za; z < t->zb; z++)
+      THNN_(col2imSlice)(col + k * ld + z * oHW, rstride, C, g, t, runs,
+                         im + (z * g->sD + t->z0) * HW, vol);
   }
 }
-
-/* Grid cells, image voxels (per channel) and kernel taps of a geometry. */
-static int64_t THNN_(gridCells)(const THNNConvGeom *g) {
-  return g->gridD * g->gridH * g->gridW;
-}
-
-static int64_t THNN_(imVoxels)(const THNNConvGeom *g) { return g->imD * g->imH * g->imW; }
-
-static int64_t THNN_(taps)(const THNNConvGeom *g) { return g->kD * g->kH * g->kW; }
 
 /* The chunk width B and the thread count for a product over g (see the strategy). */
 static int64_t THNN_(convChunk)(const THNNConvGeom *g, int nt) {
@@ -219,7 +220,17 @@ static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t ex
     THError_set(TH_ERR_MEMORY, "convolution: the workspace's size overflows");
     return NULL;
   }
-  return THNN_workspaceTake((size_t)bytes, owned);
+  pl->taps = THNN_(tapsOf)(g);
+  if (!pl->taps) return NULL;
+  real *ws = THNN_workspaceTake((size_t)bytes, owned);
+  if (!ws) THFree(pl->taps);
+  return ws;
+}
+
+/* Gives back what convPlan took. */
+static void THNN_(planGive)(THNNConvPlan *pl, real *ws, int owned) {
+  THFree(pl->taps);
+  THNN_workspaceGive(ws, owned);
 }
 
 /* The grid rows of group grp for samples n0 .. n0+nb-1 as one (Og x nb*L) matrix: in place for
@@ -239,7 +250,7 @@ static const real *THNN_(gridRows)(const THNNConvGeom *g, const real *grid, int6
 static void THNN_(chunkCols)(const THNNConvGeom *g, const THNNConvPlan *pl, const real *im,
                              int64_t n0, int64_t nb, int64_t grp, real *cols) {
   for (int64_t b = 0; b < nb; b++)
-    THNN_(vol2col)(im + ((n0 + b) * g->imC + grp * pl->Cg) * pl->plane, pl->Cg, g,
+    THNN_(vol2col)(im + ((n0 + b) * g->imC + grp * pl->Cg) * pl->plane, pl->Cg, g, pl->taps,
                    cols + b * pl->L, nb * pl->L);
 }
 
@@ -278,7 +289,7 @@ static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
-  THNN_workspaceGive(ws, owned);
+  THNN_(planGive)(&pl, ws, owned);
   return 0;
 }
 
@@ -307,13 +318,13 @@ static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, con
         THBlas_(gemm)('n', 't', ld, pl.K, pl.Og, 1, rows, ld, w + grp * pl.Og * pl.K, pl.K, 0,
                       cols, ld);
         for (int64_t b = 0; b < nb; b++)
-          THNN_(col2vol)(cols + b * pl.L, ld, pl.Cg, g,
+          THNN_(col2vol)(cols + b * pl.L, ld, pl.Cg, g, pl.taps,
                          im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
       }
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
-  THNN_workspaceGive(ws, owned);
+  THNN_(planGive)(&pl, ws, owned);
   return 0;
 }
 
@@ -356,7 +367,7 @@ static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const 
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
-  THNN_workspaceGive(ws, owned);
+  THNN_(planGive)(&pl, ws, owned);
   return 0;
 }
 
