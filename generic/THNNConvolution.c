@@ -4,12 +4,14 @@
 
 /* Strategy (the geometry's words, image / grid / K, are lib/THNNConv.h's).
  *
- * Three products make both layers, forward and backward:
- *   A. grid  = W . im2col(image)          convolution forward, transposed grad-input
- *   B. image = col2im(W^T . grid)         convolution grad-input, transposed forward
- *   C. dW   += scale * grid . im2col(image)^T       weight gradient of both
- * im2col lays the K taps of each grid cell out as a column; col2im adds columns back onto the
- * pixels they came from (the adjoint). Each product is one GEMM per group over a *chunk* of
+ * Three products make both layers, forward and backward, in 2-D and 3-D alike (a 2-D
+ * convolution is a 3-D one of depth 1):
+ *   A. grid  = W . vol2col(image)          convolution forward, transposed grad-input
+ *   B. image = col2vol(W^T . grid)         convolution grad-input, transposed forward
+ *   C. dW   += scale * grid . vol2col(image)^T       weight gradient of both
+ * vol2col (TH's im2col with a depth) lays the K taps of each grid cell out as a column, one
+ * depth slice of the grid after another, each slice as im2col lays out a 2-D grid; col2vol adds
+ * columns back onto the voxels they came from (the adjoint). Each product is one GEMM per group over a *chunk* of
  * B samples side by side (columns K x B*L, L = grid cells of one sample): small images give
  * GEMMs wide enough for BLAS to run at speed; a chunk of one sample multiplies the tensor in
  * place, wider chunks gather / scatter the grid through a buffer. Chunks are split between
@@ -20,25 +22,55 @@
 #define TH_NN_CHUNK_COLS 512          /* aim for chunks at least this many grid cells wide */
 #define TH_NN_CHUNK_ELEMS ((int64_t)1 << 21) /* ... with columns of at most this many elements */
 
-/* The grid cells of tap (i, j) that read inside the image: rows [*ya, *yb), columns
- * [*xa, *xb); x0 is the pixel column of grid column 0 (pixel column of x: x*sW + x0). */
-static void THNN_(tapRange)(const THNNConvGeom *g, int64_t i, int64_t j, int64_t *ya,
-                            int64_t *yb, int64_t *xa, int64_t *xb, int64_t *x0) {
-  const int64_t H = g->imH, W = g->imW, sH = g->sH, sW = g->sW;
-  const int64_t y0 = i * g->dilH - g->padT;
-  *x0 = j * g->dilW - g->padL;
-  *xa = *x0 >= 0 ? 0 : (-*x0 + sW - 1) / sW;
-  *xb = TH_MIN(*x0 > W - 1 ? 0 : (W - 1 - *x0) / sW + 1, g->gridW);
-  *xa = TH_MIN(*xa, *xb);
-  *ya = y0 >= 0 ? 0 : (-y0 + sH - 1) / sH;
-  *yb = TH_MIN(y0 > H - 1 ? 0 : (H - 1 - y0) / sH + 1, g->gridH);
-  *ya = TH_MIN(*ya, *yb);
+/* Grid cells, image voxels (per channel) and kernel taps of a geometry. */
+static int64_t THNN_(gridCells)(const THNNConvGeom *g) {
+  return g->gridD * g->gridH * g->gridW;
 }
 
-/* Whether a tap's rows of the grid and of the image line up end to end: unit strides and a grid
- * as wide as the image (the "same" convolution of small images). Then the grid rows
- * [ya, yb) of the tap are one shifted run of the image, read or written in one loop, and only
- * the columns a row shift wraps across (x < xa or x >= xb) need fixing. */
+static int64_t THNN_(imVoxels)(const THNNConvGeom *g) { return g->imD * g->imH * g->imW; }
+
+static int64_t THNN_(taps)(const THNNConvGeom *g) { return g->kD * g->kH * g->kW; }
+
+/* The positions [*a, *b) of a grid m long whose position t reads image pixel t*s + o inside an
+ * image n long (one dimension of a tap's reach). Unit strides, the usual case and every depth
+ * of a 2-D call, divide by nothing (a division costs more than the rest together). */
+static void THNN_(tapSpan)(int64_t o, int64_t s, int64_t n, int64_t m, int64_t *a, int64_t *b) {
+  if (s == 1) {
+    *a = o >= 0 ? 0 : -o;
+    *b = TH_MIN(o > n - 1 ? 0 : n - o, m);
+  } else {
+    *a = o >= 0 ? 0 : (-o + s - 1) / s;
+    *b = TH_MIN(o > n - 1 ? 0 : (n - 1 - o) / s + 1, m);
+  }
+  *a = TH_MIN(*a, *b);
+}
+
+/* The reach of every tap (a, i, j) of g, in tap order: which grid cells read inside the image,
+ * and where. NULL with a MemoryError recorded on failure; THFree releases it. */
+static THNNConvTap *THNN_(tapsOf)(const THNNConvGeom *g) {
+  THNNConvTap *taps = THAllocArray("convolution", g->kD * g->kH * g->kW, sizeof *taps);
+  if (!taps) return NULL;
+  THNNConvTap *t = taps;
+  for (int64_t a = 0; a < g->kD; a++) {
+    for (int64_t i = 0; i < g->kH; i++) {
+      for (int64_t j = 0; j < g->kW; j++, t++) {
+        t->z0 = a * g->dilD - g->padF;
+        t->y0 = i * g->dilH - g->padT;
+        t->x0 = j * g->dilW - g->padL;
+        THNN_(tapSpan)(t->z0, g->sD, g->imD, g->gridD, &t->za, &t->zb);
+        THNN_(tapSpan)(t->y0, g->sH, g->imH, g->gridH, &t->ya, &t->yb);
+        THNN_(tapSpan)(t->x0, g->sW, g->imW, g->gridW, &t->xa, &t->xb);
+      }
+    }
+  }
+  return taps;
+}
+
+/* Whether a tap's rows of the grid and of the image line up end to end within a depth slice:
+ * unit strides in height and width and a grid as wide as the image (the "same" convolution of
+ * small images). Then the grid rows [ya, yb) of the tap are one shifted run of the image slice,
+ * read or written in one loop, and only the columns a row shift wraps across (x < xa or
+ * x >= xb) need fixing. */
 static int THNN_(tapRuns)(const THNNConvGeom *g) {
   return g->sH == 1 && g->sW == 1 && g->gridW == g->imW;
 }
@@ -52,84 +84,108 @@ static void THNN_(zeroCells)(real *row, int64_t oW, int64_t y0, int64_t y1, int6
     for (int64_t y = y0; y < y1; y++) row[y * oW + x] = 0;
 }
 
-/* Taps outermost, so each tap's range is found once per sample, not once per channel. */
-static void THNN_(im2col)(const real *im, int64_t C, const THNNConvGeom *g, real *col,
-                          int64_t ld) {
-  const int64_t H = g->imH, W = g->imW, oH = g->gridH, oW = g->gridW, sW = g->sW;
-  const int runs = THNN_(tapRuns)(g);
-  for (int64_t i = 0; i < g->kH; i++) {
-    for (int64_t j = 0; j < g->kW; j++) {
-      int64_t ya, yb, xa, xb, x0;
-      THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
-      const int64_t off = (i * g->dilH - g->padT) * W + x0; /* the run's shift (runs only) */
-      for (int64_t c = 0; c < C; c++) {
-        const real *plane = im + c * H * W;
-        real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
-        if (runs && ya < yb) {
-          /* grid cell t of rows [ya, yb) reads pixel t + off; the wrapped columns get 0 */
-          const real *src = plane + off;
-          for (int64_t t = ya * oW + xa; t < (yb - 1) * oW + xb; t++) row[t] = src[t];
-          THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
-          THNN_(zeroCells)(row, oW, yb, oH, 0, oW);
-          THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
-          THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
-          continue;
-        }
-        for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
-        for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
-        for (int64_t y = ya; y < yb; y++) {
-          const int64_t iy = y * g->sH - g->padT + i * g->dilH;
-          real *dst = row + y * oW;
-          const real *src = plane + iy * W;
-          for (int64_t x = 0; x < xa; x++) dst[x] = 0;
-          if (sW == 1) {
-            for (int64_t x = xa; x < xb; x++) dst[x] = src[x + x0];
-          } else {
-            for (int64_t x = xa; x < xb; x++) dst[x] = src[x * sW + x0];
-          }
-          for (int64_t x = xb; x < oW; x++) dst[x] = 0;
-        }
+/* The columns of one tap over one depth slice of the grid, for C channels: channel c's row is
+ * row + c*rstride (gridH x gridW cells), read from the image slice the tap reaches in channel c,
+ * plane + c*vol. This is TH's im2col of one tap; a 2-D convolution has one slice. */
+static void THNN_(im2colSlice)(const real *plane, int64_t vol, int64_t C, const THNNConvGeom *g,
+                               const THNNConvTap *t, int runs, real *row, int64_t rstride) {
+  const int64_t W = g->imW, oH = g->gridH, oW = g->gridW, sH = g->sH, sW = g->sW;
+  const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0, y0 = t->y0;
+  for (int64_t c = 0; c < C; c++, plane += vol, row += rstride) {
+    if (runs && ya < yb) {
+      /* grid cell e of rows [ya, yb) reads pixel e + (y0 * W + x0); the wrapped columns get 0 */
+      const real *src = plane + (y0 * W + x0);
+      for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) row[e] = src[e];
+      THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
+      THNN_(zeroCells)(row, oW, yb, oH, 0, oW);
+      THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+      THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
+      continue;
+    }
+    for (int64_t e = 0; e < ya * oW; e++) row[e] = 0;
+    for (int64_t e = yb * oW; e < oH * oW; e++) row[e] = 0;
+    for (int64_t y = ya; y < yb; y++) {
+      real *dst = row + y * oW;
+      const real *src = plane + (y * sH + y0) * W;
+      for (int64_t x = 0; x < xa; x++) dst[x] = 0;
+      if (sW == 1) {
+        for (int64_t x = xa; x < xb; x++) dst[x] = src[x + x0];
+      } else {
+        for (int64_t x = xa; x < xb; x++) dst[x] = src[x * sW + x0];
       }
+      for (int64_t x = xb; x < oW; x++) dst[x] = 0;
     }
   }
 }
 
-/* The adjoint of im2col: im += the columns, each tap added to the pixel it was read from (a
- * pixel's taps in tap order, as before the taps went outermost). With tapRuns the columns are
- * modified: the wrapped cells are set to 0 and added as one run. */
-static void THNN_(col2im)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g, real *im) {
-  const int64_t H = g->imH, W = g->imW, oW = g->gridW, sW = g->sW;
+/* The columns (K x ld, a column per grid cell) of C channels of an image: row (c, a, i, j)
+ * holds what tap (a, i, j) of channel c reads for every grid cell, 0 outside the image. Taps
+ * outermost (their reach, `taps`, found once per product), then the depth slices the tap reads
+ * inside the image, each laid out as im2col lays out a 2-D grid, then the channels. */
+static void THNN_(vol2col)(const real *im, int64_t C, const THNNConvGeom *g,
+                           const THNNConvTap *taps, real *col, int64_t ld) {
+  const int64_t HW = g->imH * g->imW, vol = g->imD * HW;
+  const int64_t oHW = g->gridH * g->gridW, oL = g->gridD * oHW, nTaps = THNN_(taps)(g);
+  const int64_t rstride = nTaps * ld; /* from a channel's row to the next's */
   const int runs = THNN_(tapRuns)(g);
-  for (int64_t i = 0; i < g->kH; i++) {
-    for (int64_t j = 0; j < g->kW; j++) {
-      int64_t ya, yb, xa, xb, x0;
-      THNN_(tapRange)(g, i, j, &ya, &yb, &xa, &xb, &x0);
-      const int64_t off = (i * g->dilH - g->padT) * W + x0;
+  for (int64_t k = 0; k < nTaps; k++) {
+    const THNNConvTap *t = taps + k;
+    real *row = col + k * ld;
+    if (t->za > 0 || t->zb < g->gridD) { /* slices reading outside the image in depth */
       for (int64_t c = 0; c < C; c++) {
-        real *plane = im + c * H * W;
-        real *row = col + ((c * g->kH + i) * g->kW + j) * ld;
-        if (runs && ya < yb) {
-          real *dst = plane + off;
-          THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
-          THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
-          for (int64_t t = ya * oW + xa; t < (yb - 1) * oW + xb; t++) dst[t] += row[t];
-          continue;
-        }
-        for (int64_t y = ya; y < yb; y++) {
-          const int64_t iy = y * g->sH - g->padT + i * g->dilH;
-          const real *src = row + y * oW;
-          real *dst = plane + iy * W;
-          for (int64_t x = xa; x < xb; x++) dst[x * sW + x0] += src[x];
-        }
+        real *r = row + c * rstride;
+        for (int64_t e = 0; e < t->za * oHW; e++) r[e] = 0;
+        for (int64_t e = t->zb * oHW; e < oL; e++) r[e] = 0;
       }
     }
+    for (int64_t z = t->za; z < t->zb; z++)
+      THNN_(im2colSlice)(im + (z * g->sD + t->z0) * HW, vol, C, g, t, runs, row + z * oHW,
+                         rstride);
+  }
+}
+
+/* col2vol over one tap and depth slice for C channels (im2colSlice's adjoint, same
+ * arguments): plane += the slice's columns. With tapRuns the columns are modified: the
+ * wrapped cells are set to 0 and added as one run. */
+static void THNN_(col2imSlice)(real *row, int64_t rstride, int64_t C, const THNNConvGeom *g,
+                               const THNNConvTap *t, int runs, real *plane, int64_t vol) {
+  const int64_t W = g->imW, oW = g->gridW, sH = g->sH, sW = g->sW;
+  const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0, y0 = t->y0;
+  for (int64_t c = 0; c < C; c++, plane += vol, row += rstride) {
+    if (runs && ya < yb) {
+      real *dst = plane + (y0 * W + x0);
+      THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
+      THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
+      for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) dst[e] += row[e];
+      continue;
+    }
+    for (int64_t y = ya; y < yb; y++) {
+      const real *src = row + y * oW;
+      real *dst = plane + (y * sH + y0) * W;
+      for (int64_t x = xa; x < xb; x++) dst[x * sW + x0] += src[x];
+    }
+  }
+}
+
+/* The adjoint of vol2col: im += the columns, each tap added to the voxel it was read from (a
+ * voxel's taps in tap order). */
+static void THNN_(col2vol)(real *col, int64_t ld, int64_t C, const THNNConvGeom *g,
+                           const THNNConvTap *taps, real *im) {
+  const int64_t HW = g->imH * g->imW, vol = g->imD * HW, oHW = g->gridH * g->gridW;
+  const int64_t nTaps = THNN_(taps)(g), rstride = nTaps * ld;
+  const int runs = THNN_(tapRuns)(g);
+  for (int64_t k = 0; k < nTaps; k++) {
+    const THNNConvTap *t = taps + k;
+    for (int64_t z = t->za; z < t->zb; z++)
+      THNN_(col2imSlice)(col + k * ld + z * oHW, rstride, C, g, t, runs,
+                         im + (z * g->sD + t->z0) * HW, vol);
   }
 }
 
 /* The chunk width B and the thread count for a product over g (see the strategy). */
 static int64_t THNN_(convChunk)(const THNNConvGeom *g, int nt) {
-  const int64_t L = TH_MAX(g->gridH * g->gridW, 1);
-  const int64_t K = TH_MAX(g->imC / g->groups * g->kH * g->kW, 1);
+  const int64_t L = TH_MAX(THNN_(gridCells)(g), 1);
+  const int64_t K = TH_MAX(g->imC / g->groups * THNN_(taps)(g), 1);
   int64_t b = (TH_NN_CHUNK_COLS + L - 1) / L;
   b = TH_MIN(b, (g->batch + nt - 1) / nt);
   b = TH_MIN(b, TH_NN_CHUNK_ELEMS / (K * L));
@@ -137,9 +193,9 @@ static int64_t THNN_(convChunk)(const THNNConvGeom *g, int nt) {
 }
 
 static int THNN_(convThreads)(const THNNConvGeom *g) {
-  const int64_t K = g->imC / g->groups * g->kH * g->kW;
+  const int64_t K = g->imC / g->groups * THNN_(taps)(g);
   const int par = g->batch > 1 &&
-      THParallel_worth(g->batch * g->gridC * g->gridH * g->gridW,
+      THParallel_worth(g->batch * g->gridC * THNN_(gridCells)(g),
                        (int64_t)sizeof(real) * TH_MAX(K, 1));
   return par ? TH_MIN(THThreads_max(), (int)TH_MIN(g->batch, 1 << 20)) : 1;
 }
@@ -150,9 +206,9 @@ static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t ex
                              int *owned) {
   pl->Cg = g->imC / g->groups;
   pl->Og = g->gridC / g->groups;
-  pl->K = pl->Cg * g->kH * g->kW;
-  pl->L = g->gridH * g->gridW;
-  pl->plane = g->imH * g->imW;
+  pl->K = pl->Cg * THNN_(taps)(g);
+  pl->L = THNN_(gridCells)(g);
+  pl->plane = THNN_(imVoxels)(g);
   pl->nt = THNN_(convThreads)(g);
   pl->B = THNN_(convChunk)(g, pl->nt);
   pl->chunks = (g->batch + pl->B - 1) / pl->B;
@@ -160,18 +216,28 @@ static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t ex
   pl->per = pl->cols + (pl->B > 1 ? pl->Og * pl->B * pl->L : 0) + (pl->nt > 1 ? extra : 0);
   int64_t n, bytes;
   if (THSize_mul(&n, pl->per, pl->nt) != 0 ||
-      THSize_bytes(&bytes, "conv2d()", n, sizeof(real)) != 0) {
-    THError_set(TH_ERR_MEMORY, "conv2d(): the workspace's size overflows");
+      THSize_bytes(&bytes, "convolution", n, sizeof(real)) != 0) {
+    THError_set(TH_ERR_MEMORY, "convolution: the workspace's size overflows");
     return NULL;
   }
-  return THNN_workspaceTake((size_t)bytes, owned);
+  pl->taps = THNN_(tapsOf)(g);
+  if (!pl->taps) return NULL;
+  real *ws = THNN_workspaceTake((size_t)bytes, owned);
+  if (!ws) THFree(pl->taps);
+  return ws;
+}
+
+/* Gives back what convPlan took. */
+static void THNN_(planGive)(THNNConvPlan *pl, real *ws, int owned) {
+  THFree(pl->taps);
+  THNN_workspaceGive(ws, owned);
 }
 
 /* The grid rows of group grp for samples n0 .. n0+nb-1 as one (Og x nb*L) matrix: in place for
  * one sample, else gathered into tmp. */
 static const real *THNN_(gridRows)(const THNNConvGeom *g, const real *grid, int64_t n0,
                                    int64_t nb, int64_t grp, real *tmp) {
-  const int64_t L = g->gridH * g->gridW, Og = g->gridC / g->groups, ld = nb * L;
+  const int64_t L = THNN_(gridCells)(g), Og = g->gridC / g->groups, ld = nb * L;
   if (nb == 1) return grid + (n0 * g->gridC + grp * Og) * L;
   for (int64_t b = 0; b < nb; b++)
     for (int64_t o = 0; o < Og; o++)
@@ -184,14 +250,14 @@ static const real *THNN_(gridRows)(const THNNConvGeom *g, const real *grid, int6
 static void THNN_(chunkCols)(const THNNConvGeom *g, const THNNConvPlan *pl, const real *im,
                              int64_t n0, int64_t nb, int64_t grp, real *cols) {
   for (int64_t b = 0; b < nb; b++)
-    THNN_(im2col)(im + ((n0 + b) * g->imC + grp * pl->Cg) * pl->plane, pl->Cg, g,
-                  cols + b * pl->L, nb * pl->L);
+    THNN_(vol2col)(im + ((n0 + b) * g->imC + grp * pl->Cg) * pl->plane, pl->Cg, g, pl->taps,
+                   cols + b * pl->L, nb * pl->L);
 }
 
-/* A. grid = W . im2col(image) (+ bias per grid channel) */
+/* A. grid = W . vol2col(image) (+ bias per grid channel) */
 static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const real *w,
                                     const real *bias, real *grid) {
-  if (g->batch == 0 || g->gridH * g->gridW == 0 || g->gridC == 0) return 0;
+  if (g->batch == 0 || THNN_(gridCells)(g) == 0 || g->gridC == 0) return 0;
   THNNConvPlan pl;
   int owned;
   real *ws = THNN_(convPlan)(&pl, g, 0, &owned);
@@ -223,14 +289,14 @@ static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
-  THNN_workspaceGive(ws, owned);
+  THNN_(planGive)(&pl, ws, owned);
   return 0;
 }
 
-/* B. image = col2im(W^T . grid) (+ bias per image channel) */
+/* B. image = col2vol(W^T . grid) (+ bias per image channel) */
 static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, const real *w,
                                     const real *bias, real *im) {
-  if (g->batch == 0 || g->imC == 0 || g->imH * g->imW == 0) return 0;
+  if (g->batch == 0 || g->imC == 0 || THNN_(imVoxels)(g) == 0) return 0;
   THNNConvPlan pl;
   int owned;
   real *ws = THNN_(convPlan)(&pl, g, 0, &owned);
@@ -252,22 +318,22 @@ static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, con
         THBlas_(gemm)('n', 't', ld, pl.K, pl.Og, 1, rows, ld, w + grp * pl.Og * pl.K, pl.K, 0,
                       cols, ld);
         for (int64_t b = 0; b < nb; b++)
-          THNN_(col2im)(cols + b * pl.L, ld, pl.Cg, g,
-                        im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
+          THNN_(col2vol)(cols + b * pl.L, ld, pl.Cg, g, pl.taps,
+                         im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
       }
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
-  THNN_workspaceGive(ws, owned);
+  THNN_(planGive)(&pl, ws, owned);
   return 0;
 }
 
-/* C. dW += scale * grid . im2col(image)^T; threads sum into buffers of their own, added at the
+/* C. dW += scale * grid . vol2col(image)^T; threads sum into buffers of their own, added at the
  * end. */
 static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const real *im,
                                  real *gw, real scale) {
-  const int64_t wn = g->gridC * (g->imC / g->groups) * g->kH * g->kW;
-  if (g->batch == 0 || g->gridH * g->gridW == 0 || wn == 0) return 0;
+  const int64_t wn = g->gridC * (g->imC / g->groups) * THNN_(taps)(g);
+  if (g->batch == 0 || THNN_(gridCells)(g) == 0 || wn == 0) return 0;
   THNNConvPlan pl;
   int owned;
   real *ws = THNN_(convPlan)(&pl, g, wn, &owned);
@@ -301,7 +367,7 @@ static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const 
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */
-  THNN_workspaceGive(ws, owned);
+  THNN_(planGive)(&pl, ws, owned);
   return 0;
 }
 
@@ -323,32 +389,55 @@ static int THNN_(convRun)(int (*product)(const THNNConvGeom *, const real *, con
   return rc;
 }
 
-/* ---- checks and the public verbs ------------------------------------------------------------ */
+/* ---- checks and the verbs, for 2-D and 3-D calls alike ------------------------------------- */
 
-static int THNN_(convParams)(const char *op, int64_t sH, int64_t sW, int64_t padT, int64_t padL,
-                             int64_t padB, int64_t padR, int64_t dilH, int64_t dilW,
-                             int64_t groups) {
-  THArgCheck(sH > 0 && sW > 0, TH_ERR_RUNTIME, -1, "%s: non-positive stride is not supported",
+static int THNN_(convParams)(const char *op, const THNNConvArgs *a) {
+  const int64_t *s = a->s, *d = a->dil;
+  THArgCheck(s[0] > 0 && s[1] > 0 && s[2] > 0, TH_ERR_RUNTIME, -1,
+             "%s: non-positive stride is not supported", op);
+  for (int k = 0; k < 3; k++)
+    THArgCheck(a->padBefore[k] >= 0 && a->padAfter[k] >= 0, TH_ERR_RUNTIME, -1,
+               "%s: negative padding is not supported", op);
+  if (a->nd == 3)
+    THArgCheck(d[0] > 0 && d[1] > 0 && d[2] > 0, TH_ERR_RUNTIME, -1,
+               "%s: dilation should be greater than zero, but got [%lld, %lld, %lld]", op,
+               (long long)d[0], (long long)d[1], (long long)d[2]);
+  else
+    THArgCheck(d[0] > 0 && d[1] > 0 && d[2] > 0, TH_ERR_RUNTIME, -1,
+               "%s: dilation should be greater than zero, but got [%lld, %lld]", op,
+               (long long)d[1], (long long)d[2]);
+  THArgCheck(a->groups > 0, TH_ERR_RUNTIME, -1, "%s: non-positive groups is not supported",
              op);
-  THArgCheck(padT >= 0 && padL >= 0 && padB >= 0 && padR >= 0, TH_ERR_RUNTIME, -1,
-             "%s: negative padding is not supported", op);
-  THArgCheck(dilH > 0 && dilW > 0, TH_ERR_RUNTIME, -1,
-             "%s: dilation should be greater than zero, but got [%lld, %lld]", op,
-             (long long)dilH, (long long)dilW);
-  THArgCheck(groups > 0, TH_ERR_RUNTIME, -1, "%s: non-positive groups is not supported", op);
   return 0;
 }
 
-/* A 4-D (N, C, H, W) tensor, and weight (gridC, imC / groups, kH, kW), bias (channels). */
-static int THNN_(convTensors)(const char *op, THTensor *input, const char *what,
+/* The spatial sizes (depth, height, width) of an (N, C, H, W) or (N, C, D, H, W) tensor (a
+ * depth of 1 for nd = 2); a weight's are its kernel's. */
+static void THNN_(convSizes)(THTensor *t, int nd, int64_t v[3]) {
+  v[0] = nd == 3 ? t->size[2] : 1;
+  v[1] = t->size[nd];
+  v[2] = t->size[nd + 1];
+}
+
+/* An (nd+2)-D (N, C, spatial...) tensor, and weight (gridC, imC / groups, kernel...), bias
+ * (channels). */
+static int THNN_(convTensors)(const char *op, int nd, THTensor *input, const char *what,
                               THTensor *weight, THTensor *bias, int64_t groups,
                               int transposed) {
   char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
-  THArgCheck(input->nDimension == 4, TH_ERR_RUNTIME, -1,
-             "%s: expected a 4-D %s (N, C, H, W), got size %s", op, what,
+  THArgCheck(input->nDimension == nd + 2, TH_ERR_RUNTIME, -1,
+             "%s: expected a %d-D %s %s, got size %s", op, nd + 2, what,
+             nd == 3 ? "(N, C, D, H, W)" : "(N, C, H, W)",
              THSize_str(a, sizeof a, input->nDimension, input->size));
-  THArgCheck(weight->nDimension == 4, TH_ERR_RUNTIME, -1,
-             "%s: expected a 4-D weight, got size %s", op,
+  THArgCheck(weight->nDimension == nd + 2, TH_ERR_RUNTIME, -1,
+             "%s: expected a %d-D weight, got size %s", op, nd + 2,
+             THSize_str(a, sizeof a, weight->nDimension, weight->size));
+  THArgCheck(weight->size[0] > 0, TH_ERR_RUNTIME, -1,
+             "Given groups=%lld, expected weight to be at least 1 at dimension 0, but got weight "
+             "of size %s instead", (long long)groups,
+             THSize_str(a, sizeof a, weight->nDimension, weight->size));
+  THArgCheck(!transposed || THTensor_(nElement)(weight) > 0, TH_ERR_RUNTIME, -1,
+             "non-empty %dD weight tensor expected, but got: %s", nd + 2,
              THSize_str(a, sizeof a, weight->nDimension, weight->size));
   THArgCheck(weight->size[0] % groups == 0, TH_ERR_RUNTIME, -1,
              "Given groups=%lld, expected weight to be divisible by %lld at dimension 0, but "
@@ -387,53 +476,62 @@ static int THNN_(convChannels)(THTensor *t, int64_t expect, THTensor *weight, in
   return -1;
 }
 
-/* The geometry of a convolution of an image (N, imC, imH, imW) by weight; the grid's size is
- * the convolution's output size (RuntimeError when the dilated kernel exceeds the padded image). */
-static int THNN_(convGeom)(THNNConvGeom *g, int64_t N, int64_t imC, int64_t imH, int64_t imW,
-                           THTensor *weight, int64_t sH, int64_t sW, int64_t padT, int64_t padL,
-                           int64_t padB, int64_t padR, int64_t dilH, int64_t dilW,
-                           int64_t groups) {
-  g->batch = N;
-  g->groups = groups;
-  g->imC = imC;
-  g->imH = imH;
-  g->imW = imW;
-  g->gridC = weight->size[0];
-  g->kH = weight->size[2];
-  g->kW = weight->size[3];
-  g->sH = sH;
-  g->sW = sW;
-  g->padT = padT;
-  g->padL = padL;
-  g->dilH = dilH;
-  g->dilW = dilW;
-  const int64_t pH = imH + padT + padB, pW = imW + padL + padR;
-  const int64_t eH = dilH * (g->kH - 1) + 1, eW = dilW * (g->kW - 1) + 1;
-  THArgCheck(pH >= eH && pW >= eW, TH_ERR_RUNTIME, -1,
-             "Calculated padded input size per channel: (%lld x %lld). Kernel size: (%lld x "
-             "%lld). Kernel size can't be greater than actual input size", (long long)pH,
-             (long long)pW, (long long)eH, (long long)eW);
-  g->gridH = (pH - eH) / sH + 1;
-  g->gridW = (pW - eW) / sW + 1;
+/* The geometry of a convolution of an image (N, imC, im...) and a grid (gridC, grid...) by
+ * weight (the grid's size is filled in by the caller). */
+static void THNN_(geomFill)(THNNConvGeom *g, const THNNConvArgs *a, int64_t N, int64_t imC,
+                            const int64_t im[3], THTensor *weight) {
+  int64_t k[3];
+  THNN_(convSizes)(weight, a->nd, k);
+  *g = (THNNConvGeom){.batch = N, .groups = a->groups, .imC = imC, .imD = im[0],
+                      .imH = im[1], .imW = im[2], .gridC = weight->size[0], .kD = k[0],
+                      .kH = k[1], .kW = k[2], .sD = a->s[0], .sH = a->s[1], .sW = a->s[2],
+                      .padF = a->padBefore[0], .padT = a->padBefore[1],
+                      .padL = a->padBefore[2], .dilD = a->dil[0], .dilH = a->dil[1],
+                      .dilW = a->dil[2]};
+}
+
+/* The geometry of a convolution of an image (N, imC, im...) by weight; the grid's size is the
+ * convolution's output size (RuntimeError when the dilated kernel exceeds the padded image). */
+static int THNN_(convGeom)(THNNConvGeom *g, const THNNConvArgs *a, int64_t N, int64_t imC,
+                           const int64_t im[3], THTensor *weight) {
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
+  THNN_(geomFill)(g, a, N, imC, im, weight);
+  const int64_t k[3] = {g->kD, g->kH, g->kW};
+  int64_t padded[3], span[3], grid[3];
+  for (int d = 0; d < 3; d++) {
+    padded[d] = im[d] + a->padBefore[d] + a->padAfter[d];
+    span[d] = a->dil[d] * (k[d] - 1) + 1;
+  }
+  THArgCheck(padded[0] >= span[0] && padded[1] >= span[1] && padded[2] >= span[2],
+             TH_ERR_RUNTIME, -1,
+             "Calculated padded input size per channel: (%s). Kernel size: (%s). Kernel size "
+             "can't be greater than actual input size",
+             THNN_convSizeStr(x, sizeof x, a->nd, padded),
+             THNN_convSizeStr(y, sizeof y, a->nd, span));
+  for (int d = 0; d < 3; d++) grid[d] = (padded[d] - span[d]) / a->s[d] + 1;
+  g->gridD = grid[0];
+  g->gridH = grid[1];
+  g->gridW = grid[2];
   return 0;
 }
 
-/* A fresh contiguous (N, C, H, W) result. */
-static int THNN_(convResult)(THTensor *r, int64_t N, int64_t C, int64_t H, int64_t W,
+/* A fresh contiguous (N, C, spatial...) result, spatial = sp without its depth for nd = 2. */
+static int THNN_(convResult)(THTensor *r, int nd, int64_t N, int64_t C, const int64_t sp[3],
                              const char *op) {
-  const int64_t size[4] = {N, C, H, W};
-  THTry(THTensor_(resize)(r, 4, size), -1);
+  const int64_t size[5] = {N, C, sp[3 - nd], sp[4 - nd], sp[2]};
+  THTry(THTensor_(resize)(r, nd + 2, size), -1);
   THArgCheck(THTensor_(isContiguous)(r), TH_ERR_RUNTIME, -1,
              "%s: the result must be contiguous", op);
   return 0;
 }
 
 /* gradWeight / gradBias to accumulate into: contiguous, of the parameter's shape. */
-static int THNN_(convGradParams)(THTensor *gradWeight, THTensor *gradBias, int64_t nbias,
-                                 const char *op) {
+static int THNN_(convGradParams)(int nd, THTensor *gradWeight, THTensor *gradBias,
+                                 int64_t nbias, const char *op) {
   if (gradWeight) {
-    THArgCheck(gradWeight->nDimension == 4 && THTensor_(isContiguous)(gradWeight),
-               TH_ERR_RUNTIME, -1, "%s: gradWeight must be a contiguous 4-D tensor", op);
+    THArgCheck(gradWeight->nDimension == nd + 2 && THTensor_(isContiguous)(gradWeight),
+               TH_ERR_RUNTIME, -1, "%s: gradWeight must be a contiguous %d-D tensor", op,
+               nd + 2);
   }
   if (gradBias) {
     THArgCheck(gradBias->nDimension == 1 && gradBias->size[0] == nbias &&
@@ -444,7 +542,7 @@ static int THNN_(convGradParams)(THTensor *gradWeight, THTensor *gradBias, int64
   return 0;
 }
 
-/* gradBias += scale * the sum of t (N, C, H, W) over N, H and W */
+/* gradBias += scale * the sum of t (N, C, spatial...) over all but C */
 static void THNN_(convBiasGrad)(real *gb, const real *t, int64_t N, int64_t C, int64_t plane,
                                 real scale) {
   enum { LANES = 8 }; /* independent partial sums: the adds overlap instead of queueing */
@@ -463,76 +561,79 @@ static void THNN_(convBiasGrad)(real *gb, const real *t, int64_t N, int64_t C, i
   }
 }
 
-int THNN_(SpatialConvolutionMM_updateOutput)(THTensor *output, THTensor *input, THTensor *weight,
-                                             THTensor *bias, int64_t sH, int64_t sW,
-                                             int64_t padT, int64_t padL, int64_t padB,
-                                             int64_t padR, int64_t dilH, int64_t dilW,
-                                             int64_t groups) {
-  const char *op = "conv2d()";
+/* The convolution's forward: output = conv(input, weight) + bias (product A). */
+static int THNN_(convOutput)(THTensor *output, THTensor *input, THTensor *weight,
+                             THTensor *bias, const THNNConvArgs *a, const char *op) {
   THNNConvGeom g;
-  THTry(THNN_(convParams)(op, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THTry(THNN_(convTensors)(op, input, "input", weight, bias, groups, 0), -1);
-  THTry(THNN_(convChannels)(input, weight->size[1] * groups, weight, groups, 0), -1);
-  THTry(THNN_(convGeom)(&g, input->size[0], input->size[1], input->size[2], input->size[3],
-                        weight, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THTry(THNN_(convResult)(output, g.batch, g.gridC, g.gridH, g.gridW, op), -1);
+  int64_t im[3];
+  THTry(THNN_(convParams)(op, a), -1);
+  THTry(THNN_(convTensors)(op, a->nd, input, "input", weight, bias, a->groups, 0), -1);
+  THTry(THNN_(convChannels)(input, weight->size[1] * a->groups, weight, a->groups, 0), -1);
+  THNN_(convSizes)(input, a->nd, im);
+  THTry(THNN_(convGeom)(&g, a, input->size[0], input->size[1], im, weight), -1);
+  const int64_t grid[3] = {g.gridD, g.gridH, g.gridW};
+  THTry(THNN_(convResult)(output, a->nd, g.batch, g.gridC, grid, op), -1);
   return THNN_(convRun)(THNN_(convGridFromImage), &g, input, weight, bias, output);
 }
 
-int THNN_(SpatialConvolutionMM_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
-                                                THTensor *weight, int64_t iH, int64_t iW,
-                                                int64_t sH, int64_t sW, int64_t padT,
-                                                int64_t padL, int64_t padB, int64_t padR,
-                                                int64_t dilH, int64_t dilW, int64_t groups) {
-  const char *op = "conv2d() backward";
-  char a[TH_SIZE_STR_LEN];
+/* The convolution's input gradient (product B) for an input of spatial size im. */
+static int THNN_(convGradInput)(THTensor *gradInput, THTensor *gradOutput, THTensor *weight,
+                                const int64_t im[3], const THNNConvArgs *a, const char *op) {
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
   THNNConvGeom g;
-  THTry(THNN_(convParams)(op, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THTry(THNN_(convTensors)(op, gradOutput, "gradOutput", weight, NULL, groups, 0), -1);
-  THArgCheck(iH >= 0 && iW >= 0, TH_ERR_RUNTIME, -1, "%s: negative input size", op);
-  THTry(THNN_(convGeom)(&g, gradOutput->size[0], weight->size[1] * groups, iH, iW, weight, sH,
-                        sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THArgCheck(gradOutput->size[1] == g.gridC && gradOutput->size[2] == g.gridH &&
-             gradOutput->size[3] == g.gridW, TH_ERR_RUNTIME, -1,
-             "%s: expected gradOutput of size [%lld, %lld, %lld, %lld], got %s", op,
-             (long long)g.batch, (long long)g.gridC, (long long)g.gridH, (long long)g.gridW,
-             THSize_str(a, sizeof a, gradOutput->nDimension, gradOutput->size));
-  THTry(THNN_(convResult)(gradInput, g.batch, g.imC, iH, iW, op), -1);
+  THTry(THNN_(convParams)(op, a), -1);
+  THTry(THNN_(convTensors)(op, a->nd, gradOutput, "gradOutput", weight, NULL, a->groups, 0),
+        -1);
+  THArgCheck(im[0] >= 0 && im[1] >= 0 && im[2] >= 0, TH_ERR_RUNTIME, -1,
+             "%s: negative input size", op);
+  THTry(THNN_(convGeom)(&g, a, gradOutput->size[0], weight->size[1] * a->groups, im, weight),
+        -1);
+  const int64_t grid[3] = {g.gridD, g.gridH, g.gridW};
+  const int64_t want[5] = {g.batch, g.gridC, grid[3 - a->nd], grid[4 - a->nd], grid[2]};
+  int same = 1;
+  for (int d = 1; d < a->nd + 2; d++) same &= gradOutput->size[d] == want[d];
+  THArgCheck(same, TH_ERR_RUNTIME, -1, "%s: expected gradOutput of size %s, got %s", op,
+             THSize_str(x, sizeof x, a->nd + 2, want),
+             THSize_str(y, sizeof y, gradOutput->nDimension, gradOutput->size));
+  THTry(THNN_(convResult)(gradInput, a->nd, g.batch, g.imC, im, op), -1);
   return THNN_(convRun)(THNN_(convImageFromGrid), &g, gradOutput, weight, NULL, gradInput);
 }
 
 /* The shared half of both accGradParameters: grid (N, gridC, ...) and image tensors given. */
 static int THNN_(convAccGrad)(THTensor *gradWeight, THTensor *gradBias, THTensor *grid,
-                              THTensor *image, THTensor *biasOf, int64_t sH, int64_t sW,
-                              int64_t padT, int64_t padL, int64_t padB, int64_t padR,
-                              int64_t dilH, int64_t dilW, int64_t groups, double scale,
-                              const char *op) {
-  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
-  THTry(THNN_(convParams)(op, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THArgCheck(grid->nDimension == 4 && image->nDimension == 4, TH_ERR_RUNTIME, -1,
-             "%s: expected 4-D gradOutput and input, got sizes %s and %s", op,
-             THSize_str(a, sizeof a, grid->nDimension, grid->size),
-             THSize_str(b, sizeof b, image->nDimension, image->size));
+                              THTensor *image, THTensor *biasOf, const THNNConvArgs *a,
+                              double scale, const char *op) {
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
+  const int nd = a->nd;
+  THTry(THNN_(convParams)(op, a), -1);
+  THArgCheck(grid->nDimension == nd + 2 && image->nDimension == nd + 2, TH_ERR_RUNTIME, -1,
+             "%s: expected %d-D gradOutput and input, got sizes %s and %s", op, nd + 2,
+             THSize_str(x, sizeof x, grid->nDimension, grid->size),
+             THSize_str(y, sizeof y, image->nDimension, image->size));
   THArgCheck(grid->size[0] == image->size[0], TH_ERR_RUNTIME, -1,
              "%s: gradOutput and input have different batch sizes (%lld and %lld)", op,
              (long long)grid->size[0], (long long)image->size[0]);
   THTry(THTensor_(checkBounds)(grid, op), -1);
   THTry(THTensor_(checkBounds)(image, op), -1);
-  THTry(THNN_(convGradParams)(gradWeight, gradBias, biasOf->size[1], op), -1);
+  THTry(THNN_(convGradParams)(nd, gradWeight, gradBias, biasOf->size[1], op), -1);
   THNNConvGeom g;
   if (gradWeight) {
-    THArgCheck(gradWeight->size[0] == grid->size[1] && gradWeight->size[0] % groups == 0 &&
-               gradWeight->size[1] * groups == image->size[1], TH_ERR_RUNTIME, -1,
+    THArgCheck(gradWeight->size[0] == grid->size[1] && gradWeight->size[0] % a->groups == 0 &&
+               gradWeight->size[1] * a->groups == image->size[1], TH_ERR_RUNTIME, -1,
                "%s: gradWeight of size %s does not fit %lld grid and %lld image channels in "
-               "%lld groups", op, THSize_str(a, sizeof a, 4, gradWeight->size),
-               (long long)grid->size[1], (long long)image->size[1], (long long)groups);
-    THTry(THNN_(convGeom)(&g, image->size[0], image->size[1], image->size[2], image->size[3],
-                          gradWeight, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-    THArgCheck(grid->size[2] <= g.gridH && grid->size[3] <= g.gridW, TH_ERR_RUNTIME, -1,
+               "%lld groups", op, THSize_str(x, sizeof x, nd + 2, gradWeight->size),
+               (long long)grid->size[1], (long long)image->size[1], (long long)a->groups);
+    int64_t im[3], gs[3];
+    THNN_(convSizes)(image, nd, im);
+    THNN_(convSizes)(grid, nd, gs);
+    THTry(THNN_(convGeom)(&g, a, image->size[0], image->size[1], im, gradWeight), -1);
+    THArgCheck(gs[0] <= g.gridD && gs[1] <= g.gridH && gs[2] <= g.gridW, TH_ERR_RUNTIME, -1,
                "%s: gradOutput of size %s does not fit input of size %s", op,
-               THSize_str(a, sizeof a, 4, grid->size), THSize_str(b, sizeof b, 4, image->size));
-    g.gridH = grid->size[2];
-    g.gridW = grid->size[3];
+               THSize_str(x, sizeof x, nd + 2, grid->size),
+               THSize_str(y, sizeof y, nd + 2, image->size));
+    g.gridD = gs[0];
+    g.gridH = gs[1];
+    g.gridW = gs[2];
   }
   THTensor *gt = THTensor_(newContiguous)(grid);
   THTensor *it = gt ? THTensor_(newContiguous)(image) : NULL;
@@ -544,9 +645,12 @@ static int THNN_(convAccGrad)(THTensor *gradWeight, THTensor *gradBias, THTensor
                               THTensor_(data)(gradWeight), (real)scale) != 0)
       goto done;
   }
-  if (gradBias)
+  if (gradBias) {
+    int64_t sp[3];
+    THNN_(convSizes)(bt, nd, sp);
     THNN_(convBiasGrad)(THTensor_(data)(gradBias), THTensor_(data)(bt), bt->size[0],
-                        bt->size[1], bt->size[2] * bt->size[3], (real)scale);
+                        bt->size[1], sp[0] * sp[1] * sp[2], (real)scale);
+  }
   rc = 0;
 done:
   THTensor_(free)(gt);
@@ -555,14 +659,100 @@ done:
   return rc;
 }
 
+/* The transposed convolution's forward: output = conv_transpose(input, weight) + bias
+ * (product B), its size grown by outPad (depth, height, width). */
+static int THNN_(fullOutput)(THTensor *output, THTensor *input, THTensor *weight,
+                             THTensor *bias, const THNNConvArgs *a, const int64_t outPad[3],
+                             const char *op) {
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
+  THNNConvGeom g;
+  const int nd = a->nd;
+  THTry(THNN_(convParams)(op, a), -1);
+  THTry(THNN_(convTensors)(op, nd, input, "input", weight, bias, a->groups, 1), -1);
+  THTry(THNN_(convChannels)(input, weight->size[0], weight, a->groups, 1), -1);
+  int ok = 1;
+  for (int d = 0; d < 3; d++)
+    ok &= outPad[d] >= 0 && (outPad[d] < a->s[d] || outPad[d] < a->dil[d]);
+  if (!ok) {
+    THNN_convOutPadError(nd, outPad, a->s, a->dil);
+    return -1;
+  }
+  int64_t in[3], k[3], im[3];
+  THNN_(convSizes)(input, nd, in);
+  THNN_(convSizes)(weight, nd, k);
+  for (int d = 0; d < 3; d++)
+    im[d] = (in[d] - 1) * a->s[d] - a->padBefore[d] - a->padAfter[d] + a->dil[d] * (k[d] - 1) +
+            outPad[d] + 1;
+  THArgCheck(im[0] > 0 && im[1] > 0 && im[2] > 0, TH_ERR_RUNTIME, -1,
+             "Given input size per channel: (%s). Calculated output size per channel: (%s). "
+             "Output size is too small", THNN_convSizeStr(x, sizeof x, nd, in),
+             THNN_convSizeStr(y, sizeof y, nd, im));
+  THNN_(geomFill)(&g, a, input->size[0], weight->size[1] * a->groups, im, weight);
+  g.gridD = in[0];
+  g.gridH = in[1];
+  g.gridW = in[2];
+  THTry(THNN_(convResult)(output, nd, g.batch, g.imC, im, op), -1);
+  return THNN_(convRun)(THNN_(convImageFromGrid), &g, input, weight, bias, output);
+}
+
+/* The transposed convolution's input gradient (product A, cropped to an input of size in). */
+static int THNN_(fullGradInput)(THTensor *gradInput, THTensor *gradOutput, THTensor *weight,
+                                const int64_t in[3], const THNNConvArgs *a, const char *op) {
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
+  THNNConvGeom g;
+  const int nd = a->nd;
+  int64_t out[3];
+  THTry(THNN_(convParams)(op, a), -1);
+  THTry(THNN_(convTensors)(op, nd, gradOutput, "gradOutput", weight, NULL, a->groups, 1), -1);
+  THTry(THNN_(convChannels)(gradOutput, weight->size[1] * a->groups, weight, a->groups, 0),
+        -1);
+  THNN_(convSizes)(gradOutput, nd, out);
+  THTry(THNN_(convGeom)(&g, a, gradOutput->size[0], gradOutput->size[1], out, weight), -1);
+  THArgCheck(in[0] >= 0 && in[1] >= 0 && in[2] >= 0 && in[0] <= g.gridD && in[1] <= g.gridH &&
+             in[2] <= g.gridW, TH_ERR_RUNTIME, -1,
+             "%s: an input of size (%s) does not fit an output of size (%s)", op,
+             THNN_convSizeStr(x, sizeof x, nd, in), THNN_convSizeStr(y, sizeof y, nd, out));
+  g.gridD = in[0];
+  g.gridH = in[1];
+  g.gridW = in[2];
+  THTry(THNN_(convResult)(gradInput, nd, g.batch, g.gridC, in, op), -1);
+  return THNN_(convRun)(THNN_(convGridFromImage), &g, gradOutput, weight, NULL, gradInput);
+}
+
+/* ---- the public verbs: 2-D (Spatial*) and 3-D (Volumetric*) calls of the verbs above ------ */
+
+#define TH_NN_ARGS2D \
+  ((THNNConvArgs){2, {1, sH, sW}, {0, padT, padL}, {0, padB, padR}, {1, dilH, dilW}, groups})
+#define TH_NN_ARGS3D \
+  ((THNNConvArgs){3, {sD, sH, sW}, {padF, padT, padL}, {padBk, padB, padR}, {dilD, dilH, dilW}, \
+                  groups})
+
+int THNN_(SpatialConvolutionMM_updateOutput)(THTensor *output, THTensor *input, THTensor *weight,
+                                             THTensor *bias, int64_t sH, int64_t sW,
+                                             int64_t padT, int64_t padL, int64_t padB,
+                                             int64_t padR, int64_t dilH, int64_t dilW,
+                                             int64_t groups) {
+  return THNN_(convOutput)(output, input, weight, bias, &TH_NN_ARGS2D, "conv2d()");
+}
+
+int THNN_(SpatialConvolutionMM_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
+                                                THTensor *weight, int64_t iH, int64_t iW,
+                                                int64_t sH, int64_t sW, int64_t padT,
+                                                int64_t padL, int64_t padB, int64_t padR,
+                                                int64_t dilH, int64_t dilW, int64_t groups) {
+  const int64_t im[3] = {1, iH, iW};
+  return THNN_(convGradInput)(gradInput, gradOutput, weight, im, &TH_NN_ARGS2D,
+                              "conv2d() backward");
+}
+
 int THNN_(SpatialConvolutionMM_accGradParameters)(THTensor *gradWeight, THTensor *gradBias,
                                                   THTensor *gradOutput, THTensor *input,
                                                   int64_t sH, int64_t sW, int64_t padT,
                                                   int64_t padL, int64_t padB, int64_t padR,
                                                   int64_t dilH, int64_t dilW, int64_t groups,
                                                   double scale) {
-  return THNN_(convAccGrad)(gradWeight, gradBias, gradOutput, input, gradOutput, sH, sW, padT,
-                            padL, padB, padR, dilH, dilW, groups, scale, "conv2d() backward");
+  return THNN_(convAccGrad)(gradWeight, gradBias, gradOutput, input, gradOutput, &TH_NN_ARGS2D,
+                            scale, "conv2d() backward");
 }
 
 int THNN_(SpatialFullDilatedConvolution_updateOutput)(THTensor *output, THTensor *input,
@@ -572,29 +762,9 @@ int THNN_(SpatialFullDilatedConvolution_updateOutput)(THTensor *output, THTensor
                                                       int64_t dilH, int64_t dilW,
                                                       int64_t outPadH, int64_t outPadW,
                                                       int64_t groups) {
-  const char *op = "conv_transpose2d()";
-  THNNConvGeom g;
-  THTry(THNN_(convParams)(op, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THTry(THNN_(convTensors)(op, input, "input", weight, bias, groups, 1), -1);
-  THTry(THNN_(convChannels)(input, weight->size[0], weight, groups, 1), -1);
-  THArgCheck(outPadH >= 0 && outPadW >= 0 && (outPadH < sH || outPadH < dilH) &&
-             (outPadW < sW || outPadW < dilW), TH_ERR_RUNTIME, -1,
-             "output padding must be smaller than either stride or dilation, but got "
-             "output_padding_height: %lld output_padding_width: %lld stride_height: %lld "
-             "stride_width: %lld dilation_height: %lld dilation_width: %lld",
-             (long long)outPadH, (long long)outPadW, (long long)sH, (long long)sW,
-             (long long)dilH, (long long)dilW);
-  const int64_t H = input->size[2], W = input->size[3];
-  const int64_t oH = (H - 1) * sH - padT - padB + dilH * (weight->size[2] - 1) + outPadH + 1;
-  const int64_t oW = (W - 1) * sW - padL - padR + dilW * (weight->size[3] - 1) + outPadW + 1;
-  THArgCheck(oH > 0 && oW > 0, TH_ERR_RUNTIME, -1,
-             "Given input size per channel: (%lld x %lld). Calculated output size per channel: "
-             "(%lld x %lld). Output size is too small", (long long)H, (long long)W,
-             (long long)oH, (long long)oW);
-  g = (THNNConvGeom){input->size[0], groups, weight->size[1] * groups, oH, oW, weight->size[0],
-                     H, W, weight->size[2], weight->size[3], sH, sW, padT, padL, dilH, dilW};
-  THTry(THNN_(convResult)(output, g.batch, g.imC, oH, oW, op), -1);
-  return THNN_(convRun)(THNN_(convImageFromGrid), &g, input, weight, bias, output);
+  const int64_t outPad[3] = {0, outPadH, outPadW};
+  return THNN_(fullOutput)(output, input, weight, bias, &TH_NN_ARGS2D, outPad,
+                           "conv_transpose2d()");
 }
 
 int THNN_(SpatialFullDilatedConvolution_updateGradInput)(THTensor *gradInput,
@@ -604,22 +774,9 @@ int THNN_(SpatialFullDilatedConvolution_updateGradInput)(THTensor *gradInput,
                                                          int64_t padB, int64_t padR,
                                                          int64_t dilH, int64_t dilW,
                                                          int64_t groups) {
-  const char *op = "conv_transpose2d() backward";
-  THNNConvGeom g;
-  THTry(THNN_(convParams)(op, sH, sW, padT, padL, padB, padR, dilH, dilW, groups), -1);
-  THTry(THNN_(convTensors)(op, gradOutput, "gradOutput", weight, NULL, groups, 1), -1);
-  THTry(THNN_(convChannels)(gradOutput, weight->size[1] * groups, weight, groups, 0), -1);
-  THTry(THNN_(convGeom)(&g, gradOutput->size[0], gradOutput->size[1], gradOutput->size[2],
-                        gradOutput->size[3], weight, sH, sW, padT, padL, padB, padR, dilH, dilW,
-                        groups), -1);
-  THArgCheck(iH >= 0 && iW >= 0 && iH <= g.gridH && iW <= g.gridW, TH_ERR_RUNTIME, -1,
-             "%s: an input of size (%lld x %lld) does not fit an output of size (%lld x %lld)",
-             op, (long long)iH, (long long)iW, (long long)gradOutput->size[2],
-             (long long)gradOutput->size[3]);
-  g.gridH = iH;
-  g.gridW = iW;
-  THTry(THNN_(convResult)(gradInput, g.batch, g.gridC, iH, iW, op), -1);
-  return THNN_(convRun)(THNN_(convGridFromImage), &g, gradOutput, weight, NULL, gradInput);
+  const int64_t in[3] = {1, iH, iW};
+  return THNN_(fullGradInput)(gradInput, gradOutput, weight, in, &TH_NN_ARGS2D,
+                              "conv_transpose2d() backward");
 }
 
 int THNN_(SpatialFullDilatedConvolution_accGradParameters)(THTensor *gradWeight,
@@ -631,9 +788,72 @@ int THNN_(SpatialFullDilatedConvolution_accGradParameters)(THTensor *gradWeight,
                                                            int64_t padR, int64_t dilH,
                                                            int64_t dilW, int64_t groups,
                                                            double scale) {
-  return THNN_(convAccGrad)(gradWeight, gradBias, input, gradOutput, gradOutput, sH, sW, padT,
-                            padL, padB, padR, dilH, dilW, groups, scale,
-                            "conv_transpose2d() backward");
+  return THNN_(convAccGrad)(gradWeight, gradBias, input, gradOutput, gradOutput, &TH_NN_ARGS2D,
+                            scale, "conv_transpose2d() backward");
 }
+
+int THNN_(VolumetricConvolutionMM_updateOutput)(THTensor *output, THTensor *input,
+                                                THTensor *weight, THTensor *bias, int64_t sD,
+                                                int64_t sH, int64_t sW, int64_t padF,
+                                                int64_t padT, int64_t padL, int64_t padBk,
+                                                int64_t padB, int64_t padR, int64_t dilD,
+                                                int64_t dilH, int64_t dilW, int64_t groups) {
+  return THNN_(convOutput)(output, input, weight, bias, &TH_NN_ARGS3D, "conv3d()");
+}
+
+int THNN_(VolumetricConvolutionMM_updateGradInput)(THTensor *gradInput, THTensor *gradOutput,
+                                                   THTensor *weight, int64_t iD, int64_t iH,
+                                                   int64_t iW, int64_t sD, int64_t sH,
+                                                   int64_t sW, int64_t padF, int64_t padT,
+                                                   int64_t padL, int64_t padBk, int64_t padB,
+                                                   int64_t padR, int64_t dilD, int64_t dilH,
+                                                   int64_t dilW, int64_t groups) {
+  const int64_t im[3] = {iD, iH, iW};
+  return THNN_(convGradInput)(gradInput, gradOutput, weight, im, &TH_NN_ARGS3D,
+                              "conv3d() backward");
+}
+
+int THNN_(VolumetricConvolutionMM_accGradParameters)(THTensor *gradWeight, THTensor *gradBias,
+                                                     THTensor *gradOutput, THTensor *input,
+                                                     int64_t sD, int64_t sH, int64_t sW,
+                                                     int64_t padF, int64_t padT, int64_t padL,
+                                                     int64_t padBk, int64_t padB, int64_t padR,
+                                                     int64_t dilD, int64_t dilH, int64_t dilW,
+                                                     int64_t groups, double scale) {
+  return THNN_(convAccGrad)(gradWeight, gradBias, gradOutput, input, gradOutput, &TH_NN_ARGS3D,
+                            scale, "conv3d() backward");
+}
+
+int THNN_(VolumetricFullDilatedConvolution_updateOutput)(
+    THTensor *output, THTensor *input, THTensor *weight, THTensor *bias, int64_t sD, int64_t sH,
+    int64_t sW, int64_t padF, int64_t padT, int64_t padL, int64_t padBk, int64_t padB,
+    int64_t padR, int64_t dilD, int64_t dilH, int64_t dilW, int64_t outPadD, int64_t outPadH,
+    int64_t outPadW, int64_t groups) {
+  const int64_t outPad[3] = {outPadD, outPadH, outPadW};
+  return THNN_(fullOutput)(output, input, weight, bias, &TH_NN_ARGS3D, outPad,
+                           "conv_transpose3d()");
+}
+
+int THNN_(VolumetricFullDilatedConvolution_updateGradInput)(
+    THTensor *gradInput, THTensor *gradOutput, THTensor *weight, int64_t iD, int64_t iH,
+    int64_t iW, int64_t sD, int64_t sH, int64_t sW, int64_t padF, int64_t padT, int64_t padL,
+    int64_t padBk, int64_t padB, int64_t padR, int64_t dilD, int64_t dilH, int64_t dilW,
+    int64_t groups) {
+  const int64_t in[3] = {iD, iH, iW};
+  return THNN_(fullGradInput)(gradInput, gradOutput, weight, in, &TH_NN_ARGS3D,
+                              "conv_transpose3d() backward");
+}
+
+int THNN_(VolumetricFullDilatedConvolution_accGradParameters)(
+    THTensor *gradWeight, THTensor *gradBias, THTensor *gradOutput, THTensor *input, int64_t sD,
+    int64_t sH, int64_t sW, int64_t padF, int64_t padT, int64_t padL, int64_t padBk,
+    int64_t padB, int64_t padR, int64_t dilD, int64_t dilH, int64_t dilW, int64_t groups,
+    double scale) {
+  return THNN_(convAccGrad)(gradWeight, gradBias, input, gradOutput, gradOutput, &TH_NN_ARGS3D,
+                            scale, "conv_transpose3d() backward");
+}
+
+#undef TH_NN_ARGS2D
+#undef TH_NN_ARGS3D
 
 #endif

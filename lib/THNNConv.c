@@ -1,6 +1,7 @@
 #include "THNNConv.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "THGeneral.h"
@@ -53,4 +54,27 @@ void *THNN_workspaceTake(size_t bytes, int *owned) {
 
 void THNN_workspaceGive(void *p, int owned) {
   if (owned) free(p);
+}
+
+const char *THNN_convSizeStr(char *buf, size_t len, int nd, const int64_t v[3]) {
+  if (nd == 3)
+    snprintf(buf, len, "%lld x %lld x %lld", (long long)v[0], (long long)v[1], (long long)v[2]);
+  else
+    snprintf(buf, len, "%lld x %lld", (long long)v[1], (long long)v[2]);
+  return buf;
+}
+
+void THNN_convOutPadError(int nd, const int64_t outPad[3], const int64_t stride[3],
+                          const int64_t dilation[3]) {
+  static const char *const what[3] = {"output_padding", "stride", "dilation"};
+  static const char *const dim[3] = {"depth", "height", "width"};
+  const int64_t *v[3] = {outPad, stride, dilation};
+  char msg[512];
+  size_t n = (size_t)snprintf(msg, sizeof msg, "output padding must be smaller than either "
+                              "stride or dilation, but got");
+  for (int w = 0; w < 3; w++)
+    for (int d = 3 - nd; d < 3 && n < sizeof msg; d++)
+      n += (size_t)snprintf(msg + n, sizeof msg - n, " %s_%s: %lld", what[w], dim[d],
+                            (long long)v[w][d]);
+  THError_set(TH_ERR_RUNTIME, "%s", msg);
 }

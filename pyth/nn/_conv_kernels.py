@@ -2,10 +2,11 @@
 
 Three linear maps make every convolution (lib/THNNConv.h names them): A, grid = conv(image, W);
 B, image = conv_transpose(grid, W), A's adjoint in the image; C, the weight gradient
-grid x im2col(image). Conv2d's forward is A, its backward B and C; ConvTranspose2d's forward is
+grid x vol2col(image). ConvNd's forward is A, its backward B and C; ConvTransposeNd's forward is
 B, its backward A and C. Forward and first-order backward are one C call each; under
 create_graph the backward applies the same three maps as Functions, so every order of
-derivative exists. 1-D convolutions are 2-D ones over a unit height.
+derivative exists. 1-D convolutions are 2-D ones over a unit height; 2-D operands (4-D tensors)
+call the Spatial* verbs and 3-D ones (5-D tensors) the Volumetric* verbs of the same kernel.
 """
 
 from __future__ import annotations
@@ -20,16 +21,22 @@ from ..autograd import Function, is_grad_enabled
 from ..tensor import Tensor
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
+# the C layer of each (kind, rank of the operands): 4-D tensors are 2-D convolutions, 5-D 3-D ones
+_LAYER = {("conv", 4): "SpatialConvolutionMM", ("conv", 5): "VolumetricConvolutionMM",
+          ("full", 4): "SpatialFullDilatedConvolution",
+          ("full", 5): "VolumetricFullDilatedConvolution"}
 _FN: dict = {}
 
-# p, the geometry every call shares: (sH, sW, padTop, padLeft, padBottom, padRight, dilH, dilW,
-# groups)
+# p, the geometry every call shares, per spatial dim (depth, height, width for 3-D; height, width
+# for 2-D): (*strides, *padding before, *padding after, *dilations, groups)
 
 
-def _fn(name: str, dt: _dt.dtype) -> Any:
-    f = _FN.get((name, dt))
+def _fn(kind: str, verb: str, rank: int, dt: _dt.dtype) -> Any:
+    """THNN_<Real><layer>_<verb>, the layer of kind ('conv' or 'full') for operands of rank."""
+    key = (kind, verb, rank, dt)
+    f = _FN.get(key)
     if f is None:
-        f = _FN[(name, dt)] = getattr(lib, f"THNN_{_COMPUTE[dt]}{name}")
+        f = _FN[key] = getattr(lib, f"THNN_{_COMPUTE[dt]}{_LAYER[(kind, rank)]}_{verb}")
     return f
 
 
@@ -43,8 +50,14 @@ def _zeros(shape: Any, dt: _dt.dtype) -> Tensor:
 
 def _out_pad(image_hw: tuple, grid_hw: tuple, k: tuple, p: tuple) -> tuple:
     """The transposed convolution's output_padding that gives an image of image_hw."""
-    return tuple(image_hw[d] - ((grid_hw[d] - 1) * p[d] - p[2 + d] - p[4 + d] +
-                                p[6 + d] * (k[d] - 1) + 1) for d in (0, 1))
+    n = len(image_hw)
+    return tuple(image_hw[d] - ((grid_hw[d] - 1) * p[d] - p[n + d] - p[2 * n + d] +
+                                p[3 * n + d] * (k[d] - 1) + 1) for d in range(n))
+
+
+def _bias_dims(g: Tensor) -> tuple:
+    """The dims a bias gradient sums over: all but the channels."""
+    return (0, *range(2, g.dim()))
 
 
 # ---- the three maps, raw (one C call each) ------------------------------------------------------
@@ -53,11 +66,11 @@ def _grid(image: Tensor, w: Tensor, b: Tensor | None, p: tuple, grid_hw: tuple |
     """A: the convolution of image by w (+ b); grid_hw crops to a given size."""
     y = new_result(image.dtype)
     if grid_hw is None:
-        check(_fn("SpatialConvolutionMM_updateOutput", image.dtype)(y._h, image._h, w._h, _h(b),
-                                                                     *p))
+        check(_fn("conv", "updateOutput", image.dim(), image.dtype)(y._h, image._h, w._h, _h(b),
+                                                                    *p))
     else:  # no bias here: only the transposed convolution's input gradient crops
-        check(_fn("SpatialFullDilatedConvolution_updateGradInput", image.dtype)(
-            y._h, image._h, w._h, grid_hw[0], grid_hw[1], *p))
+        check(_fn("full", "updateGradInput", image.dim(), image.dtype)(
+            y._h, image._h, w._h, *grid_hw, *p))
     return y
 
 
@@ -65,8 +78,8 @@ def _image(grid: Tensor, w: Tensor, b: Tensor | None, p: tuple, image_hw: tuple)
     """B: the transposed convolution of grid by w (+ b), to an image of image_hw."""
     x = new_result(grid.dtype)
     op = _out_pad(image_hw, tuple(grid.shape[2:]), tuple(w.shape[2:]), p)
-    check(_fn("SpatialFullDilatedConvolution_updateOutput", grid.dtype)(
-        x._h, grid._h, w._h, _h(b), *p[:8], op[0], op[1], p[8]))
+    check(_fn("full", "updateOutput", grid.dim(), grid.dtype)(
+        x._h, grid._h, w._h, _h(b), *p[:-1], *op, p[-1]))
     return x
 
 
@@ -74,7 +87,7 @@ def _wgrad(grid: Tensor, image: Tensor, p: tuple, wshape: tuple, bias: bool) -> 
     """C (and the bias gradient, the sum of grid): the gradients of the weight shaped wshape."""
     gw = _zeros(wshape, grid.dtype)
     gb = _zeros((grid.size(1),), grid.dtype) if bias else None
-    check(_fn("SpatialConvolutionMM_accGradParameters", grid.dtype)(
+    check(_fn("conv", "accGradParameters", grid.dim(), grid.dtype)(
         gw._h, _h(gb), grid._h, image._h, *p, 1.0))
     return gw, gb
 
@@ -108,7 +121,7 @@ def weight_grad_of(grid: Tensor, image: Tensor, p: tuple, wshape: tuple) -> Tens
 
 
 class ConvFunction(Function):
-    """A: the 2-D convolution (grid = image * w + b)."""
+    """A: the 2-D or 3-D convolution (grid = image * w + b)."""
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, w: Tensor, b: Tensor | None, p: tuple,
@@ -126,13 +139,12 @@ class ConvFunction(Function):
         if is_grad_enabled():  # create_graph: the adjoint maps, recorded
             gx = image_of(g, w, None, p, hw) if need[0] else None
             gw = weight_grad_of(g, x, p, tuple(w.shape)) if need[1] else None
-            gb = g.sum((0, 2, 3)) if ctx.bias and need[2] else None
+            gb = g.sum(_bias_dims(g)) if ctx.bias and need[2] else None
             return gx, gw, gb, None, None
         gx = None
         if need[0]:
             gx = new_result(g.dtype)
-            check(_fn("SpatialConvolutionMM_updateGradInput", g.dtype)(gx._h, g._h, w._h,
-                                                                        hw[0], hw[1], *p))
+            check(_fn("conv", "updateGradInput", g.dim(), g.dtype)(gx._h, g._h, w._h, *hw, *p))
         gw = gb = None
         if need[1] or (ctx.bias and need[2]):
             gw, gb = _wgrad(g, x, p, tuple(w.shape), ctx.bias and need[2])
@@ -140,7 +152,7 @@ class ConvFunction(Function):
 
 
 class ConvTransposeFunction(Function):
-    """B: the 2-D transposed convolution (image = grid *^T w + b), A's adjoint."""
+    """B: the 2-D or 3-D transposed convolution (image = grid *^T w + b), A's adjoint."""
 
     @staticmethod
     def forward(ctx: Any, y: Tensor, w: Tensor, b: Tensor | None, p: tuple,
@@ -158,14 +170,14 @@ class ConvTransposeFunction(Function):
         if is_grad_enabled():
             gy = grid_of(g, w, None, p, hw) if need[0] else None
             gw = weight_grad_of(y, g, p, tuple(w.shape)) if need[1] else None
-            gb = g.sum((0, 2, 3)) if ctx.bias and need[2] else None
+            gb = g.sum(_bias_dims(g)) if ctx.bias and need[2] else None
             return gy, gw, gb, None, None
         gy = _grid(g, w, None, p, hw) if need[0] else None
         gw = gb = None
         if need[1] or (ctx.bias and need[2]):
             gw = _zeros(tuple(w.shape), g.dtype) if need[1] else None
             gb = _zeros((g.size(1),), g.dtype) if ctx.bias and need[2] else None
-            check(_fn("SpatialFullDilatedConvolution_accGradParameters", g.dtype)(
+            check(_fn("full", "accGradParameters", g.dim(), g.dtype)(
                 _h(gw), _h(gb), g._h, y._h, *p, 1.0))
         return gy, gw, gb, None, None
 
@@ -203,20 +215,20 @@ def _pair(v: Any, n: int, name: str) -> tuple:
     return t
 
 
-def _pads(padding: Any, k: tuple, dil: tuple, stride: tuple, op: str) -> tuple:
-    """(top, left, bottom, right) from ints, a tuple, 'valid' or 'same' (the odd unit of an
-    even kernel's padding goes to the bottom / right, as PyTorch does)."""
-    if isinstance(padding, str):
-        if padding == "valid":
-            return (0, 0, 0, 0)
-        if padding != "same":
-            raise RuntimeError(f"Invalid padding string: {padding!r}")
-        if any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        total = [d * (kk - 1) for d, kk in zip(dil, k)]
-        return (total[0] // 2, total[1] // 2, total[0] - total[0] // 2, total[1] - total[1] // 2)
-    ph, pw = _pair(padding, 2, "padding")
-    return (ph, pw, ph, pw)
+def _pads(padding: Any, w: Tensor, dil: tuple, stride: tuple, op: str) -> tuple:
+    """(*before, *after) per spatial dim of weight w from a tuple of ints (one per dim), 'valid'
+    or 'same' (the odd unit of an even kernel's padding goes after, to the back / bottom /
+    right, as PyTorch does)."""
+    if not isinstance(padding, str):
+        return (*padding, *padding)
+    if padding == "valid":
+        return (0,) * (2 * (w.dim() - 2))
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: {padding!r}")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    total = [d * (k - 1) for d, k in zip(dil, w.shape[2:])]
+    return (*(t // 2 for t in total), *(t - t // 2 for t in total))
 
 
 def _compute(x: Tensor, op: str) -> _dt.dtype:
@@ -234,8 +246,8 @@ def _batched(x: Tensor, nd: int, op: str) -> bool:
 
 def _prepare(x: Tensor, w: Tensor, b: Tensor | None, nd: int, op: str, transposed: bool,
              groups: int) -> tuple:
-    """Checks ranks, dtypes and channels against PyTorch's words; returns the 4-D operands,
-    whether the input was batched, and the dtype the result takes."""
+    """Checks ranks, dtypes and channels against PyTorch's words; returns the batched operands
+    (4-D for conv1d), whether the input was batched, and the dtype the result takes."""
     batched = _batched(x, nd, op)
     xb = x if batched else x.unsqueeze(0)
     if w.dim() != nd + 2:
@@ -274,7 +286,7 @@ def _finish(y: Tensor, x: Tensor, nd: int, batched: bool) -> Tensor:
 
 def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
          dilation: Any, groups: int, nd: int) -> Tensor:
-    """conv1d (nd = 1) and conv2d (nd = 2)."""
+    """conv1d (nd = 1), conv2d (nd = 2) and conv3d (nd = 3)."""
     op = f"conv{nd}d"
     x, w, b, batched = _prepare(input, weight, bias, nd, op, False, groups)
     s, d = _pair(stride, nd, "stride"), _pair(dilation, nd, "dilation")
@@ -283,15 +295,15 @@ def conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddin
     if nd == 1:
         s, d = (1, *s), (1, *d)
         padding = padding if isinstance(padding, str) else (0, *padding)
-    pads = _pads(padding, tuple(w.shape[2:]), d, s, op)
-    p = (s[0], s[1], *pads, d[0], d[1], int(groups))
+    pads = _pads(padding, w, d, s, op)
+    p = (*s, *pads, *d, int(groups))
     return _finish(grid_of(x, w, b, p), input, nd, batched)
 
 
 def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
                    padding: Any, output_padding: Any, groups: int, dilation: Any,
                    nd: int) -> Tensor:
-    """conv_transpose1d (nd = 1) and conv_transpose2d (nd = 2)."""
+    """conv_transpose1d (nd = 1), conv_transpose2d (nd = 2) and conv_transpose3d (nd = 3)."""
     op = f"conv_transpose{nd}d"
     if isinstance(padding, str):
         raise TypeError(f"{op}(): argument 'padding' must be tuple of ints, not str")
@@ -306,18 +318,22 @@ def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: A
         raise RuntimeError("negative padding is not supported")
     if any(v <= 0 for v in d):
         raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
+    n = len(s)
     if any(not (0 <= o < s[i] or 0 <= o < d[i]) for i, o in enumerate(op_)):
+        names = ("depth", "height", "width")[3 - n:]
+        got = " ".join(f"{what}_{dim}: {v[i]}" for what, v in
+                       (("output_padding", op_), ("stride", s), ("dilation", d))
+                       for i, dim in enumerate(names))
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
-                           f"got output_padding_height: {op_[0]} output_padding_width: "
-                           f"{op_[1]} stride_height: {s[0]} stride_width: {s[1]} "
-                           f"dilation_height: {d[0]} dilation_width: {d[1]}")
+                           f"got {got}")
     hw = tuple((x.size(2 + i) - 1) * s[i] - 2 * pad[i] + d[i] * (w.size(2 + i) - 1) + op_[i] + 1
-               for i in (0, 1))
-    if hw[0] <= 0 or hw[1] <= 0:
-        raise RuntimeError(f"Given input size per channel: ({x.size(2)} x {x.size(3)}). "
-                           f"Calculated output size per channel: ({hw[0]} x {hw[1]}). Output "
-                           f"size is too small")
-    p = (s[0], s[1], pad[0], pad[1], pad[0], pad[1], d[0], d[1], int(groups))
+               for i in range(n))
+    if any(v <= 0 for v in hw):
+        raise RuntimeError(f"Given input size per channel: "
+                           f"({' x '.join(str(v) for v in x.shape[2:])}). Calculated output "
+                           f"size per channel: ({' x '.join(str(v) for v in hw)}). Output size "
+                           f"is too small")
+    p = (*s, *pad, *pad, *d, int(groups))
     return _finish(image_of(x, w, b, p, hw), input, nd, batched)
 
 
@@ -349,6 +365,21 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     """The adjoint of conv2d in its input, plus bias; weight (Cin, Cout / groups, kH, kW)."""
     return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                           dilation, 2)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D convolution over (N, C, D, H, W) or (C, D, H, W) by weight (Cout, C / groups, kD, kH,
+    kW): TH's VolumetricConvolutionMM, the 2-D kernel with a depth."""
+    return conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
+                     groups: int = 1, dilation: Any = 1) -> Tensor:
+    """The adjoint of conv3d in its input, plus bias; weight (Cin, Cout / groups, kD, kH, kW)."""
+    return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                          dilation, 3)
 
 
 # ---- names the functions above use, imported last so that import cycles resolve -------------

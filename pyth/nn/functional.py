@@ -477,7 +477,8 @@ from ._functional_norm import (batch_norm, dropout1d, dropout2d, embedding,  # n
 from ._ctc_kernels import ctc_loss  # noqa: E402, F401
 from ._embedding_kernels import embedding_bag  # noqa: E402, F401
 # ---- convolution and pooling (THNN kernels: generic/THNNConvolution.c, THNNPooling.c) --------
-from ._conv_kernels import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from ._conv_kernels import conv1d, conv2d, conv3d  # noqa: F401
+from ._conv_kernels import conv_transpose1d, conv_transpose2d, conv_transpose3d  # noqa: F401
 from ._pool_kernels import (adaptive_avg_pool1d, adaptive_avg_pool2d,  # noqa: F401
                             adaptive_avg_pool3d, adaptive_max_pool1d,
                             adaptive_max_pool1d_with_indices, adaptive_max_pool2d,

@@ -1,5 +1,5 @@
-"""Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d: PyTorch's arguments, parameter shapes,
-default initialisation and repr over pyth.nn.functional's convolutions."""
+"""Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d: PyTorch's arguments,
+parameter shapes, default initialisation and repr over pyth.nn.functional's convolutions."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class _ConvNd(Module):
     """What the convolutions share: arguments, parameters, init and repr."""
 
     _nd = 2
+    _fn = "conv2d"  # the functional form: pyth.nn.functional's name
     _transposed = False
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -97,7 +98,7 @@ class _ConvNd(Module):
         return s
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        conv = F.conv1d if self._nd == 1 else F.conv2d
+        conv = getattr(F, self._fn)
         if self.padding_mode == "zeros":
             return conv(input, weight, bias, self.stride, self.padding, self.dilation,
                         self.groups)
@@ -123,6 +124,7 @@ class Conv1d(_ConvNd):
     """1-D convolution over (N, C_in, L) or (C_in, L)."""
 
     _nd = 1
+    _fn = "conv1d"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -135,6 +137,19 @@ class Conv2d(_ConvNd):
     """2-D convolution over (N, C_in, H, W) or (C_in, H, W)."""
 
     _nd = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, 0, device, dtype)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W)."""
+
+    _nd = 3
+    _fn = "conv3d"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
@@ -184,7 +199,7 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         op = self._output_padding(input, output_size)
-        conv = F.conv_transpose1d if self._nd == 1 else F.conv_transpose2d
+        conv = getattr(F, self._fn)
         return conv(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                     self.dilation)
 
@@ -193,9 +208,18 @@ class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution (the gradient of Conv1d in its input), plus bias."""
 
     _nd = 1
+    _fn = "conv_transpose1d"
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution (the gradient of Conv2d in its input), plus bias."""
 
     _nd = 2
+    _fn = "conv_transpose2d"
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the gradient of Conv3d in its input), plus bias."""
+
+    _nd = 3
+    _fn = "conv_transpose3d"
