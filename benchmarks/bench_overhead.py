@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+from harness import Case, report, run_case, torch
 
 import pyth
-from harness import Case, report, run_case, torch
 
 
 def _fns(make) -> dict:
