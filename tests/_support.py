@@ -915,6 +915,20 @@ def grad_pair(a, requires_grad: bool = True, dtype: str = "float64"):
             torch.tensor(a, dtype=tdt(dtype), requires_grad=requires_grad))
 
 
+def module_matches_torch(pm, tm, x, g) -> None:
+    """pyth module pm and torch module tm (same parameters) agree on input x (an array): the
+    output, and after backward of upstream gradient g (an array of the output's shape) the
+    input's and every parameter's gradient."""
+    px, tx = P(x), T(x)
+    y, ty = pm(px), tm(tx)
+    close(y, ty, 1e-9)
+    y.backward(pyth.tensor(g))
+    ty.backward(torch.tensor(g))
+    close(px.grad, tx.grad, 1e-8)
+    for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
+        close(p.grad, t.grad, 1e-8)
+
+
 def copy_params(pm, tm) -> None:
     """Copies the parameters of pyth module pm into torch module tm (same names and shapes)."""
     assert [k for k, _ in pm.named_parameters()] == [k for k, _ in tm.named_parameters()]

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 import pytest
-from _support import P, T, close, copy_params, needs_torch, torch
+from _support import P, T, close, copy_params, module_matches_torch, needs_torch, torch
 
 import pyth
 from pyth import nn
@@ -256,15 +256,7 @@ def test_modules_match_torch(name, args, kw):
     assert repr(pm) == repr(tm)
     copy_params(pm, tm)
     x = arr(2, args[0], 5, 4, 6)
-    px, tx = P(x), T(x)
-    y, ty = pm(px), tm(tx)
-    close(y, ty, 1e-9)
-    g = arr(*ty.shape)
-    y.backward(pyth.tensor(g))
-    ty.backward(torch.tensor(g))
-    close(px.grad, tx.grad, 1e-8)
-    for (_, p), (_, t) in zip(pm.named_parameters(), tm.named_parameters()):
-        close(p.grad, t.grad, 1e-8)
+    module_matches_torch(pm, tm, x, arr(*tm(T(x)).shape))
     close(pm(P(x[0], False)), tm(T(x[0], False)), 1e-9)  # unbatched input
 
 
