@@ -18,7 +18,7 @@ from ._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scala
                    scalar_value)
 from ._errors import not_implemented, raise_error
 from ._promotion import category, result_type
-from ._th import ffi
+from ._th import ffi, lib
 from .tensor import Tensor, wrap
 
 # ---- dtype rules -----------------------------------------------------------------------------
@@ -73,12 +73,11 @@ _PREDICATES = {"isnan": ("f", False), "isinf": ("f", False), "isfinite": ("f", T
 
 
 def check_writable(op: str, t: Tensor) -> None:
-    """RuntimeError for a tensor whose elements share memory (expanded): it cannot be written."""
-    for d, (n, s) in enumerate(zip(t.size(), t.stride())):
-        if s == 0 and n > 1:
-            raise RuntimeError(f"{op}(): unsupported operation: more than one element of the "
-                               f"written-to tensor refers to a single memory location (dim {d} "
-                               f"has size {n} and stride 0); clone() it first")
+    """RuntimeError for a tensor whose elements share memory (expanded): it cannot be written.
+    The core's check (THShape_checkWritable), so a tensor with no elements passes, as in PyTorch."""
+    h = t._h
+    if lib.THShape_checkWritable(f"{op}()".encode(), h.nDimension, h.size, h.stride):
+        raise_error()
 
 
 def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = False) -> Tensor:
@@ -161,6 +160,61 @@ class _Kernel:
         cname = _C_NAMES.get(name, name)
         self.fn = getattr(self.dt.tensor, cname)
         self.scalar_fn = getattr(self.dt.tensor, cname + "Scalar")
+        if name == "pow" and self.dt in _POW_REWRITTEN:
+            self.scalar_fn = _pow_scalar(self.dt)
+
+
+# PyTorch computes a float32/float64 tensor to a Python-number power of 0.5, -0.5, 3 or -2 as
+# sqrt, rsqrt, x*x*x and 1/(x*x), not as C's pow: the results differ in the sign of a zero, at
+# -inf (sqrt(-inf) is nan, pow(-inf, 0.5) inf) and where x*x overflows. A tensor exponent, even
+# a 0-dim one, and the other dtypes take pow itself.
+_POW_REWRITTEN = (_dt.float32, _dt.float64)
+
+
+def _pow_rewrite(c: Any, r: Any, a: Any, y: float) -> int | None:
+    """r = a ** y by PyTorch's rewrite for y (the C status), or None when y has none."""
+    if y == 0.5:
+        return c.sqrt(r, a)
+    if y == -0.5:
+        return c.rsqrt(r, a)
+    if y == 3:
+        t = c.mulNew(a, a)
+        if not t:
+            return -1
+        try:
+            return c.mul(r, t, a)
+        finally:
+            c.free(t)
+    if y == -2:
+        return c.mul(r, a, a) or c.reciprocal(r, r)
+    return None
+
+
+def _pow_scalar(dt: _dt.dtype) -> Any:
+    """dt's powScalar(r, a, y) with PyTorch's rewrites of a number exponent."""
+    c, plain = dt.tensor, dt.tensor.powScalar
+
+    def pow_scalar(r: Any, a: Any, y: float) -> int:
+        err = _pow_rewrite(c, r, a, y)
+        return plain(r, a, y) if err is None else err
+    return pow_scalar
+
+
+def _pow_scalar_new(dt: _dt.dtype) -> Any:
+    """dt's powScalarNew(a, y) with PyTorch's rewrites of a number exponent (NULL on error)."""
+    c, plain = dt.tensor, dt.tensor.powScalarNew
+
+    def pow_scalar_new(a: Any, y: float) -> Any:
+        if y != 0.5 and y != -0.5 and y != 3 and y != -2:
+            return plain(a, y)
+        r = c.new()
+        if not r:
+            return r
+        if _pow_rewrite(c, r, a, y):
+            c.free(r)
+            return ffi.NULL
+        return r
+    return pow_scalar_new
 
 
 _KERNELS: dict[tuple, _Kernel] = {}
@@ -235,8 +289,9 @@ def _direct_table(name: str) -> dict[tuple, tuple]:
         table[dt.tensor_class, dt.tensor_class] = (getattr(dt.tensor, cname + "New"), *out, True)
         if dt in (_dt.float32, _dt.float64):
             for scalar in (float, int):
-                table[dt.tensor_class, scalar] = (getattr(dt.tensor, cname + "ScalarNew"), *out,
-                                                  False)
+                new = (_pow_scalar_new(dt) if name == "pow" else
+                       getattr(dt.tensor, cname + "ScalarNew"))
+                table[dt.tensor_class, scalar] = (new, *out, False)
     return table
 
 

@@ -139,3 +139,55 @@ def test_qr_of_a_batch_of_matrices_without_columns(mode):
     q, r = pyth.linalg.qr(pyth.zeros(2, 3, 0), mode=mode)
     tq, tr = torch.linalg.qr(torch.zeros(2, 3, 0), mode=mode)
     assert tuple(q.shape) == tuple(tq.shape) and tuple(r.shape) == tuple(tr.shape)
+
+
+_INPLACE_UNARY = ["logical_not_", "neg_", "abs_", "sign_", "floor_", "ceil_", "trunc_",
+                  "round_", "frac_", "bitwise_not_", "exp_", "sqrt_"]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "float32"])
+@pytest.mark.parametrize("method", _INPLACE_UNARY)
+def test_inplace_unary_on_an_expanded_tensor_without_elements_is_allowed(method, dtype):
+    """logical_not_ (and the unary in-place ops that keep the input for a dtype, such as
+    floor_ on an integer) refused an expanded tensor with no elements, which writes nothing
+    and which torch accepts; the Python check now is the core's THShape_checkWritable. With
+    elements, both refuse the same stride-0 tensor, or both refuse the dtype."""
+    def outcome(lib, shape, expand):
+        t = lib.zeros(shape, dtype=getattr(lib, dtype)).expand(*expand)
+        try:
+            r = getattr(t, method)()
+        except (RuntimeError, TypeError) as e:   # NotImplementedError is a RuntimeError
+            return RuntimeError if isinstance(e, RuntimeError) else type(e)
+        assert r is t
+        return tuple(r.shape)
+
+    for shape, expand in (((1, 0, 3), (2, 0, 3)), ((1, 3), (2, 3))):
+        got, expected = outcome(pyth, shape, expand), outcome(torch, shape, expand)
+        assert got == expected, (method, dtype, shape, expand, got, expected)
+
+
+_POW_BASES = [-float("inf"), -1e20, -2.0, -0.0, 0.0, 3.3, 1e20, float("inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("exponent", [0.5, -0.5, 3, 3.0, -2, 2, -1, 1.5])
+def test_pow_of_a_number_exponent_takes_torchs_rewrites(exponent, dtype):
+    """(-inf) ** 0.5 gave inf where torch gives nan: torch computes a float tensor to a number
+    power of 0.5, -0.5, 3 or -2 as sqrt, rsqrt, x*x*x and 1/(x*x) (the sign of a zero, -inf
+    and overflowing squares differ from C's pow), in every form; a tensor exponent, even a
+    0-dim one, takes pow itself."""
+    a = pyth.tensor(_POW_BASES, dtype=getattr(pyth, dtype))
+    b = torch.tensor(_POW_BASES, dtype=getattr(torch, dtype))
+    expected = (b ** exponent).numpy()
+    got = {"operator": a ** exponent, "function": pyth.pow(a, exponent),
+           "method": a.pow(exponent), "inplace": a.clone().pow_(exponent),
+           "out": pyth.pow(a, exponent, out=pyth.empty(0, dtype=a.dtype))}
+    def same(r, e, form):   # equal, zeros of the same sign (a NaN's sign means nothing)
+        np.testing.assert_array_equal(r, e, err_msg=form)
+        np.testing.assert_array_equal(np.signbit(r) & ~np.isnan(r),
+                                      np.signbit(e) & ~np.isnan(e), err_msg=form)
+
+    for form, r in got.items():
+        same(r.numpy(), expected, form)
+    same(pyth.pow(a, pyth.tensor(float(exponent), dtype=a.dtype)).numpy(),
+         torch.pow(b, torch.tensor(float(exponent), dtype=b.dtype)).numpy(), "0-dim exponent")
