@@ -75,7 +75,11 @@ def compile_args() -> tuple[list[str], list[str]]:
     sanitize = os.environ.get("PYTH_SANITIZE", "").strip()
     if sanitize:
         flags = [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
-        return common + ["-O1", "-g"] + flags, link + flags
+        # Python's own CFLAGS, which setuptools passes first, hold -fwrapv: signed overflow
+        # defined as wrapping, which UBSan then never reports. -fno-wrapv (later on the
+        # command line, so it wins) makes the sanitized core check every signed add, multiply
+        # and negation.
+        return common + ["-O1", "-g", "-fno-wrapv"] + flags, link + flags
     if os.environ.get("PYTH_DEBUG", "") not in ("", "0"):
         return common + ["-O0", "-g"], link
     extra = shlex.split(os.environ.get("PYTH_CFLAGS", ""))

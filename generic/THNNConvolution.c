@@ -11,10 +11,10 @@
  *   C. dW   += scale * grid . vol2col(image)^T       weight gradient of both
  * vol2col (TH's im2col with a depth) lays the K taps of each grid cell out as a column, one
  * depth slice of the grid after another, each slice as im2col lays out a 2-D grid; col2vol adds
- * columns back onto the voxels they came from (the adjoint). Each product is one GEMM per group over a *chunk* of
- * B samples side by side (columns K x B*L, L = grid cells of one sample): small images give
- * GEMMs wide enough for BLAS to run at speed; a chunk of one sample multiplies the tensor in
- * place, wider chunks gather / scatter the grid through a buffer. Chunks are split between
+ * columns back onto the voxels they came from (the adjoint). Each product is one GEMM per group
+ * over a *chunk* of B samples side by side (columns K x B*L, L = grid cells of one sample):
+ * small images give GEMMs wide enough for BLAS to run at speed; a chunk of one sample
+ * multiplies the tensor in place, wider chunks gather / scatter the grid through a buffer. Chunks are split between
  * OpenMP threads (BLAS then runs on each thread alone); C sums each thread's gradient in a
  * buffer of its own and adds the buffers at the end. The columns live in the calling thread's
  * cached workspace. */
@@ -39,7 +39,7 @@ static void THNN_(tapSpan)(int64_t o, int64_t s, int64_t n, int64_t m, int64_t *
     *a = o >= 0 ? 0 : -o;
     *b = TH_MIN(o > n - 1 ? 0 : n - o, m);
   } else {
-    *a = o >= 0 ? 0 : (-o + s - 1) / s;
+    *a = o >= 0 ? 0 : (-o - 1) / s + 1; /* ceil(-o / s), with no sum that could overflow */
     *b = TH_MIN(o > n - 1 ? 0 : (n - 1 - o) / s + 1, m);
   }
   *a = TH_MIN(*a, *b);
@@ -92,8 +92,10 @@ static void THNN_(im2colSlice)(const real *plane, int64_t vol, int64_t C, const 
   const int64_t W = g->imW, oH = g->gridH, oW = g->gridW, sH = g->sH, sW = g->sW;
   const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0, y0 = t->y0;
   for (int64_t c = 0; c < C; c++, plane += vol, row += rstride) {
-    if (runs && ya < yb) {
-      /* grid cell e of rows [ya, yb) reads pixel e + (y0 * W + x0); the wrapped columns get 0 */
+    if (runs && ya < yb && xa < xb) {
+      /* grid cell e of rows [ya, yb) reads pixel e + (y0 * W + x0); the wrapped columns get 0.
+       * A tap with no column inside the image (xa == xb: a kernel wider than the padded
+       * image) would run from outside the plane: it takes the loops below, which write 0. */
       const real *src = plane + (y0 * W + x0);
       for (int64_t e = ya * oW + xa; e < (yb - 1) * oW + xb; e++) row[e] = src[e];
       THNN_(zeroCells)(row, oW, 0, ya, 0, oW);
@@ -152,7 +154,7 @@ static void THNN_(col2imSlice)(real *row, int64_t rstride, int64_t C, const THNN
   const int64_t W = g->imW, oW = g->gridW, sH = g->sH, sW = g->sW;
   const int64_t ya = t->ya, yb = t->yb, xa = t->xa, xb = t->xb, x0 = t->x0, y0 = t->y0;
   for (int64_t c = 0; c < C; c++, plane += vol, row += rstride) {
-    if (runs && ya < yb) {
+    if (runs && ya < yb && xa < xb) { /* (as in im2colSlice: a tap with columns inside) */
       real *dst = plane + (y0 * W + x0);
       THNN_(zeroCells)(row, oW, ya, yb, 0, xa);
       THNN_(zeroCells)(row, oW, ya, yb, xb, oW);
@@ -490,18 +492,40 @@ static void THNN_(geomFill)(THNNConvGeom *g, const THNNConvArgs *a, int64_t N, i
                       .dilW = a->dil[2]};
 }
 
+/* The padded image size and the dilated kernel's span per dimension of a convolution of an
+ * image of spatial size im by a kernel of size k, checked against int64 overflow together with
+ * padded + span, a bound on every sum the taps' arithmetic makes (tapSpan divides by the
+ * stride without adding it): RuntimeError naming the sizes when they overflow. */
+static int THNN_(convReach)(const char *op, const THNNConvArgs *a, const int64_t im[3],
+                            const int64_t k[3], int64_t padded[3], int64_t span[3]) {
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN], z[TH_SIZE_STR_LEN], w[TH_SIZE_STR_LEN];
+  int ok = 1;
+  for (int d = 0; d < 3; d++) {
+    int64_t bound;
+    ok &= THSize_add(&padded[d], im[d], a->padBefore[d]) == 0 &&
+          THSize_add(&padded[d], padded[d], a->padAfter[d]) == 0 &&
+          THSize_mul(&span[d], a->dil[d], k[d] - 1) == 0 &&
+          THSize_add(&span[d], span[d], 1) == 0 &&
+          THSize_add(&bound, padded[d], span[d]) == 0;
+  }
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "%s: the sizes, stride, padding and dilation overflow int64 (input size per "
+             "channel (%s), kernel (%s), stride (%s), dilation (%s))", op,
+             THNN_convSizeStr(x, sizeof x, a->nd, im), THNN_convSizeStr(y, sizeof y, a->nd, k),
+             THNN_convSizeStr(z, sizeof z, a->nd, a->s),
+             THNN_convSizeStr(w, sizeof w, a->nd, a->dil));
+  return 0;
+}
+
 /* The geometry of a convolution of an image (N, imC, im...) by weight; the grid's size is the
  * convolution's output size (RuntimeError when the dilated kernel exceeds the padded image). */
-static int THNN_(convGeom)(THNNConvGeom *g, const THNNConvArgs *a, int64_t N, int64_t imC,
-                           const int64_t im[3], THTensor *weight) {
+static int THNN_(convGeom)(THNNConvGeom *g, const char *op, const THNNConvArgs *a, int64_t N,
+                           int64_t imC, const int64_t im[3], THTensor *weight) {
   char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
   THNN_(geomFill)(g, a, N, imC, im, weight);
   const int64_t k[3] = {g->kD, g->kH, g->kW};
   int64_t padded[3], span[3], grid[3];
-  for (int d = 0; d < 3; d++) {
-    padded[d] = im[d] + a->padBefore[d] + a->padAfter[d];
-    span[d] = a->dil[d] * (k[d] - 1) + 1;
-  }
+  THTry(THNN_(convReach)(op, a, im, k, padded, span), -1);
   THArgCheck(padded[0] >= span[0] && padded[1] >= span[1] && padded[2] >= span[2],
              TH_ERR_RUNTIME, -1,
              "Calculated padded input size per channel: (%s). Kernel size: (%s). Kernel size "
@@ -570,7 +594,7 @@ static int THNN_(convOutput)(THTensor *output, THTensor *input, THTensor *weight
   THTry(THNN_(convTensors)(op, a->nd, input, "input", weight, bias, a->groups, 0), -1);
   THTry(THNN_(convChannels)(input, weight->size[1] * a->groups, weight, a->groups, 0), -1);
   THNN_(convSizes)(input, a->nd, im);
-  THTry(THNN_(convGeom)(&g, a, input->size[0], input->size[1], im, weight), -1);
+  THTry(THNN_(convGeom)(&g, op, a, input->size[0], input->size[1], im, weight), -1);
   const int64_t grid[3] = {g.gridD, g.gridH, g.gridW};
   THTry(THNN_(convResult)(output, a->nd, g.batch, g.gridC, grid, op), -1);
   return THNN_(convRun)(THNN_(convGridFromImage), &g, input, weight, bias, output);
@@ -586,8 +610,8 @@ static int THNN_(convGradInput)(THTensor *gradInput, THTensor *gradOutput, THTen
         -1);
   THArgCheck(im[0] >= 0 && im[1] >= 0 && im[2] >= 0, TH_ERR_RUNTIME, -1,
              "%s: negative input size", op);
-  THTry(THNN_(convGeom)(&g, a, gradOutput->size[0], weight->size[1] * a->groups, im, weight),
-        -1);
+  THTry(THNN_(convGeom)(&g, op, a, gradOutput->size[0], weight->size[1] * a->groups, im,
+                        weight), -1);
   const int64_t grid[3] = {g.gridD, g.gridH, g.gridW};
   const int64_t want[5] = {g.batch, g.gridC, grid[3 - a->nd], grid[4 - a->nd], grid[2]};
   int same = 1;
@@ -626,7 +650,7 @@ static int THNN_(convAccGrad)(THTensor *gradWeight, THTensor *gradBias, THTensor
     int64_t im[3], gs[3];
     THNN_(convSizes)(image, nd, im);
     THNN_(convSizes)(grid, nd, gs);
-    THTry(THNN_(convGeom)(&g, a, image->size[0], image->size[1], im, gradWeight), -1);
+    THTry(THNN_(convGeom)(&g, op, a, image->size[0], image->size[1], im, gradWeight), -1);
     THArgCheck(gs[0] <= g.gridD && gs[1] <= g.gridH && gs[2] <= g.gridW, TH_ERR_RUNTIME, -1,
                "%s: gradOutput of size %s does not fit input of size %s", op,
                THSize_str(x, sizeof x, nd + 2, grid->size),
@@ -664,7 +688,7 @@ done:
 static int THNN_(fullOutput)(THTensor *output, THTensor *input, THTensor *weight,
                              THTensor *bias, const THNNConvArgs *a, const int64_t outPad[3],
                              const char *op) {
-  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN];
+  char x[TH_SIZE_STR_LEN], y[TH_SIZE_STR_LEN], x2[TH_SIZE_STR_LEN], y2[TH_SIZE_STR_LEN];
   THNNConvGeom g;
   const int nd = a->nd;
   THTry(THNN_(convParams)(op, a), -1);
@@ -680,13 +704,26 @@ static int THNN_(fullOutput)(THTensor *output, THTensor *input, THTensor *weight
   int64_t in[3], k[3], im[3];
   THNN_(convSizes)(input, nd, in);
   THNN_(convSizes)(weight, nd, k);
-  for (int d = 0; d < 3; d++)
-    im[d] = (in[d] - 1) * a->s[d] - a->padBefore[d] - a->padAfter[d] + a->dil[d] * (k[d] - 1) +
-            outPad[d] + 1;
+  for (int d = 0; d < 3; d++) { /* (in - 1) s - padBefore - padAfter + dil (k - 1) + outPad + 1 */
+    int64_t grow, span;
+    ok &= THSize_mul(&grow, in[d] - 1, a->s[d]) == 0 &&
+          THSize_mul(&span, a->dil[d], k[d] - 1) == 0 && THSize_add(&grow, grow, span) == 0 &&
+          THSize_add(&grow, grow, outPad[d] + 1) == 0;
+    ok = ok && THSize_add(&im[d], grow, -a->padBefore[d]) == 0 &&
+         THSize_add(&im[d], im[d], -a->padAfter[d]) == 0;
+  }
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "%s: the output size overflows int64 (input size per channel (%s), kernel (%s), "
+             "stride (%s), dilation (%s))", op, THNN_convSizeStr(x, sizeof x, nd, in),
+             THNN_convSizeStr(y, sizeof y, nd, k),
+             THNN_convSizeStr(x2, sizeof x2, nd, a->s),
+             THNN_convSizeStr(y2, sizeof y2, nd, a->dil));
   THArgCheck(im[0] > 0 && im[1] > 0 && im[2] > 0, TH_ERR_RUNTIME, -1,
              "Given input size per channel: (%s). Calculated output size per channel: (%s). "
              "Output size is too small", THNN_convSizeStr(x, sizeof x, nd, in),
              THNN_convSizeStr(y, sizeof y, nd, im));
+  int64_t padded[3], span[3];
+  THTry(THNN_(convReach)(op, a, im, k, padded, span), -1);
   THNN_(geomFill)(&g, a, input->size[0], weight->size[1] * a->groups, im, weight);
   g.gridD = in[0];
   g.gridH = in[1];
@@ -707,7 +744,7 @@ static int THNN_(fullGradInput)(THTensor *gradInput, THTensor *gradOutput, THTen
   THTry(THNN_(convChannels)(gradOutput, weight->size[1] * a->groups, weight, a->groups, 0),
         -1);
   THNN_(convSizes)(gradOutput, nd, out);
-  THTry(THNN_(convGeom)(&g, a, gradOutput->size[0], gradOutput->size[1], out, weight), -1);
+  THTry(THNN_(convGeom)(&g, op, a, gradOutput->size[0], gradOutput->size[1], out, weight), -1);
   THArgCheck(in[0] >= 0 && in[1] >= 0 && in[2] >= 0 && in[0] <= g.gridD && in[1] <= g.gridH &&
              in[2] <= g.gridW, TH_ERR_RUNTIME, -1,
              "%s: an input of size (%s) does not fit an output of size (%s)", op,

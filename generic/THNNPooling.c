@@ -184,7 +184,8 @@ static inline void THNN_(maxSpan)(int64_t o, int64_t in, int64_t k, int64_t s, i
                                   int64_t dil, int64_t *lo, int64_t *hi) {
   int64_t a = o * s - pad;
   *hi = TH_MIN(a + (k - 1) * dil + 1, in);
-  while (a < 0) a += dil;
+  if (a < 0) a += (-a + dil - 1) / dil * dil; /* the first tap at or past 0, in one step (a loop
+                                                 * of pad / dil steps could run for days) */
   *lo = a;
 }
 

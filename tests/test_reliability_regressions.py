@@ -191,3 +191,78 @@ def test_pow_of_a_number_exponent_takes_torchs_rewrites(exponent, dtype):
         same(r.numpy(), expected, form)
     same(pyth.pow(a, pyth.tensor(float(exponent), dtype=a.dtype)).numpy(),
          torch.pow(b, torch.tensor(float(exponent), dtype=b.dtype)).numpy(), "0-dim exponent")
+
+
+def _conv_both(fn, x, w, **kw):
+    """fn's output and input and weight gradients in pyth and torch (float64)."""
+    out = []
+    for lib in (pyth, torch):
+        a = lib.tensor(x).requires_grad_()
+        b = lib.tensor(w).requires_grad_()
+        y = getattr(lib.nn.functional, fn)(a, b, **kw)
+        y.backward(lib.ones(tuple(y.shape), dtype=y.dtype))
+        out.append([v.detach().numpy() for v in (y, a.grad, b.grad)])
+    return out
+
+
+@pytest.mark.parametrize("fn, xshape, wshape, kw", [
+    ("conv2d", (1, 1, 4, 2), (1, 1, 1, 7), {"padding": (0, 3)}),
+    ("conv2d", (2, 2, 5, 3), (3, 2, 1, 2), {"padding": (0, 5), "dilation": (1, 10)}),
+    ("conv2d", (1, 1, 4, 2), (1, 1, 7, 7), {"padding": 3}),
+    ("conv_transpose2d", (1, 1, 4, 2), (1, 1, 1, 7), {"padding": (0, 3)}),
+    ("conv3d", (1, 2, 2, 4, 2), (2, 2, 1, 1, 7), {"padding": (0, 0, 3)}),
+    ("conv_transpose3d", (1, 1, 2, 4, 2), (1, 1, 1, 1, 7), {"padding": (0, 0, 3)}),
+])
+def test_convolution_taps_outside_the_image_stay_inside_the_plane(fn, xshape, wshape, kw):
+    """A "same" convolution (unit strides, output as wide as the input) whose kernel is wider
+    than the image has taps with no column inside it; the fast path for such convolutions
+    copied whole rows for them anyway, reading (forward, weight gradient) and adding zeros to
+    (input gradient, transposed forward) memory up to a row outside the plane: the values came
+    out right, the sanitizer leg of CI sees the accesses. Such taps now take the general loop."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal(xshape), rng.standard_normal(wshape)
+    got, expected = _conv_both(fn, x, w, **kw)
+    for g, e, what in zip(got, expected, ("output", "input grad", "weight grad")):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12, err_msg=what)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F: F.conv2d(pyth.ones(1, 1, 3, 6), pyth.ones(1, 1, 1, 5), dilation=(1, 2 ** 62)),
+    lambda F: F.conv2d(pyth.ones(1, 1, 3, 6), pyth.ones(1, 1, 1, 5), padding=(0, 2 ** 62)),
+    lambda F: F.conv3d(pyth.ones(1, 1, 3, 3, 6), pyth.ones(1, 1, 1, 1, 5),
+                       dilation=(1, 1, 2 ** 62)),
+    lambda F: F.conv_transpose2d(pyth.ones(1, 1, 5, 5), pyth.ones(1, 1, 3, 3), stride=2 ** 62),
+    lambda F: F.conv_transpose2d(pyth.ones(1, 1, 5, 5), pyth.ones(1, 1, 3, 3),
+                                 dilation=2 ** 62),
+])
+def test_convolution_geometry_that_overflows_int64_raises(call):
+    """The dilated kernel's span, the padded size and the transposed output size wrapped
+    around: dilation 2^62 segfaulted (taps read far outside the image), a transposed stride of
+    2^62 returned a 3x3 result. They are computed with overflow checks now (pooling already
+    was). PyTorch wraps too (conv2d with dilation 2^62 returns a result as if undilated)."""
+    with pytest.raises(RuntimeError, match="overflow"):
+        call(pyth.nn.functional)
+
+
+def test_convolution_stride_near_int64_max_still_works():
+    """The overflow bound leaves out the stride (tapSpan divides by it without adding it), so
+    a stride of 2^63 - 1 is a valid one-column convolution, as in PyTorch."""
+    x, w = np.ones((1, 1, 3, 6)), np.ones((1, 1, 1, 5))
+    got = pyth.nn.functional.conv2d(pyth.tensor(x), pyth.tensor(w), stride=(1, 2 ** 63 - 1))
+    expected = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w),
+                                          stride=(1, 2 ** 63 - 1))
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+
+
+def test_max_pool_with_a_huge_padding_and_dilation_returns_at_once():
+    """A dilated window's first tap inside the input was found by stepping the dilation from
+    -padding up to 0, once per output cell: padding 10^13 with dilation 2 took minutes (days at
+    10^15), beyond the reach of Ctrl-C. One division now. Run in a child with a time limit."""
+    code = ("import pyth; x = pyth.tensor([[[[2.5]]]]); p = 10 ** 15\n"
+            "y, i = pyth.nn.functional.max_pool2d(x, (1, p + 1), stride=1, padding=(0, p),\n"
+            "    dilation=(1, 2), return_indices=True)\n"
+            "assert y.tolist() == [[[[2.5]]]] and i.tolist() == [[[[0]]]], (y, i)\n")
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
