@@ -300,12 +300,7 @@ int64_t THTensor_(stride)(const THTensor *self, int dim) {
 int64_t THTensor_(storageOffset)(const THTensor *self) { return self->storageOffset; }
 
 int64_t THTensor_(nElement)(const THTensor *self) {
-  /* a view's sizes were checked to multiply within int64 unless one is 0: test that first */
-  for (int d = 0; d < self->nDimension; d++)
-    if (self->size[d] == 0) return 0;
-  int64_t n = 1;
-  for (int d = 0; d < self->nDimension; d++) n *= self->size[d];
-  return n;
+  return THShape_count(self->nDimension, self->size);
 }
 
 THStorage *THTensor_(storage)(const THTensor *self) { return self->storage; }

@@ -136,8 +136,7 @@ static int THTensor_(run)(const char *op, THRowFn fn, const void *extra, int wei
                           THTensor *const *in, int rn, const int64_t *rsize,
                           const int64_t *rstride, char *rdata, int64_t relsize) {
   THMathCtx ctx = {0, extra};
-  int64_t numel = 1;
-  for (int d = 0; d < rn; d++) numel *= rsize[d];
+  const int64_t numel = THShape_count(rn, rsize);
   char *ptr[TH_ITER_MAXARGS];
   int64_t istride[TH_ITER_MAXARGS];
   const int64_t bytes = (relsize + nin * (int64_t)sizeof(real)) * weight;

@@ -116,9 +116,7 @@ int THShape_viewStrides(int64_t *newstride, int ndim, const int64_t *size, const
     size = &one;
     stride = &one;
   }
-  int64_t numel = 1;
-  for (int d = 0; d < ndim; d++) numel *= size[d];
-  if (numel == 0) {
+  if (THShape_count(ndim, size) == 0) {
     THShape_contiguousStrides(newstride, newdim, newsize);
     return 0;
   }

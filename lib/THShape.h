@@ -11,6 +11,18 @@
 int THShape_wrapDim(int *out, const char *op, int64_t dim, int ndim);
 /* Checks ndim <= TH_MAX_DIM, sizes >= 0 and that the element count fits in int64. */
 int THShape_numel(int64_t *numel, const char *op, int ndim, const int64_t *size);
+/* The element count of sizes already checked (a tensor's, a result's): their product fits in
+ * int64 unless one of them is 0, which is therefore looked for before multiplying (huge sizes
+ * beside a 0 are a valid empty tensor, and multiplying them first overflows). */
+#ifndef TH_CDEF
+static inline int64_t THShape_count(int ndim, const int64_t *size) {
+  for (int d = 0; d < ndim; d++)
+    if (size[d] == 0) return 0;
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= size[d];
+  return n;
+}
+#endif
 /* Row-major strides for size (size-0 and size-1 dims step like size 1); RuntimeError when they
  * overflow int64 (possible only for shapes with a 0 among huge sizes). */
 int THShape_contiguousStrides(int64_t *stride, int ndim, const int64_t *size);

@@ -1,5 +1,7 @@
 #include "THTensorApply.h"
 
+#include "THShape.h"
+
 #include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -80,8 +82,7 @@ void THIter_init(THIter *it, int narg, int ndim, const int64_t *size,
                  const int64_t *const *strides, const int64_t *elsize, int order_by) {
   int perm[TH_MAX_DIM], n = 0;
   it->narg = narg;
-  it->numel = 1;
-  for (int d = 0; d < ndim; d++) it->numel *= size[d];
+  it->numel = THShape_count(ndim, size);
   for (int k = 0; k < TH_ITER_MAXARGS; k++) it->elsize[k] = k < narg ? elsize[k] : 0;
 
   /* 1. drop size-1 dims (and, with no elements, everything: there is nothing to walk) */

@@ -139,8 +139,7 @@ static int THReduction_init(THReduction *p, const char *op, int ndim, const int6
 
 /* max, min and their kin have no identity: they refuse to reduce over no elements. */
 static int THReduction_checkNonEmpty(const THReduction *p, int ndims, int whole_kind) {
-  int64_t numel = 1;
-  for (int d = 0; d < p->ndim; d++) numel *= p->size[d];
+  const int64_t numel = THShape_count(p->ndim, p->size);
   THArgCheck(!(ndims == 0 && numel == 0), whole_kind, -1,
              "%s: Expected reduction dim to be specified for input.numel() == 0. Specify the "
              "reduction dim with the 'dim' argument.", p->op);
