@@ -14,10 +14,10 @@
  * columns back onto the voxels they came from (the adjoint). Each product is one GEMM per group
  * over a *chunk* of B samples side by side (columns K x B*L, L = grid cells of one sample):
  * small images give GEMMs wide enough for BLAS to run at speed; a chunk of one sample
- * multiplies the tensor in place, wider chunks gather / scatter the grid through a buffer. Chunks are split between
- * OpenMP threads (BLAS then runs on each thread alone); C sums each thread's gradient in a
- * buffer of its own and adds the buffers at the end. The columns live in the calling thread's
- * cached workspace. */
+ * multiplies the tensor in place, wider chunks gather / scatter the grid through a buffer.
+ * Chunks are split between OpenMP threads (BLAS then runs on each thread alone); C sums each
+ * thread's gradient in a buffer of its own and adds the buffers at the end. The columns live in
+ * the calling thread's cached workspace. */
 
 #define TH_NN_CHUNK_COLS 512          /* aim for chunks at least this many grid cells wide */
 #define TH_NN_CHUNK_ELEMS ((int64_t)1 << 21) /* ... with columns of at most this many elements */
