@@ -6,6 +6,9 @@ cases (fill_("x"), dtype="float", isnan([..]), Storage.type(3), from_file("a\\0b
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -262,7 +265,6 @@ def test_max_pool_with_a_huge_padding_and_dilation_returns_at_once():
             "y, i = pyth.nn.functional.max_pool2d(x, (1, p + 1), stride=1, padding=(0, p),\n"
             "    dilation=(1, 2), return_indices=True)\n"
             "assert y.tolist() == [[[[2.5]]]] and i.tolist() == [[[[0]]]], (y, i)\n")
-    import subprocess
-    import sys
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                       timeout=120)   # -P: the installed pyth, not the source tree in the cwd
     assert r.returncode == 0, r.stderr
