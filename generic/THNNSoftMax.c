@@ -13,6 +13,10 @@ static int THNN_(sliceShape)(const THTensor *t, int *dim, int64_t *outer, int64_
   *outer = 1;
   *inner = 1;
   *n = t->nDimension ? t->size[d] : 1;
+  if (THTensor_(nElement)(t) == 0) { /* no slice to walk: beside a 0, huge sizes made outer * */
+    *outer = 0;                      /* inner overflow, or 2^62 empty slices walked (a hang) */
+    return 0;
+  }
   for (int k = 0; k < d; k++) *outer *= t->size[k];
   for (int k = d + 1; k < t->nDimension; k++) *inner *= t->size[k];
   return 0;

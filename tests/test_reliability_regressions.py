@@ -268,3 +268,20 @@ def test_max_pool_with_a_huge_padding_and_dilation_returns_at_once():
     r = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
                        timeout=120)   # -P: the installed pyth, not the source tree in the cwd
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "softmin"])
+def test_softmax_of_an_empty_tensor_with_huge_dims_returns_at_once(fn):
+    """softmax over dim 1 of a (2^31, 0, 2^31) tensor walked outer * inner = 2^62 empty slices
+    (a hang; and the product overflows for larger sizes): a tensor with no elements now has no
+    slice. Forward and backward, in a child with a time limit; PyTorch returns the empty
+    tensor too."""
+    code = ("import pyth; import pyth.nn.functional as F\n"
+            "x = pyth.zeros(1).as_strided((2**31, 0, 2**31), (0, 0, 0)).requires_grad_()\n"
+            f"y = F.{fn}(x, 1)\n"
+            "assert tuple(y.shape) == (2**31, 0, 2**31)\n"
+            "y.sum().backward()\n"
+            "assert tuple(x.grad.shape) == (2**31, 0, 2**31)\n")
+    r = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
