@@ -169,6 +169,7 @@ class _Kernel:
 # -inf (sqrt(-inf) is nan, pow(-inf, 0.5) inf) and where x*x overflows. A tensor exponent, even
 # a 0-dim one, and the other dtypes take pow itself.
 _POW_REWRITTEN = (_dt.float32, _dt.float64)
+_POW_EXPONENTS = (0.5, -0.5, 3, -2)   # the exponents _pow_rewrite handles
 
 
 def _pow_rewrite(c: Any, r: Any, a: Any, y: float) -> int | None:
@@ -205,7 +206,7 @@ def _pow_scalar_new(dt: _dt.dtype) -> Any:
     c, plain = dt.tensor, dt.tensor.powScalarNew
 
     def pow_scalar_new(a: Any, y: float) -> Any:
-        if y != 0.5 and y != -0.5 and y != 3 and y != -2:
+        if y not in _POW_EXPONENTS:
             return plain(a, y)
         r = c.new()
         if not r:
