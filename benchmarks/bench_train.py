@@ -1,7 +1,7 @@
 """Training steps side by side: the same model, data, initial weights and optimizer in pyth and
 PyTorch (issue 14's cases). A step is forward, loss, zero_grad, backward and optimizer step.
 
-python benchmarks/bench_train.py [--quick]   (also part of benchmarks/run.py)
+python benchmarks/bench_train.py [--quick] [--case TEXT]   (also part of benchmarks/run.py)
 """
 
 from __future__ import annotations
@@ -110,7 +110,10 @@ def cases(quick: bool = False) -> list[Case]:
 
 
 if __name__ == "__main__":
+    # --case TEXT: only the cases whose name contains TEXT (a case alone, in a fresh process,
+    # is timed in a steady state that the cases before it do not disturb)
     quick = "--quick" in sys.argv
+    only = sys.argv[sys.argv.index("--case") + 1] if "--case" in sys.argv else ""
     done = [run_case(c, rounds=5 if quick else 15, target=0.05 if quick else 0.2)
-            for c in cases(quick)]
+            for c in cases(quick) if only in c.name]
     print(report(done, "training steps (pyth vs PyTorch)"))

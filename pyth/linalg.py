@@ -19,7 +19,7 @@ from . import dtypes as _dt
 from ._errors import check, not_implemented
 from ._ops import new_result, result_of
 from ._th import ffi, lib
-from .tensor import Tensor
+from .tensor import Tensor, as_dim
 
 
 class LinAlgError(RuntimeError):
@@ -356,12 +356,15 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
 
 # ---- norms and rank ---------------------------------------------------------------------------
 
-def _dims(dim: Any) -> list:
+def _dims(dim: Any, op: str) -> list:
     if dim is None:
         return []
     if isinstance(dim, (int, np.integer)):
-        return [int(dim)]
-    return [int(d) for d in dim]
+        return [as_dim(dim, op)]
+    if not isinstance(dim, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not "
+                        f"{type(dim).__name__}")
+    return [as_dim(d, op) for d in dim]
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = False, *,
@@ -375,7 +378,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim: Any = None, keepdim: bool = Fals
     _floating(api, x)
     if dtype is not None:
         x = x.to(dtype)
-    dims = _dims(dim)
+    dims = _dims(dim, "linalg.vector_norm")
     if dim is not None and not dims and x.dim() > 0:
         dims = list(range(x.dim()))
     r = new_result(x.dtype)
@@ -398,7 +401,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
         A = A.to(dtype)
     if A.dim() < 2:
         raise RuntimeError(f"{api}: The input tensor A must have at least 2 dimensions.")
-    dims = _dims(dim)
+    dims = _dims(dim, "linalg.matrix_norm")
     if len(dims) != 2:
         raise RuntimeError(f"{api}: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
     d0, d1 = (d % A.dim() for d in dims)
@@ -429,7 +432,7 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     """A vector or matrix norm, as torch.linalg.norm: a matrix norm over two dims (or a 2-D input
     with ord given), a vector norm otherwise (all elements when neither dim nor ord is given)."""
     api = "linalg.norm"
-    dims = _dims(dim)
+    dims = _dims(dim, "linalg.norm")
     if dim is not None and len(dims) == 2:
         return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
     if dim is not None:
@@ -506,7 +509,7 @@ def _tensor_norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = 
     """torch.Tensor.norm: the 2-norm of all elements by default; 'nuc' is the nuclear norm."""
     if p == "nuc":
         return matrix_norm(self, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if p == "fro" and dim is not None and len(_dims(dim)) == 2:
+    if p == "fro" and dim is not None and len(_dims(dim, "norm")) == 2:
         return matrix_norm(self, "fro", dim, keepdim, dtype=dtype)
     return vector_norm(self, 2 if p == "fro" else p, dim, keepdim, dtype=dtype)
 

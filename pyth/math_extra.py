@@ -18,7 +18,7 @@ from ._ops import as_method, as_tensor, into, new_result, result_of
 from ._promotion import result_type
 from ._th import lib
 from .pointwise import FUNCTIONS as P
-from .tensor import Tensor, _empty
+from .tensor import Tensor, _empty, as_dim
 
 where, isnan, eq = P["where"], P["isnan"], P["eq"]
 
@@ -362,7 +362,8 @@ def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> An
         out_checked(op, out, input)
     else:
         values, indices = new_result(dt), new_result(_dt.int64)
-    check(dt.tensor.cumextreme(values._h, indices._h, input._h, int(dim), int(minimum)))
+    check(dt.tensor.cumextreme(values._h, indices._h, input._h, as_dim(dim, op),
+                               int(minimum)))
     if out is not None:
         from ._ops import written
         written(out)

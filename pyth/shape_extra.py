@@ -11,12 +11,12 @@ from . import dtypes as _dt
 from . import shape_ops as _so
 from ._errors import not_implemented
 from ._size import Size
-from .tensor import Tensor, parse_sizes
+from .tensor import Tensor, as_dim, parse_sizes
 
 
 def _wrap(d: Any, n: int, op: str) -> int:
     """dim d (negative counts from the end) checked against n dims (0-dim tensors take -1, 0)."""
-    d = operator.index(d)
+    d = as_dim(d, op)
     m = max(n, 1)
     if not -m <= d < m:
         raise IndexError(f"{op}(): Dimension out of range (expected to be in range of "

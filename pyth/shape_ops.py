@@ -31,7 +31,7 @@ from .tensor import Tensor, _empty, as_count, as_dim, as_index, c_sizes, parse_s
 
 def _wrap_dim(dim: Any, ndim: int, op: str) -> int:
     """dim in [0, ndim) (a 0-dim tensor takes 0 and -1); IndexError otherwise, as PyTorch."""
-    dim = as_dim(dim)
+    dim = as_dim(dim, op)
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"{op}(): dim {dim} is out of range for a tensor of {ndim} dims "
@@ -53,12 +53,13 @@ def _tensor_list(tensors: Any, op: str) -> list:
 
 def _int_list(value: Any, op: str, name: str) -> tuple:
     """An int or a sequence of ints as a tuple of ints."""
-    if isinstance(value, (list, tuple)):
-        try:
-            return tuple(operator.index(v) for v in value)
-        except TypeError:
-            pass
-    else:
+    if isinstance(value, (list, tuple)):   # (a bool first is refused, as PyTorch's parser)
+        if not value or value[0].__class__ is not bool:
+            try:
+                return tuple(operator.index(v) for v in value)
+            except TypeError:
+                pass
+    elif value.__class__ is not bool:
         try:
             return (operator.index(value),)
         except TypeError:

@@ -50,6 +50,8 @@ def _index(op: str, name: str, value: Any) -> int:
     """An integer argument (k), TypeError otherwise, as PyTorch; a k outside int64 is out of
     range for any dim (RuntimeError, as the C check says for any other k too large)."""
     try:
+        if value.__class__ is bool:
+            raise TypeError
         v = operator.index(value)
     except TypeError:
         raise TypeError(f"{op}(): argument '{name}' must be int, not "

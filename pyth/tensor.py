@@ -35,8 +35,18 @@ def wrap(dt: _dt.dtype, ptr) -> "Tensor":
     return t
 
 
-def as_dim(d: Any) -> int:
-    """A dim argument as a C int: TypeError for non-integers, IndexError when absurdly large."""
+def no_bool(v: Any, op: str, name: str) -> None:
+    """PyTorch's argument parser takes no bool where an int is asked for (True is not dim 1)."""
+    if v.__class__ is bool:
+        where = f"{op}(): " if op else ""
+        raise TypeError(f"{where}argument '{name}' must be int, not bool")
+
+
+def as_dim(d: Any, op: str = "", name: str = "dim") -> int:
+    """A dim argument as a C int: TypeError for non-integers and bools, IndexError when
+    absurdly large."""
+    if d.__class__ is bool:
+        no_bool(d, op, name)
     d = operator.index(d)
     if not -_INT_MAX <= d <= _INT_MAX:
         raise IndexError(f"dim {d} is out of range")
@@ -46,6 +56,8 @@ def as_dim(d: Any) -> int:
 def as_index(v: Any, op: str, name: str = "index") -> int:
     """A position argument (index, start, offset) as a C int64: TypeError for non-integers,
     IndexError outside int64 (cffi would raise OverflowError)."""
+    if v.__class__ is bool:
+        no_bool(v, op, name)
     v = operator.index(v)
     if not _INT64_MIN <= v <= _INT64_MAX:
         raise IndexError(f"{op}(): {name} {_dt.short(v)} is out of range (outside int64)")
@@ -55,6 +67,8 @@ def as_index(v: Any, op: str, name: str = "index") -> int:
 def as_count(v: Any, op: str, name: str = "size") -> int:
     """A count argument (size, length, step, bins) as a C int64: TypeError for non-integers,
     MemoryError outside int64, as for sizes."""
+    if v.__class__ is bool:
+        no_bool(v, op, name)
     v = operator.index(v)
     if not _INT64_MIN <= v <= _INT64_MAX:
         raise MemoryError(f"{op}(): {name} {_dt.short(v)} does not fit in int64")
@@ -66,10 +80,14 @@ def parse_sizes(args: Sequence[Any], op: str = "size") -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list, Size)):
         args = args[0]
     try:
-        return tuple(map(operator.index, args))
+        r = tuple(map(operator.index, args))
     except TypeError:
         names = ", ".join(type(s).__name__ for s in args)
         raise TypeError(f"{op}(): sizes must be integers, got ({names})") from None
+    if r and args[0].__class__ is bool:   # PyTorch's parser checks the first element's type
+        raise TypeError(f"{op}(): argument 'size' must be tuple of ints, but found element of "
+                        f"type bool at pos 0")
+    return r
 
 
 def c_sizes(sizes: Sequence[int]):
@@ -134,7 +152,7 @@ class Tensor:
         h = self._h
         if dim is None:
             return Size(ffi.unpack(h.size, h.nDimension))
-        return self._geometry_at(h.size, as_dim(dim), "size")
+        return self._geometry_at(h.size, as_dim(dim, "size"), "size")
 
     @property
     def shape(self) -> Size:
@@ -146,7 +164,7 @@ class Tensor:
         h = self._h
         if dim is None:
             return tuple(ffi.unpack(h.stride, h.nDimension))
-        return self._geometry_at(h.stride, as_dim(dim), "stride")
+        return self._geometry_at(h.stride, as_dim(dim, "stride"), "stride")
 
     def _geometry_at(self, arr, d: int, op: str) -> int:
         n = self._h.nDimension
@@ -205,17 +223,17 @@ class Tensor:
 
     # ---- views (share storage) ----
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
-        return wrap(self.dtype, self.dtype.tensor.newNarrow(self._h, as_dim(dim),
+        return wrap(self.dtype, self.dtype.tensor.newNarrow(self._h, as_dim(dim, "narrow"),
                                                             as_index(start, "narrow", "start"),
                                                             as_count(length, "narrow", "length")))
 
     def select(self, dim: int, index: int) -> "Tensor":
-        return wrap(self.dtype, self.dtype.tensor.newSelect(self._h, as_dim(dim),
+        return wrap(self.dtype, self.dtype.tensor.newSelect(self._h, as_dim(dim, "select"),
                                                             as_index(index, "select")))
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
-        return wrap(self.dtype, self.dtype.tensor.newTranspose(self._h, as_dim(dim0),
-                                                               as_dim(dim1)))
+        return wrap(self.dtype, self.dtype.tensor.newTranspose(self._h, as_dim(dim0, "transpose", "dim0"),
+                                                               as_dim(dim1, "transpose", "dim1")))
 
     swapaxes = transpose
 
@@ -240,21 +258,21 @@ class Tensor:
     def permute(self, *dims: Any) -> "Tensor":
         dims = parse_sizes(dims, "permute")
         return wrap(self.dtype, self.dtype.tensor.newPermute(self._h, len(dims),
-                                                              [as_dim(d) for d in dims]))
+                                                              [as_dim(d, "permute", "dims") for d in dims]))
 
     def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
         """Windows of `size` elements every `step` along dimension, as a new last dim."""
-        return wrap(self.dtype, self.dtype.tensor.newUnfold(self._h, as_dim(dimension),
+        return wrap(self.dtype, self.dtype.tensor.newUnfold(self._h, as_dim(dimension, "unfold", "dimension"),
                                                             as_count(size, "unfold"),
                                                             as_count(step, "unfold", "step")))
 
     def squeeze(self, dim: int | None = None) -> "Tensor":
         if dim is None:
             return wrap(self.dtype, self.dtype.tensor.newSqueeze(self._h))
-        return wrap(self.dtype, self.dtype.tensor.newSqueeze1d(self._h, as_dim(dim)))
+        return wrap(self.dtype, self.dtype.tensor.newSqueeze1d(self._h, as_dim(dim, "squeeze")))
 
     def unsqueeze(self, dim: int) -> "Tensor":
-        return wrap(self.dtype, self.dtype.tensor.newUnsqueeze1d(self._h, as_dim(dim)))
+        return wrap(self.dtype, self.dtype.tensor.newUnsqueeze1d(self._h, as_dim(dim, "unsqueeze")))
 
     def view(self, *shape: Any) -> "Tensor":
         """Same data, new shape; RuntimeError where the strides forbid it (see reshape)."""
@@ -288,7 +306,8 @@ class Tensor:
         if not shape:
             return self.reshape(1)
         n = len(shape)
-        s, e = as_dim(start_dim), as_dim(end_dim)
+        s = as_dim(start_dim, "flatten", "start_dim")
+        e = as_dim(end_dim, "flatten", "end_dim")
         for d in (s, e):
             if not -n <= d < n:
                 raise IndexError(f"flatten(): dim {d} is out of range for a tensor of {n} dims "
@@ -312,7 +331,8 @@ class Tensor:
     def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> "Tensor":
         return wrap(self.dtype, self.dtype.tensor.newDiagonal(self._h,
                                                               as_index(offset, "diagonal", "offset"),
-                                                              as_dim(dim1), as_dim(dim2)))
+                                                              as_dim(dim1, "diagonal", "dim1"),
+                                                              as_dim(dim2, "diagonal", "dim2")))
 
     def as_strided(self, size: Sequence[int], stride: Sequence[int],
                    storage_offset: int | None = None) -> "Tensor":

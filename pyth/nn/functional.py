@@ -13,7 +13,7 @@ from typing import Any
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._promotion import result_type
-from ..tensor import Tensor
+from ..tensor import Tensor, as_dim
 from . import _linear_kernels
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -379,7 +379,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim = _softmax_dim(input.dim())
     if dtype is not None:
         input = input.to(dtype)
-    return _sm(input, int(dim), False)
+    return _sm(input, as_dim(dim, "softmax"), False)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
@@ -389,7 +389,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim = _softmax_dim(input.dim())
     if dtype is not None:
         input = input.to(dtype)
-    return _sm(input, int(dim), True)
+    return _sm(input, as_dim(dim, "log_softmax"), True)
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
@@ -399,7 +399,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         dim = _softmax_dim(input.dim(), "softmin")
     if dtype is not None:
         input = input.to(dtype)
-    return _sm(-input, int(dim), False)
+    return _sm(-input, as_dim(dim, "softmin"), False)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
