@@ -71,4 +71,16 @@ def cases(quick: bool = False) -> list[Case]:
                      lambda x: x.add_(1.0), s.copy(), sp.clone(), st.clone()))
     out.append(_case("exp, 10 elements", "latency", np.exp, lambda x: x.exp(),
                      lambda x: x.exp(), s, sp, st))
+    # a layer's worth (one thread): libmvec's vector tanh / exp, and softmax rows
+    m, mp, mt = _trio((32, 128))
+    for fn in ("tanh", "exp"):
+        out.append(_case(f"{fn} float32 32x128", "transcendental", getattr(np, fn),
+                         getattr(pyth, fn), getattr(torch, fn) if torch is not None else None,
+                         m, mp, mt))
+    for shape in ((32, 128), (64, 1000)):
+        x, xp, xt = _trio(shape)
+        out.append(_case(f"softmax(dim=1) float32 {shape[0]}x{shape[1]}", "transcendental",
+                         lambda v: np.exp(v - v.max(1, keepdims=True)) /
+                         np.exp(v - v.max(1, keepdims=True)).sum(1, keepdims=True),
+                         lambda v: v.softmax(1), lambda v: v.softmax(1), x, xp, xt))
     return out

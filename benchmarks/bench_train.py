@@ -1,7 +1,8 @@
 """Training steps side by side: the same model, data, initial weights and optimizer in pyth and
 PyTorch (issue 14's cases). A step is forward, loss, zero_grad, backward and optimizer step.
 
-python benchmarks/bench_train.py [--quick] [--case TEXT]   (also part of benchmarks/run.py)
+python benchmarks/bench_train.py [--quick] [--case TEXT] [--json] [--isolated N]
+(also part of benchmarks/run.py)
 """
 
 from __future__ import annotations
@@ -109,11 +110,47 @@ def cases(quick: bool = False) -> list[Case]:
     return out
 
 
+def isolated(repeats: int, quick: bool) -> str:
+    """Each case alone in a fresh process, `repeats` times: the range of pyth/PyTorch over the
+    processes. From one process to the next both libraries' step times move (thread placement,
+    the VM's neighbours), the CNN's by up to a third; one run's ratio is one draw of that."""
+    import json
+    import subprocess
+    names = [c.name for c in cases(quick)]
+    got: dict[str, list] = {n: [] for n in names}
+    for _ in range(repeats):
+        for n in names:
+            cmd = [sys.executable, os.path.abspath(__file__), "--case", n, "--json"]
+            out = subprocess.run(cmd + (["--quick"] if quick else []), check=True,
+                                 capture_output=True, text=True).stdout
+            got[n].append(json.loads(out.strip().splitlines()[-1]))
+    lines = [f"each case alone, {repeats} processes (median step per process)",
+             f"{'case':<48}{'pyth':>22}{'torch':>22}{'pyth/torch':>14}"]
+    for n, runs in got.items():
+        p = [r["pyth"] for r in runs]
+        t = [r.get("torch") for r in runs]
+        cell = (lambda v: f"{min(v) * 1e6:8.1f}-{max(v) * 1e6:<8.1f} us")
+        if None in t:
+            lines.append(f"{n:<48}{cell(p):>22}")
+            continue
+        q = [a / b for a, b in zip(p, t)]
+        lines.append(f"{n:<48}{cell(p):>22}{cell(t):>22}{min(q):>7.2f}-{max(q):.2f}")
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     # --case TEXT: only the cases whose name contains TEXT (a case alone, in a fresh process,
-    # is timed in a steady state that the cases before it do not disturb)
+    # is timed in a steady state that the cases before it do not disturb); --json: the
+    # results as one JSON line; --isolated N: every case alone in N fresh processes each
     quick = "--quick" in sys.argv
+    if "--isolated" in sys.argv:
+        print(isolated(int(sys.argv[sys.argv.index("--isolated") + 1]), quick))
+        sys.exit(0)
     only = sys.argv[sys.argv.index("--case") + 1] if "--case" in sys.argv else ""
     done = [run_case(c, rounds=5 if quick else 15, target=0.05 if quick else 0.2)
             for c in cases(quick) if only in c.name]
-    print(report(done, "training steps (pyth vs PyTorch)"))
+    if "--json" in sys.argv:
+        import json
+        print(json.dumps({lib: s for c in done for lib, s in c.results.items()}))
+    else:
+        print(report(done, "training steps (pyth vs PyTorch)"))

@@ -22,6 +22,48 @@ static int THNN_(sliceShape)(const THTensor *t, int *dim, int64_t *outer, int64_
   return 0;
 }
 
+#if defined(TH_REAL_IS_FLOAT)
+#define THNN_SM_EXP expf
+#else
+#define THNN_SM_EXP exp
+#endif
+
+/* One slice of n contiguous elements (a softmax over the last dim, the common case): its
+ * maximum m over 16 independent lanes (a running max in one variable is a reduction gcc may not
+ * vectorise; lanes are elementwise); exp(x - m) once per element, into y, in the element type
+ * (libmvec's vector exp in the clones); their sum in accreal in a loop of its own, over 16
+ * lanes too (a sum inside the exp loop kept the exp scalar: gcc may not reorder FP sums, so one
+ * running sum also waits an add's latency per element); then y / sum, or
+ * x - m - log(sum) for log_softmax. A NaN, which the lanes' max skips, makes the sum NaN and so
+ * every result, as the general walk gives. */
+TH_VECTOR_CLONES static void THNN_(softmaxRow)(real *restrict y, const real *restrict x,
+                                               int64_t n, int mode) {
+  enum { LANES = 16 };
+  real lane[LANES];
+  for (int j = 0; j < LANES; j++) lane[j] = -INFINITY;
+  int64_t k = 0;
+  for (; k + LANES <= n; k += LANES)
+    for (int j = 0; j < LANES; j++) lane[j] = x[k + j] > lane[j] ? x[k + j] : lane[j];
+  for (int j = 0; k < n; k++, j++) lane[j] = x[k] > lane[j] ? x[k] : lane[j];
+  real m = lane[0];
+  for (int j = 1; j < LANES; j++) m = lane[j] > m ? lane[j] : m;
+  if (isinf(m) && m < 0) m = 0; /* every element -inf (or NaN): exp(x - 0) */
+  for (k = 0; k < n; k++) y[k] = THNN_SM_EXP(x[k] - m);
+  accreal part[LANES] = {0}, sum = 0;
+  for (k = 0; k + LANES <= n; k += LANES)
+    for (int j = 0; j < LANES; j++) part[j] += y[k + j];
+  for (int j = 0; k < n; k++, j++) part[j] += y[k];
+  for (int j = 0; j < LANES; j++) sum += part[j];
+  if (mode == 0) {
+    const real s = (real)sum;
+    for (k = 0; k < n; k++) y[k] = y[k] / s;
+  } else {
+    const real shift = (real)((accreal)m + log(sum));
+    for (k = 0; k < n; k++) y[k] = x[k] - shift;
+  }
+}
+#undef THNN_SM_EXP
+
 /* mode 0: softmax, 1: log_softmax */
 static int THNN_(softmaxForward)(THTensor *output, THTensor *input, int dim, int mode,
                                  const char *op) {
@@ -43,6 +85,10 @@ static int THNN_(softmaxForward)(THTensor *output, THTensor *input, int dim, int
 #pragma omp parallel for if (par)
   for (int64_t s = 0; s < slices; s++) {
     const int64_t base = (s / inner) * n * inner + s % inner;
+    if (inner == 1) {
+      THNN_(softmaxRow)(y + base, x + base, n, mode);
+      continue;
+    }
     accreal m = -INFINITY, sum = 0;
     for (int64_t k = 0; k < n; k++) {
       const accreal v = x[base + k * inner];

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "THVectorMath.h"
 
 /* The address of a thread-local variable, computed once per function: in a shared library each
  * read of a thread-local is a call to __tls_get_addr, and gcc repeats that call after every

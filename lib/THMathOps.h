@@ -160,22 +160,7 @@
   _(isinf, isinf(x))                                                  \
   _(isfinite, isfinite(x))
 
-#if !defined(TH_CDEF) && defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__GLIBC__)
-/* Vector math. glibc's libmvec has SIMD versions of these functions; declaring them `simd`
- * lets GCC vectorise loops that call them (with -fno-math-errno, which the build sets), and
- * TH_VECTOR_CLONES below compiles hot row functions for AVX-512, AVX2 and baseline x86-64,
- * chosen at load time, so one build runs on any x86-64 and uses the widest units it finds. */
-#define TH_MVEC(fn) float fn##f(float) __attribute__((simd("notinbranch"))); \
-                    double fn(double) __attribute__((simd("notinbranch")));
-TH_MVEC(exp) TH_MVEC(expm1) TH_MVEC(log) TH_MVEC(log1p) TH_MVEC(log2) TH_MVEC(log10)
-TH_MVEC(sin) TH_MVEC(cos) TH_MVEC(tan) TH_MVEC(asin) TH_MVEC(acos) TH_MVEC(atan)
-TH_MVEC(sinh) TH_MVEC(cosh) TH_MVEC(tanh) TH_MVEC(erf)
-#undef TH_MVEC
-#define TH_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define TH_VECTOR_CLONES
-#endif
+/* TH_VECTOR_CLONES and the vector-math declarations: lib/THVectorMath.h (via THGeneral.h). */
 
 /* Error codes row functions report (through THMathCtx.error). */
 enum { TH_MATH_OK = 0, TH_MATH_ZERO_DIVISION = 1, TH_MATH_NEGATIVE_POWER = 2 };

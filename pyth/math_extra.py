@@ -318,11 +318,28 @@ def _softmax_input(op: str, input: Tensor, dim: Any, dtype: Any) -> tuple:
     return x, dim
 
 
+_THNN_SOFTMAX: list = []   # nn._softmax_kernels.softmax, bound at first use (nn imports pyth)
+
+
+def _thnn_softmax(x: Tensor, dim: Any, log: bool, op: str) -> Tensor | None:
+    """softmax / log_softmax of a float32 or float64 x as THNN's kernel and one autograd node
+    (the composition below records five), or None for the other dtypes."""
+    if x.dtype is not _dt.float32 and x.dtype is not _dt.float64:
+        return None
+    if not _THNN_SOFTMAX:
+        from .nn._softmax_kernels import softmax as kernel
+        _THNN_SOFTMAX.append(kernel)
+    return _THNN_SOFTMAX[0](x, as_dim(dim, op), log)
+
+
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     """exp(x - max) / sum(exp(x - max)) along dim."""
     x, dim = _softmax_input("softmax", input, dim, dtype)
     if x.numel() == 0:
         return x.clone()
+    r = _thnn_softmax(x, dim, False, "softmax")
+    if r is not None:
+        return r
     e = P["exp"](P["sub"](x, x.amax(dim, keepdim=True)))
     return P["div"](e, e.sum(dim, keepdim=True))
 
@@ -332,6 +349,9 @@ def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Ten
     x, dim = _softmax_input("log_softmax", input, dim, dtype)
     if x.numel() == 0:
         return x.clone()
+    r = _thnn_softmax(x, dim, True, "log_softmax")
+    if r is not None:
+        return r
     s = P["sub"](x, x.amax(dim, keepdim=True))
     return P["sub"](s, P["log"](P["exp"](s).sum(dim, keepdim=True)))
 

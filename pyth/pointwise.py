@@ -164,16 +164,21 @@ class _Kernel:
             self.scalar_fn = _pow_scalar(self.dt)
 
 
-# PyTorch computes a float32/float64 tensor to a Python-number power of 0.5, -0.5, 3 or -2 as
-# sqrt, rsqrt, x*x*x and 1/(x*x), not as C's pow: the results differ in the sign of a zero, at
-# -inf (sqrt(-inf) is nan, pow(-inf, 0.5) inf) and where x*x overflows. A tensor exponent, even
-# a 0-dim one, and the other dtypes take pow itself.
+# PyTorch computes a float32/float64 tensor to a Python-number power of 2, 0.5, -0.5, 3, -1 or
+# -2 as x*x, sqrt, rsqrt, x*x*x, 1/x and 1/(x*x), not as C's pow: the results differ in the
+# sign of a zero, at -inf (sqrt(-inf) is nan, pow(-inf, 0.5) inf), where x*x overflows, and
+# by an ulp where pow is not correctly rounded. A tensor exponent, even a 0-dim one, and the
+# other dtypes take pow itself.
 _POW_REWRITTEN = (_dt.float32, _dt.float64)
-_POW_EXPONENTS = (0.5, -0.5, 3, -2)   # the exponents _pow_rewrite handles
+_POW_EXPONENTS = (2, 0.5, -0.5, 3, -1, -2)   # the exponents _pow_rewrite handles
 
 
 def _pow_rewrite(c: Any, r: Any, a: Any, y: float) -> int | None:
     """r = a ** y by PyTorch's rewrite for y (the C status), or None when y has none."""
+    if y == 2:   # (2 and -1 give pow's values: x*x and 1/x are one vector loop, pow a call each)
+        return c.mul(r, a, a)
+    if y == -1:
+        return c.reciprocal(r, a)
     if y == 0.5:
         return c.sqrt(r, a)
     if y == -0.5:

@@ -846,3 +846,67 @@ def test_engine_fast_path_multi_output_nodes_vs_torch(torch, case):
     MULTI[case](pyth, x).backward()
     MULTI[case](torch, tx).backward()
     close(x.grad, tx.grad)
+
+
+# ---- softmax over a contiguous last dim: the vectorised row (generic/THNNSoftMax.c) --------
+
+def _softmax_ref(x: np.ndarray, log: bool) -> np.ndarray:
+    """float64 reference with PyTorch's special values: a NaN, or a +inf, in a row makes the row
+    NaN; a row of -inf is NaN too (0/0)."""
+    with np.errstate(all="ignore"):
+        m = np.max(x, axis=-1, keepdims=True)
+        m = np.where(np.isneginf(m), 0.0, m)
+        e = np.exp(x - m)
+        s = e.sum(axis=-1, keepdims=True)
+        return x - m - np.log(s) if log else e / s
+
+
+@pytest.mark.parametrize("n", [1, 7, 15, 16, 17, 33, 128, 1000])
+@pytest.mark.parametrize("dtype,tol", DTYPES)
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_rows_of_every_length_against_float64(n, dtype, tol, log):
+    x = rand(5, n) * 4
+    x[0, -1] = 1000.0    # the maximum last (a row's tail): exp without subtracting it overflows
+    x[1, n // 2] = np.nan
+    x[2, 0] = np.inf
+    x[3, :] = -np.inf
+    if n > 1:
+        x[4, -1] = -np.inf   # one -inf: exp 0, its log_softmax -inf
+    fn = F.log_softmax if log else F.softmax
+    for got in (fn(pyth.from_numpy(x.astype(dtype)), -1),
+                (pyth.from_numpy(x.astype(dtype)).log_softmax(1) if log
+                 else pyth.from_numpy(x.astype(dtype)).softmax(1))):
+        ref = _softmax_ref(x.astype(dtype).astype(np.float64), log)
+        np.testing.assert_allclose(got.numpy(), ref, rtol=max(tol, 1e-6) * 10,
+                                   atol=max(tol, 1e-6) * 10)
+        assert got.dtype == getattr(pyth, dtype)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_method_is_one_node_and_matches_torch(torch, log):
+    x = rand(6, 40)
+    px = pyth.from_numpy(x).requires_grad_()
+    tx = torch.from_numpy(x).requires_grad_()
+    py = px.log_softmax(1) if log else px.softmax(1)
+    ty = tx.log_softmax(1) if log else tx.softmax(1)
+    g = rand(6, 40)
+    py.backward(pyth.from_numpy(g))
+    ty.backward(torch.from_numpy(g))
+    np.testing.assert_allclose(py.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(px.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    # one recorded node, whose inputs lead straight to the leaf
+    assert py.grad_fn.next_functions[0][0].__class__.__name__ == "AccumulateGrad"
+
+
+def test_softmax_method_gradgradcheck():
+    x = pyth.from_numpy(rand(3, 5)).requires_grad_()
+    assert gradcheck(lambda t: t.softmax(1), (x,))
+    assert gradgradcheck(lambda t: t.log_softmax(0), (x,))
+
+
+def test_softmax_of_a_transposed_tensor_and_half_dtype_still_agree():
+    x = rand(20, 9)
+    t = pyth.from_numpy(x).t()   # non-contiguous: the kernel copies, the row runs on the copy
+    np.testing.assert_allclose(t.softmax(1).numpy(), _softmax_ref(x.T, False), rtol=1e-12)
+    h = pyth.from_numpy(x.astype(np.float32)).to(pyth.float16)   # composition in float16
+    np.testing.assert_allclose(h.softmax(1).float().numpy(), _softmax_ref(x, False), atol=2e-3)
