@@ -666,3 +666,78 @@ def test_lean_nodes_are_one_class_until_user_code_reaches_them():
         return x.grad.tolist(), ran
 
     assert run(True) == (run(False)[0], ["exp"])
+
+
+# ---- the lean record of view ops (record._record_view) ------------------------------------
+
+_VIEWS = {
+    "view": lambda t: t.view(-1),
+    "reshape": lambda t: t.reshape(4, 6),
+    "reshape copy": lambda t: t.t().reshape(-1),          # a copy: no base to track
+    "flatten": lambda t: t.flatten(),
+    "t": lambda t: t.t(),
+    "T": lambda t: t.T,
+    "transpose": lambda t: t.transpose(0, 1),
+    "permute": lambda t: t.permute(1, 0),
+    "unsqueeze": lambda t: t.unsqueeze(1),
+    "squeeze": lambda t: t.unsqueeze(0).squeeze(0),
+    "select": lambda t: t[1],
+    "slice": lambda t: t[:, 1:5],
+    "narrow": lambda t: t.narrow(1, 2, 3),
+    "expand": lambda t: t[:1].expand(3, 8),
+    "diagonal": lambda t: t.diagonal(),
+    "unfold": lambda t: t.unfold(1, 3, 2),
+}
+
+
+def _view_record(name: str, anomaly: bool):
+    x = pyth.arange(24, dtype=pyth.float64).reshape(3, 8).requires_grad_()
+    if anomaly:   # anomaly mode takes the general record
+        with pyth.autograd.detect_anomaly():
+            y = _VIEWS[name](x * 1.0)
+    else:
+        y = _VIEWS[name](x * 1.0)
+    g = pyth.arange(y.numel(), dtype=pyth.float64).reshape(y.shape)
+    fn = y.grad_fn
+    base = y._ag.base
+    info = (type(fn).__name__, type(fn.next_functions[0][0]).__name__, tuple(y.shape),
+            None if base is None else tuple(base.shape), y._vb is not None)
+    y.backward(g)
+    return info, x.grad.numpy()
+
+
+@pytest.mark.parametrize("name", sorted(_VIEWS))
+def test_lean_view_record_is_the_general_one(name):
+    lean, general = _view_record(name, False), _view_record(name, True)
+    assert lean[0] == general[0]
+    np.testing.assert_array_equal(lean[1], general[1])
+
+
+@pytest.mark.parametrize("name", sorted(_VIEWS))
+def test_lean_view_gradients_match_torch(name):
+    torch = pytest.importorskip("torch")
+    x = np.arange(24.0).reshape(3, 8)
+    px, tx = pyth.from_numpy(x).requires_grad_(), torch.from_numpy(x).requires_grad_()
+    py, ty = _VIEWS[name](px * 2.0), _VIEWS[name](tx * 2.0)
+    g = np.arange(float(py.numel())).reshape(tuple(py.shape))
+    py.backward(pyth.from_numpy(g))
+    ty.backward(torch.from_numpy(g))
+    np.testing.assert_array_equal(px.grad.numpy(), tx.grad.numpy())
+
+
+def test_inplace_through_a_lean_view_rewrites_the_base_history():
+    torch = pytest.importorskip("torch")
+    out = []
+    for lib in (pyth, torch):
+        x = lib.ones(3, 4, dtype=lib.float64).requires_grad_()
+        b = x * 2.0
+        v = b.view(-1)[2:6]         # a view of a view
+        v.mul_(3.0)                 # the base's history is rewritten (CopySlices)
+        (b * b).sum().backward()
+        out.append((type(b.grad_fn).__name__, x.grad.numpy().copy()))
+    assert out[0][0] == out[1][0]
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+    x = pyth.ones(3, 4, dtype=pyth.float64).requires_grad_()
+    v = x.view(-1)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        v.add_(1.0)
