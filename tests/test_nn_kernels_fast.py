@@ -910,3 +910,29 @@ def test_softmax_of_a_transposed_tensor_and_half_dtype_still_agree():
     np.testing.assert_allclose(t.softmax(1).numpy(), _softmax_ref(x.T, False), rtol=1e-12)
     h = pyth.from_numpy(x.astype(np.float32)).to(pyth.float16)   # composition in float16
     np.testing.assert_allclose(h.softmax(1).float().numpy(), _softmax_ref(x, False), atol=2e-3)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_softmax_node_matches_torch_first_and_second_order(torch, log, dim):
+    x = rand(4, 5, 3)
+    px = pyth.from_numpy(x).requires_grad_()
+    tx = torch.from_numpy(x).requires_grad_()
+    fp, ft = (F.log_softmax, torch.log_softmax) if log else (F.softmax, torch.softmax)
+    py, ty = fp(px, dim), ft(tx, dim)
+    assert type(py.grad_fn).__name__ == type(ty.grad_fn).__name__
+    g = rand(4, 5, 3)
+    (gp,) = pyth.autograd.grad(py, px, pyth.from_numpy(g), create_graph=True)
+    (gt,) = torch.autograd.grad(ty, tx, torch.from_numpy(g), create_graph=True)
+    np.testing.assert_allclose(gp.detach().numpy(), gt.detach().numpy(), rtol=1e-10, atol=1e-12)
+    (gp * gp).sum().backward()
+    (gt * gt).sum().backward()
+    np.testing.assert_allclose(px.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_softmax_output_written_in_place_is_caught():
+    x = pyth.from_numpy(rand(3, 4)).requires_grad_()
+    y = F.softmax(x, 1)
+    y.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

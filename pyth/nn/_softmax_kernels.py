@@ -11,6 +11,7 @@ from .._errors import check, not_implemented
 from .._ops import new_result
 from .._th import ffi, lib
 from ..autograd import Function, is_grad_enabled
+from ..autograd.graph import _FREED, Saved
 from ..autograd.kernel_node import KernelNode, attach, next_edges
 from ..tensor import Tensor
 
@@ -61,9 +62,55 @@ class SoftmaxFunction(Function):
         return gi.to(y.dtype), None, None
 
 
+class SoftmaxBackward0(KernelNode):
+    """Gradient of softmax along dim for a float32/float64 input: one C call over the saved
+    output (kept by its handle, as every saved output); under create_graph the composed
+    formula, differentiable again."""
+
+    __slots__ = ("dim",)
+    _kernel = "SoftMax_updateGradInput"
+
+    def apply(self, grads: list) -> list:
+        g = grads[0]
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(_FREED)
+        y = saved[0].unpack(self)
+        if is_grad_enabled():
+            return [self._composed(g, y)]
+        if g.dtype is not y.dtype:
+            g = g.to(y.dtype)
+        gi = new_result(y.dtype)
+        check(_fn(self._kernel, y.dtype)(gi._h, g._h, y._h, self.dim))
+        return [gi]
+
+    def _composed(self, g: Tensor, y: Tensor) -> Tensor:
+        return y * (g - (g * y).sum(self.dim, keepdim=True))
+
+
+class LogSoftmaxBackward0(SoftmaxBackward0):
+    """Gradient of log_softmax along dim (see SoftmaxBackward0)."""
+
+    __slots__ = ()
+    _kernel = "LogSoftMax_updateGradInput"
+
+    def _composed(self, g: Tensor, y: Tensor) -> Tensor:
+        return g - y.exp() * g.sum(self.dim, keepdim=True)
+
+
 def softmax(x: Tensor, dim: int, log: bool) -> Tensor:
+    """softmax / log_softmax along dim: one THNN call, and one node when x needs a gradient
+    (float32/float64 inputs; the others go through SoftmaxFunction's conversions)."""
     if x.requires_grad and is_grad_enabled():
-        return SoftmaxFunction.apply(x, dim, log)
+        if x.dtype not in _COMPUTE:
+            return SoftmaxFunction.apply(x, dim, log)
+        y = _softmax_raw(x, dim, log)
+        edges = next_edges(x)
+        node = (LogSoftmaxBackward0 if log else SoftmaxBackward0)(edges)
+        node.dim = dim
+        attach(node, y)
+        node.saved = (Saved(y, (node, 0)),)   # after attach: the output, by its handle
+        return y
     return _softmax_raw(x, dim, log)
 
 
