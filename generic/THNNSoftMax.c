@@ -81,11 +81,13 @@ static int THNN_(softmaxForward)(THTensor *output, THTensor *input, int dim, int
   const real *x = THTensor_(data)(in);
   real *y = THTensor_(data)(output);
   const int64_t slices = outer * inner;
+  /* the row function writes y before it reads x again: not for an output over its input */
+  const int rows = inner == 1 && (y + slices * n <= x || x + slices * n <= y);
   const int par = THParallel_worth(slices * n, (int64_t)sizeof(real) * 2 * TH_WEIGHT_TRANSCENDENTAL);
 #pragma omp parallel for if (par)
   for (int64_t s = 0; s < slices; s++) {
     const int64_t base = (s / inner) * n * inner + s % inner;
-    if (inner == 1) {
+    if (rows) {
       THNN_(softmaxRow)(y + base, x + base, n, mode);
       continue;
     }

@@ -35,18 +35,17 @@ def wrap(dt: _dt.dtype, ptr) -> "Tensor":
     return t
 
 
-def no_bool(v: Any, op: str, name: str) -> None:
+def bool_arg_error(op: str, name: str) -> TypeError:
     """PyTorch's argument parser takes no bool where an int is asked for (True is not dim 1)."""
-    if v.__class__ is bool:
-        where = f"{op}(): " if op else ""
-        raise TypeError(f"{where}argument '{name}' must be int, not bool")
+    where = f"{op}(): " if op else ""
+    return TypeError(f"{where}argument '{name}' must be int, not bool")
 
 
 def as_dim(d: Any, op: str = "", name: str = "dim") -> int:
     """A dim argument as a C int: TypeError for non-integers and bools, IndexError when
     absurdly large."""
     if d.__class__ is bool:
-        no_bool(d, op, name)
+        raise bool_arg_error(op, name)
     d = operator.index(d)
     if not -_INT_MAX <= d <= _INT_MAX:
         raise IndexError(f"dim {d} is out of range")
@@ -57,7 +56,7 @@ def as_index(v: Any, op: str, name: str = "index") -> int:
     """A position argument (index, start, offset) as a C int64: TypeError for non-integers,
     IndexError outside int64 (cffi would raise OverflowError)."""
     if v.__class__ is bool:
-        no_bool(v, op, name)
+        raise bool_arg_error(op, name)
     v = operator.index(v)
     if not _INT64_MIN <= v <= _INT64_MAX:
         raise IndexError(f"{op}(): {name} {_dt.short(v)} is out of range (outside int64)")
@@ -68,7 +67,7 @@ def as_count(v: Any, op: str, name: str = "size") -> int:
     """A count argument (size, length, step, bins) as a C int64: TypeError for non-integers,
     MemoryError outside int64, as for sizes."""
     if v.__class__ is bool:
-        no_bool(v, op, name)
+        raise bool_arg_error(op, name)
     v = operator.index(v)
     if not _INT64_MIN <= v <= _INT64_MAX:
         raise MemoryError(f"{op}(): {name} {_dt.short(v)} does not fit in int64")
@@ -232,8 +231,8 @@ class Tensor:
                                                             as_index(index, "select")))
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
-        return wrap(self.dtype, self.dtype.tensor.newTranspose(self._h, as_dim(dim0, "transpose", "dim0"),
-                                                               as_dim(dim1, "transpose", "dim1")))
+        d0, d1 = as_dim(dim0, "transpose", "dim0"), as_dim(dim1, "transpose", "dim1")
+        return wrap(self.dtype, self.dtype.tensor.newTranspose(self._h, d0, d1))
 
     swapaxes = transpose
 
@@ -257,13 +256,13 @@ class Tensor:
 
     def permute(self, *dims: Any) -> "Tensor":
         dims = parse_sizes(dims, "permute")
-        return wrap(self.dtype, self.dtype.tensor.newPermute(self._h, len(dims),
-                                                              [as_dim(d, "permute", "dims") for d in dims]))
+        cdims = [as_dim(d, "permute", "dims") for d in dims]
+        return wrap(self.dtype, self.dtype.tensor.newPermute(self._h, len(dims), cdims))
 
     def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
         """Windows of `size` elements every `step` along dimension, as a new last dim."""
-        return wrap(self.dtype, self.dtype.tensor.newUnfold(self._h, as_dim(dimension, "unfold", "dimension"),
-                                                            as_count(size, "unfold"),
+        d = as_dim(dimension, "unfold", "dimension")
+        return wrap(self.dtype, self.dtype.tensor.newUnfold(self._h, d, as_count(size, "unfold"),
                                                             as_count(step, "unfold", "step")))
 
     def squeeze(self, dim: int | None = None) -> "Tensor":

@@ -936,3 +936,14 @@ def test_softmax_output_written_in_place_is_caught():
     y.mul_(2.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_kernel_with_its_output_over_its_input(log):
+    """Through the C API an output may be the input itself: the kernel then takes the walk that
+    reads each element before writing it (the vectorised row writes exp first)."""
+    x = rand(6, 37)
+    t = pyth.from_numpy(x.copy())
+    name = "THNN_DoubleLogSoftMax_updateOutput" if log else "THNN_DoubleSoftMax_updateOutput"
+    check(getattr(lib, name)(t._h, t._h, 1))
+    np.testing.assert_allclose(t.numpy(), _softmax_ref(x, log), rtol=1e-12, atol=1e-12)

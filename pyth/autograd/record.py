@@ -348,7 +348,7 @@ def _record_view(op: Op, fn: Callable, bind: Callable, args: tuple) -> Any:
         r = fn(*args)
     finally:
         _state.enabled = True
-    if r is x or not isinstance(r, Tensor) or r._ag is not None:
+    if r is x or not isinstance(r, Tensor):
         return r
     a = bind(args, {})
     shape, dt = shape_of(x), x.dtype
@@ -364,7 +364,11 @@ def _record_view(op: Op, fn: Callable, bind: Callable, args: tuple) -> Any:
     node.inputs = [(shape, dt)]
     node.n_outputs = 1
     node.outs = [(shape_of(r), r.dtype)]
-    r._ag = m = Meta(False, node, 0)
+    m = r._ag
+    if m is None:
+        r._ag = m = Meta(False, node, 0)
+    else:   # (as _attach: a result that already had state takes the node)
+        m.grad_fn, m.output_nr = node, 0
     if r._h.storage == x._h.storage:   # a view (reshape may copy): it tracks its base
         fm = x._ag
         m.base = fm.base if fm.base is not None else x
