@@ -65,97 +65,81 @@ void THIter_run(const THIter *it, char **base, THRowFn fn, void *ctx, int weight
 void THIter_narrow(THIter *sub, char **sub_base, const THIter *it, char **base, int d,
                    int64_t begin, int64_t end);
 
-/* Row-function bodies. Each runs the statements in __VA_ARGS__ for i in [0, N), with Xk a
- * `Tk *` to operand k's current element (DATA and STRIDE as a THRowFn receives them). The
- * all-unit-stride case is a separate loop so the compiler can vectorise it; TH_ROW_LOOP3 also
- * separates a broadcast third operand (stride 0: a scalar). */
-#define TH_ROW_LOOP1(N, DATA, STRIDE, T0, X0, ...)                                  \
-  do {                                                                             \
-    T0 *th_p0_ = (T0 *)(DATA)[0];                                                  \
-    const int64_t th_s0_ = (STRIDE)[0];                                            \
-    if (th_s0_ == 1) {                                                             \
-      for (int64_t i = 0; i < (N); i++) { T0 *X0 = th_p0_ + i; __VA_ARGS__ }       \
-    } else {                                                                       \
-      for (int64_t i = 0; i < (N); i++) { T0 *X0 = th_p0_ + i * th_s0_; __VA_ARGS__ } \
-    }                                                                              \
+/* Row-function bodies. TH_ROW_LOOPn runs the statements in __VA_ARGS__ for i in [0, N), with Xk
+ * a `Tk *` to operand k's current element (DATA and STRIDE as a THRowFn receives them).
+ *
+ * The shape, TH_ROW_LOOP_, is the same for every arity: each operand's pointer and stride are
+ * read once, then the first case that fits the strides runs, each case a loop of its own so
+ * that the compiler vectorises the unit-stride ones:
+ *   1. every operand at unit stride;
+ *   2. (TH_ROW_LOOP3 only) operands 0 and 1 at unit stride, operand 2 broadcast (stride 0);
+ *   3. otherwise every operand at its own stride.
+ * Cases 1 and 2 are tested; a case macro CASE(k) gives the stride, 1 or 0, that operand k has
+ * in the case. OPS = (TH_ROW_EACHn_, T0, X0, T1, X1, ...) lists the n operands, and
+ * TH_ROW_MAP_(OPS, F, A) pastes F(A, k, Tk, Xk) for each operand k. */
+#define TH_ROW_LOOP_(OPS, CASE2, N, DATA, STRIDE, ...)                                   \
+  do {                                                                                   \
+    TH_ROW_MAP_(OPS, TH_ROW_PTR_, DATA)                                                  \
+    TH_ROW_MAP_(OPS, TH_ROW_STRIDE_, STRIDE)                                             \
+    TH_ROW_CASE_(OPS, TH_ROW_UNIT_, N, __VA_ARGS__)                                      \
+    CASE2(OPS, N, __VA_ARGS__)                                                           \
+    else TH_ROW_FOR_(OPS, TH_ROW_AT_STRIDED_, , N, __VA_ARGS__)                          \
   } while (0)
 
-#define TH_ROW_LOOP2(N, DATA, STRIDE, T0, X0, T1, X1, ...)                         \
-  do {                                                                             \
-    T0 *th_p0_ = (T0 *)(DATA)[0];                                                  \
-    T1 *th_p1_ = (T1 *)(DATA)[1];                                                  \
-    const int64_t th_s0_ = (STRIDE)[0], th_s1_ = (STRIDE)[1];                      \
-    if (th_s0_ == 1 && th_s1_ == 1) {                                              \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i;                                                       \
-        T1 *X1 = th_p1_ + i;                                                       \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    } else {                                                                       \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i * th_s0_;                                              \
-        T1 *X1 = th_p1_ + i * th_s1_;                                              \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    }                                                                              \
-  } while (0)
+#define TH_ROW_LOOP1(N, DATA, STRIDE, T0, X0, ...)                                       \
+  TH_ROW_LOOP_((TH_ROW_EACH1_, T0, X0), TH_ROW_NO_CASE_, N, DATA, STRIDE, __VA_ARGS__)
+#define TH_ROW_LOOP2(N, DATA, STRIDE, T0, X0, T1, X1, ...)                               \
+  TH_ROW_LOOP_((TH_ROW_EACH2_, T0, X0, T1, X1), TH_ROW_NO_CASE_, N, DATA, STRIDE, __VA_ARGS__)
+#define TH_ROW_LOOP3(N, DATA, STRIDE, T0, X0, T1, X1, T2, X2, ...)                       \
+  TH_ROW_LOOP_((TH_ROW_EACH3_, T0, X0, T1, X1, T2, X2), TH_ROW_CASE_SCALAR2_, N, DATA,    \
+               STRIDE, __VA_ARGS__)
+#define TH_ROW_LOOP4(N, DATA, STRIDE, T0, X0, T1, X1, T2, X2, T3, X3, ...)               \
+  TH_ROW_LOOP_((TH_ROW_EACH4_, T0, X0, T1, X1, T2, X2, T3, X3), TH_ROW_NO_CASE_, N, DATA, \
+               STRIDE, __VA_ARGS__)
 
-#define TH_ROW_LOOP3(N, DATA, STRIDE, T0, X0, T1, X1, T2, X2, ...)                 \
-  do {                                                                             \
-    T0 *th_p0_ = (T0 *)(DATA)[0];                                                  \
-    T1 *th_p1_ = (T1 *)(DATA)[1];                                                  \
-    T2 *th_p2_ = (T2 *)(DATA)[2];                                                  \
-    const int64_t th_s0_ = (STRIDE)[0], th_s1_ = (STRIDE)[1], th_s2_ = (STRIDE)[2]; \
-    if (th_s0_ == 1 && th_s1_ == 1 && th_s2_ == 1) {                               \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i;                                                       \
-        T1 *X1 = th_p1_ + i;                                                       \
-        T2 *X2 = th_p2_ + i;                                                       \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    } else if (th_s0_ == 1 && th_s1_ == 1 && th_s2_ == 0) {                        \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i;                                                       \
-        T1 *X1 = th_p1_ + i;                                                       \
-        T2 *X2 = th_p2_;                                                           \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    } else {                                                                       \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i * th_s0_;                                              \
-        T1 *X1 = th_p1_ + i * th_s1_;                                              \
-        T2 *X2 = th_p2_ + i * th_s2_;                                              \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    }                                                                              \
-  } while (0)
+/* A tested case; a loop over the row with AT(A, k, Tk, Xk) declaring operand k's pointer. */
+#define TH_ROW_CASE_(OPS, CASE, N, ...)                                                  \
+  if (TH_ROW_MAP_(OPS, TH_ROW_TEST_, CASE) 1) TH_ROW_FOR_(OPS, TH_ROW_AT_, CASE, N, __VA_ARGS__)
+#define TH_ROW_FOR_(OPS, AT, A, N, ...)                                                  \
+  {                                                                                      \
+    for (int64_t i = 0; i < (N); i++) {                                                  \
+      TH_ROW_MAP_(OPS, AT, A)                                                            \
+      __VA_ARGS__                                                                        \
+    }                                                                                    \
+  }
+#define TH_ROW_UNIT_(K) 1
+/* Case 2, TH_ROW_LOOP_'s CASE2: none, or operand 2 broadcast. */
+#define TH_ROW_NO_CASE_(...)
+#define TH_ROW_CASE_SCALAR2_(OPS, N, ...) else TH_ROW_CASE_(OPS, TH_ROW_SCALAR2_, N, __VA_ARGS__)
+#define TH_ROW_SCALAR2_(K) TH_ROW_SCALAR2_##K
+#define TH_ROW_SCALAR2_0 1
+#define TH_ROW_SCALAR2_1 1
+#define TH_ROW_SCALAR2_2 0
 
-#define TH_ROW_LOOP4(N, DATA, STRIDE, T0, X0, T1, X1, T2, X2, T3, X3, ...)        \
-  do {                                                                             \
-    T0 *th_p0_ = (T0 *)(DATA)[0];                                                  \
-    T1 *th_p1_ = (T1 *)(DATA)[1];                                                  \
-    T2 *th_p2_ = (T2 *)(DATA)[2];                                                  \
-    T3 *th_p3_ = (T3 *)(DATA)[3];                                                  \
-    const int64_t th_s0_ = (STRIDE)[0], th_s1_ = (STRIDE)[1];                      \
-    const int64_t th_s2_ = (STRIDE)[2], th_s3_ = (STRIDE)[3];                      \
-    if (th_s0_ == 1 && th_s1_ == 1 && th_s2_ == 1 && th_s3_ == 1) {                \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i;                                                       \
-        T1 *X1 = th_p1_ + i;                                                       \
-        T2 *X2 = th_p2_ + i;                                                       \
-        T3 *X3 = th_p3_ + i;                                                       \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    } else {                                                                       \
-      for (int64_t i = 0; i < (N); i++) {                                          \
-        T0 *X0 = th_p0_ + i * th_s0_;                                              \
-        T1 *X1 = th_p1_ + i * th_s1_;                                              \
-        T2 *X2 = th_p2_ + i * th_s2_;                                              \
-        T3 *X3 = th_p3_ + i * th_s3_;                                              \
-        __VA_ARGS__                                                                \
-      }                                                                            \
-    }                                                                              \
-  } while (0)
+/* Operand K's pieces: its pointer and stride; its term in a case's test and its element pointer
+ * in the case's loop (offset TH_ROW_STEP1 or TH_ROW_STEP0: `+ i` or none, not `+ i * 1`, which
+ * GCC compiles to other, if equivalent, code); its element pointer in the strided loop. */
+#define TH_ROW_PTR_(DATA, K, T, X) T *th_p##K##_ = (T *)(DATA)[K];
+#define TH_ROW_STRIDE_(STRIDE, K, T, X) const int64_t th_s##K##_ = (STRIDE)[K];
+#define TH_ROW_TEST_(CASE, K, T, X) th_s##K##_ == CASE(K) &&
+#define TH_ROW_AT_(CASE, K, T, X) T *X = th_p##K##_ TH_ROW_CAT_(TH_ROW_STEP, CASE(K));
+#define TH_ROW_STEP1 + i
+#define TH_ROW_STEP0
+#define TH_ROW_AT_STRIDED_(A, K, T, X) T *X = th_p##K##_ + i * th_s##K##_;
+
+/* The operand list: TH_ROW_EACHn_(F, A, T0, X0, ...) is F(A, 0, T0, X0) ... for n operands. */
+#define TH_ROW_MAP_(OPS, F, A) TH_ROW_CALL_(TH_ROW_APPLY_, F, A, TH_ROW_UNPACK_ OPS)
+#define TH_ROW_APPLY_(F, A, EACH, ...) EACH(F, A, __VA_ARGS__)
+#define TH_ROW_CALL_(M, ...) M(__VA_ARGS__)
+#define TH_ROW_UNPACK_(...) __VA_ARGS__
+#define TH_ROW_CAT_(A, B) TH_ROW_CAT2_(A, B)
+#define TH_ROW_CAT2_(A, B) A##B
+#define TH_ROW_EACH1_(F, A, T0, X0) F(A, 0, T0, X0)
+#define TH_ROW_EACH2_(F, A, T0, X0, T1, X1) TH_ROW_EACH1_(F, A, T0, X0) F(A, 1, T1, X1)
+#define TH_ROW_EACH3_(F, A, T0, X0, T1, X1, T2, X2)                                      \
+  TH_ROW_EACH2_(F, A, T0, X0, T1, X1) F(A, 2, T2, X2)
+#define TH_ROW_EACH4_(F, A, T0, X0, T1, X1, T2, X2, T3, X3)                              \
+  TH_ROW_EACH3_(F, A, T0, X0, T1, X1, T2, X2) F(A, 3, T3, X3)
 
 /* Advances the odometer over the outer dims by one row. */
 static inline void THIter_next(const THIter *it, int64_t *counter, int64_t *offset) {
