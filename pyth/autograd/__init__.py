@@ -42,11 +42,12 @@ def _as_list(x: Any) -> list:
 
 
 def _grads_for(tensors: list, grad_tensors: Any) -> list:
+    """One gradient (or None) per tensor, as PyTorch pairs them: a tensor or an iterable
+    (a number is not one: TypeError), extra gradients left over."""
     gs = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
-    if len(gs) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs; got "
-                           f"{len(gs)} gradients for {len(tensors)} tensors")
-    return gs
+    if len(gs) < len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(gs)} gradients")
+    return gs[:len(tensors)]
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,

@@ -22,9 +22,10 @@ from typing import Any
 from .._errors import check
 from .._th import ffi
 from ..dtypes import float32, float64
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from . import anomaly, grad_mode, record
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, Node, shape_of
+from .record import cast_grad
 from .variable import edge_of
 
 
@@ -51,12 +52,18 @@ def _seed(t: Any, g: Any, i: int) -> Any:
             raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                f"but got {t.dtype.name}")
         return factories.ones_like(t)
-    from ..tensor import Tensor
     if not isinstance(g, Tensor):
-        return factories.full_like(t, g)
-    if tuple(g.shape) != tuple(t.shape):
-        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
-                           f"{tuple(g.shape)} and output[{i}] has a shape of {tuple(t.shape)}.")
+        raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+    if shape_of(g) != shape_of(t):
+        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} "
+                           f"and output[{i}] has a shape of {t.shape!r}.")
+    if g.dtype is not t.dtype:   # PyTorch casts a root's gradient to the root's dtype
+        if g.dtype.is_complex != t.dtype.is_complex:
+            raise RuntimeError("For complex Tensors, both grad_output and output are required "
+                               f"to have the same dtype. Mismatch in dtype: grad_output[{i}] "
+                               f"has a dtype of pyth.{g.dtype.name} and output[{i}] has a "
+                               f"dtype of pyth.{t.dtype.name}.")
+        g = cast_grad(g, t.dtype)
     return g
 
 
@@ -308,12 +315,54 @@ def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:
 
 
 def _post_hooks(node: Node, outs: list, grads: list) -> list:
-    """node.register_hook hooks: fn(grad_inputs, grad_outputs), each may replace the former."""
+    """node.register_hook hooks: fn(grad_inputs, grad_outputs), each may replace the former
+    (an input that wants no gradient is shown None, as PyTorch shows it)."""
+    nexts = node._next
+    outs = [g if i < len(outs) and nf is not None else None
+            for i, ((nf, _), g) in enumerate(zip(nexts, list(outs) + [None] * len(nexts)))]
     for h in node._hooks:
         r = h(tuple(outs), tuple(grads))
         if r is not None:
-            outs = list(r)
+            outs = _hook_values(h, outs, r)
     return outs
+
+
+def _typename(x: Any) -> str:
+    """x's type as PyTorch names it in these messages (a FloatTensor is a 'Tensor')."""
+    name = type(x).__name__
+    return "Tensor" if isinstance(x, Tensor) and name.endswith("Tensor") else name
+
+
+def _hook_name(hook: Any) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _hook_value(hook: Any, value: Any, r: Any) -> Any:
+    """r, what hook returned in place of the gradient value (not None), checked as PyTorch
+    checks it: a tensor of value's dtype and shape, so that every gradient a hook gives still
+    fits the tensor it is for."""
+    if value is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{_typename(r)}'")
+    if r.dtype is not value.dtype:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                           f"{value.type()} got {r.type()})")
+    if not value.dtype.tensor.isSameSizeAs(value._h, r._h):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+    return r
+
+
+def _hook_values(hook: Any, values: list, r: Any) -> list:
+    """What a node's hook returned in place of its tuple of gradients, checked: a tuple of
+    as many, each None or a tensor as _hook_value accepts."""
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_typename(r)}'")
+    if len(r) != len(values):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(r)}, but expected {len(values)})")
+    return [x if x is None else _hook_value(hook, v, x) for v, x in zip(values, r)]
 
 
 def _pre_hooks(node: Node, grads: list) -> list:
@@ -324,14 +373,14 @@ def _pre_hooks(node: Node, grads: list) -> list:
                 for h in list(hooks):
                     r = h(grads[nr])
                     if r is not None:
-                        grads[nr] = r
+                        grads[nr] = _hook_value(h, grads[nr], r)
     if type(node) is AccumulateGrad:
         m = node.variable._ag
         if m.hooks and grads and grads[0] is not None:
             for h in list(m.hooks):
                 r = h(grads[0])
                 if r is not None:
-                    grads[0] = r
+                    grads[0] = _hook_value(h, grads[0], r)
     if node._retained:
         for nr, ref in node._retained.items():
             t = ref()
@@ -341,7 +390,7 @@ def _pre_hooks(node: Node, grads: list) -> list:
         for h in node._pre_hooks:
             r = h(tuple(grads))
             if r is not None:
-                grads = list(r)
+                grads = _hook_values(h, grads, r)
     return grads
 
 
@@ -351,7 +400,10 @@ def _post_accumulate_hooks(t: Any) -> None:
     hooks = t._ag.post_hooks
     if hooks:
         for h in list(hooks):
-            h(t)
+            r = h(t)
+            if r is not None:
+                _hook_value(h, t, r)
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _store_grad(t: Any, g: Any, create_graph: bool) -> None:

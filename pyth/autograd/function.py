@@ -25,7 +25,7 @@ from typing import Any
 from ..tensor import Tensor
 from . import grad_mode
 from .graph import _FREED, Meta, Node, Saved, bump
-from .record import _fit, _meta
+from .record import _meta, fit_all
 from .variable import edge_of
 
 
@@ -77,20 +77,17 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                    f"gradients (expected {n}, got {len(res)})")
-        out = []
-        for r, meta in zip(res, d["_inputs"]):
-            if r is not None and meta is not None and isinstance(r, Tensor) and \
-                    tuple(r.shape) != meta[0]:
-                try:
-                    r = _fit(r, meta)
-                except Exception:
-                    raise RuntimeError(f"Function {self.name()} returned an invalid gradient "
-                                       f"- got {list(r.shape)} but expected shape compatible "
-                                       f"with {list(meta[0])}") from None
-            elif r is not None and meta is not None:
-                r = _fit(r, meta)
-            out.append(r if meta is not None else None)
-        return out
+        is_tensor = d["_tensor_args"]
+        for i, r in enumerate(res):   # PyTorch's checks, in its order, then the engine's
+            if r is None:
+                continue
+            if not is_tensor[i]:
+                raise RuntimeError(f"function {self.name()} returned a gradient different "
+                                   f"than None at position {i + 1}, but the corresponding "
+                                   "forward input was not a Variable")
+            if not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
+        return fit_all(self, res, d["_inputs"])
 
     def release(self) -> None:
         d = self.__dict__
@@ -158,6 +155,7 @@ class Function(metaclass=_FunctionMeta):
             return out
         node.__dict__["_inputs"] = [_meta(a) if e is not None else None
                                     for a, e in zip(args, edges)]
+        node.__dict__["_tensor_args"] = tuple(isinstance(a, Tensor) for a in args)
         new_outs = []
         for i, o in enumerate(outs):
             if not isinstance(o, Tensor):

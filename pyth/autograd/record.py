@@ -100,7 +100,7 @@ class FormulaNode(Node):
             for r in res:
                 flat.extend(r) if isinstance(r, list) else flat.append(r)
             res = flat
-        return [_fit(r, meta) for r, meta in zip(res, self.inputs)]
+        return fit_all(self, res, self.inputs)
 
     def release(self) -> None:
         if self.saved:
@@ -135,19 +135,66 @@ def sum_to(g: Tensor, shape: tuple) -> Tensor:
     return g
 
 
+class IncompatibleGradient(RuntimeError):
+    """A gradient no summing brings to its tensor's shape (the caller names the node)."""
+
+
+def expandable(shape: tuple, grad_shape: tuple) -> bool:
+    """Whether shape broadcasts to grad_shape, so that a gradient of grad_shape sums back to
+    shape (PyTorch's is_expandable_to)."""
+    n = len(shape)
+    lead = len(grad_shape) - n
+    if lead < 0:
+        return False
+    for i in range(n):
+        s = shape[i]
+        if s != 1 and s != grad_shape[lead + i]:
+            return False
+    return True
+
+
+def cast_grad(g: Tensor, dt: Any) -> Tensor:
+    """g in its tensor's dtype dt, as PyTorch's engine casts one (a complex gradient for a
+    real tensor, or a non-float one for a complex tensor, is refused)."""
+    if not g.dtype.is_floating_point and g.dtype.is_complex != dt.is_complex:
+        raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex "
+                           "== grad_is_complex) to be true, but got false.")
+    return g.to(dt)
+
+
 def _fit(r: Any, meta: Any) -> Any:
-    """A formula's gradient brought to its input's shape and dtype."""
+    """A node's gradient for one input, checked against that input (its shape and dtype, as
+    recorded): the same shape passes, a shape the input broadcasts to is summed back to it
+    (IncompatibleGradient otherwise), another dtype is cast. A formula may give a number."""
     if r is None or meta is None:
         return None
     shape, dt = meta
     if not isinstance(r, Tensor):
         from ..factories import full
         return full(shape, r, dtype=dt)
-    if shape_of(r) != shape:
+    rs = shape_of(r)
+    if rs != shape:
+        if not expandable(shape, rs):
+            raise IncompatibleGradient(rs, shape)
         r = sum_to(r, shape)
     if r.dtype is not dt:
-        r = r.to(dt)
+        r = cast_grad(r, dt)
     return r
+
+
+def fit_all(node: Any, res: Any, metas: list) -> list:
+    """_fit over a node's gradients for its inputs; an incompatible one raises PyTorch's
+    message, naming the node and the input's index."""
+    try:
+        return [_fit(r, meta) for r, meta in zip(res, metas)]
+    except IncompatibleGradient:
+        for i, (r, meta) in enumerate(zip(res, metas)):
+            if isinstance(r, Tensor) and meta is not None and \
+                    not expandable(meta[0], shape_of(r)):
+                raise RuntimeError(f"Function {node.name()} returned an invalid gradient at "
+                                   f"index {i} - got {list(shape_of(r))} but expected shape "
+                                   f"compatible with {list(meta[0])}") from None
+        raise
 
 
 # ---- finding autograd state in arguments -------------------------------------------------------
