@@ -22,6 +22,7 @@ from typing import Any, Callable
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from ..tensor import Tensor
+from ._reduction import legacy_reduction as _legacy_reduction
 
 EPSILON = 1e-12                   # cosine_embedding_loss: added to each squared norm
 _KERNEL_DTYPES = (_dt.float32, _dt.float64)   # the dtypes PyTorch's margin kernels take
@@ -36,19 +37,6 @@ _OLD_NAMES = {"elementwise_mean": "mean"}    # PyTorch's former name, still acce
 
 
 # ---- reductions -------------------------------------------------------------------------------
-
-def _legacy_reduction(size_average: Any, reduce: Any, reduction: str) -> str:
-    """The reduction the deprecated size_average / reduce pair selects (None counts as True),
-    with PyTorch's deprecation warning; reduction itself when both are None."""
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    name = ("mean" if size_average else "sum") if reduce else "none"
-    warnings.warn(f"size_average and reduce args will be deprecated, please use "
-                  f"reduction='{name}' instead.", stacklevel=3)
-    return name
-
 
 def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
     """The checked reduction of a loss PyTorch runs natively: the legacy pair first, then the

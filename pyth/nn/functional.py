@@ -15,6 +15,7 @@ from .._errors import not_implemented
 from .._promotion import result_type
 from ..tensor import Tensor, as_dim
 from . import _linear_kernels
+from ._reduction import legacy_reduction
 
 _REDUCTIONS = ("none", "mean", "sum")
 _CE_FUSED = (_dt.float32, _dt.float64)
@@ -119,24 +120,48 @@ def _need_floating(name: str, *tensors: Tensor) -> None:
         raise not_implemented(name, dt, "expects floating point tensors")
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", **_: Any) -> Tensor:
+def _weighted(loss: Tensor, weight: Tensor | None, input: Tensor, reduction: str,
+              mean_by_weight: bool = True) -> Tensor:
+    """loss reduced, or with an elementwise weight (of input's size) as PyTorch's regression
+    losses take one: 'mean' divides by the weights' sum (mean_by_weight) or the count."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _check_same_size("mse_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _need_floating("mse_loss", input, target)
     d = input - target
-    return _reduce(d * d, reduction)
+    return _weighted(d * d, weight, input, reduction)
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", **_: Any) -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     _check_same_size("l1_loss", input, target)
-    return _reduce((input - target).abs(), reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    return _weighted((input - target).abs(), weight, input, reduction)
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta: float = 1.0,
-                   **_: Any) -> Tensor:
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: L1)."""
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size("smooth_l1_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _need_floating("smooth_l1_loss", input, target)
     d = (input - target).abs()
     if beta == 0:
@@ -145,19 +170,22 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
-               delta: float = 1.0) -> Tensor:
+               delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size("huber_loss", input, target)
     _need_floating("huber_loss", input, target)
     d = (input - target).abs()
-    return _reduce(_where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    return _weighted(_where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), weight, input,
+                     reduction, mean_by_weight=False)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         reduction: str = "mean", **_: Any) -> Tensor:
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as PyTorch does."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
                          f"the input size ({list(input.shape)}) is deprecated. Please ensure "
@@ -174,10 +202,12 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Tensor | None = None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None, **_: Any) -> Tensor:
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
     """BCE of sigmoid(input), computed stably: (1 - t) x + l * (log(1 + e^-|x|) + max(-x, 0))
     with l = 1 + (pos_weight - 1) t."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")
@@ -193,9 +223,17 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     return _reduce(loss, reduction)
 
 
-def kl_div(input: Tensor, target: Tensor, reduction: str = "mean",
-           log_target: bool = False, **_: Any) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
     """target * (log target - input) pointwise (input holds log-probabilities)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        import warnings
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -410,9 +448,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if input.dim() >= 2 and target.dim() >= 1 and target.size(0) != input.size(0):
         raise ValueError(f"nll_loss(): expected input batch_size ({input.size(0)}) to match "
                          f"target batch_size ({target.size(0)})")
-    if size_average is not None or reduce is not None:
-        reduction = ("mean" if size_average in (None, True) else "sum") \
-            if reduce in (None, True) else "none"
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return _nll(input, target, weight, reduction, ignore_index)
 
 
@@ -422,9 +458,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """nll_loss(log_softmax(input, 1), target) for class indices; for class probabilities
     (target of input's shape), -sum(target * log_softmax(input, 1)); label_smoothing mixes in
     the uniform distribution, as PyTorch does."""
-    if size_average is not None or reduce is not None:
-        reduction = ("mean" if size_average in (None, True) else "sum") \
-            if reduce in (None, True) else "none"
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if input.dim() >= 2 and target.dim() >= 1 and not target.dtype.is_floating_point and \

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from ...tensor import Tensor
 from .. import functional as F
+from .._reduction import legacy_reduction
 from .module import Module
 
 
@@ -13,11 +14,7 @@ class _Loss(Module):
     def __init__(self, size_average: Any = None, reduce: Any = None,
                  reduction: str = "mean") -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:  # the legacy arguments
-            size_average = True if size_average is None else size_average
-            reduce = True if reduce is None else reduce
-            reduction = ("mean" if size_average else "sum") if reduce else "none"
-        self.reduction = reduction
+        self.reduction = legacy_reduction(size_average, reduce, reduction)
 
 
 class MSELoss(_Loss):
