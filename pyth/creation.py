@@ -52,13 +52,15 @@ def with_keywords(fn: Callable, name: str, has_out: bool = True) -> Callable:
     def factory(*args: Any, out: Tensor | None = None, dtype: Any = None, **kwargs: Any) -> Tensor:
         if not kwargs and out is None:   # zeros(3, 4), zeros(3, dtype=...): nothing to check
             return fn(*args, dtype=dtype)
-        extra = {k: kwargs.pop(k) for k in list(kwargs) if k in named or k == "requires_grad"}
+        extra = {k: kwargs.pop(k) for k in list(kwargs) if k in named}
+        requires_grad = kwargs.pop("requires_grad", False)
         _check_keywords(name, kwargs)
         if out is not None and not has_out:
             raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
         if out is not None and dtype is None and isinstance(out, Tensor):
             dtype = out.dtype
-        return _store_out(name, fn(*args, dtype=dtype, **extra), out)
+        r = _store_out(name, fn(*args, dtype=dtype, **extra), out)
+        return r.requires_grad_(True) if requires_grad else r
     return factory
 
 

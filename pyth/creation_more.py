@@ -9,7 +9,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import dtypes as _dt
-from .device import check_device
 from .tensor import Tensor
 
 
@@ -39,17 +38,28 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
     return input.as_strided(size, stride, storage_offset)
 
 
+def _keywords(op: str, device: Any, layout: Any = None, pin_memory: bool = False) -> None:
+    """PyTorch's factory keywords, checked: the CPU, a strided layout, no pinned memory."""
+    from .creation import _check_keywords
+    _check_keywords(op, {"device": device, "layout": layout, "pin_memory": pin_memory})
+
+
+def _requiring_grad(t: Tensor, requires_grad: bool) -> Tensor:
+    return t.requires_grad_(True) if requires_grad else t
+
+
 def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
-                  device: Any = None, **kwargs: Any) -> Tensor:
+                  layout: Any = None, device: Any = None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor with the given sizes and strides (storage just large enough)."""
     from .factories import empty
-    check_device(device, "empty_strided")
+    _keywords("empty_strided", device, layout, pin_memory)
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     span = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     base = empty(span, dtype=dt)
-    return base.as_strided(tuple(size), tuple(stride), 0)
+    return _requiring_grad(base.as_strided(tuple(size), tuple(stride), 0), requires_grad)
 
 
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
@@ -77,9 +87,9 @@ def _bf16_from_bits(raw: np.ndarray) -> Tensor:
 
 
 def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None,
-              device: Any = None, **kwargs: Any) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False) -> Tensor:
     """A 1-D tensor of size elements memory-mapped from a file (shared: writes reach it)."""
-    check_device(device, "from_file")
+    _keywords("from_file", device, layout, pin_memory)
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     storage = dt.storage_class.from_file(filename, shared=bool(shared), size=size)
     return dt.tensor_class(storage)
@@ -94,18 +104,23 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     return from_numpy(np.from_dlpack(ext_tensor))
 
 
-def range(start: float, end: float, step: float = 1, *, dtype: Any = None,
-          device: Any = None, **kwargs: Any) -> Tensor:  # noqa: A001
+def range(start: float, end: float, step: float = 1, *, out: Tensor | None = None,  # noqa: A001
+          dtype: Any = None, layout: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to end inclusive (deprecated in PyTorch: use arange)."""
+    from .creation import _store_out
     from .factories import arange
-    check_device(device, "range")
+    _keywords("range", device, layout)
+    if out is not None and dtype is None and isinstance(out, Tensor):
+        dtype = out.dtype
     if step == 0:
         raise RuntimeError("step must be nonzero")
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     n = int(math.floor((end - start) / step)) + 1
     if n < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    return arange(n, dtype=_dt.float64).mul(step).add(start).to(dt)
+    r = _store_out("range", arange(n, dtype=_dt.float64).mul(step).add(start).to(dt), out)
+    return _requiring_grad(r, requires_grad)
 
 
 def is_storage(obj: Any) -> bool:

@@ -126,7 +126,8 @@ def install(tensor_class: type) -> None:
     tensor_class.cuda = _cuda
 
 
-def _cuda(self: Any, device: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+def _cuda(self: Any, device: Any = None, non_blocking: bool = False,
+          memory_format: Any = None) -> Any:
     """Always a RuntimeError: pyth has no CUDA device."""
     check_device("cuda" if device is None else device if not isinstance(device, int)
                  else f"cuda:{device}", "cuda")

@@ -202,7 +202,7 @@ def _sizes_and_dtype(size: Sequence[Any], dtype: _dt.dtype | None, op: str) -> t
     return parse_sizes(size, op), _dt.resolve(dtype) or _dt.get_default_dtype()
 
 
-def empty(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def empty(*size: Any, dtype: _dt.dtype | None = None) -> Tensor:
     """Uninitialised tensor of the given sizes."""
     sizes, dt = _sizes_and_dtype(size, dtype, "empty")
     return _empty(sizes, dt)
@@ -222,35 +222,35 @@ def _zeroed(t: Tensor) -> Tensor:
     return t
 
 
-def zeros(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def zeros(*size: Any, dtype: _dt.dtype | None = None) -> Tensor:
     sizes, dt = _sizes_and_dtype(size, dtype, "zeros")
     return _zeroed(_empty(sizes, dt))
 
 
-def ones(*size: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def ones(*size: Any, dtype: _dt.dtype | None = None) -> Tensor:
     sizes, dt = _sizes_and_dtype(size, dtype, "ones")
     return _filled(_empty(sizes, dt), 1)
 
 
-def full(size: Sequence[int], fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def full(size: Sequence[int], fill_value: Any, dtype: _dt.dtype | None = None) -> Tensor:
     """A tensor of size filled with fill_value (dtype inferred from the value as tensor() does)."""
     dt = _dt.resolve(dtype) or _scalar_dtype(fill_value if _kind_of(fill_value) else 0.0)
     return _filled(_empty(parse_sizes((size,), "full"), dt), fill_value)
 
 
-def empty_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def empty_like(t: Tensor, dtype: _dt.dtype | None = None) -> Tensor:
     return _empty(t.size(), _dt.resolve(dtype) or t.dtype)
 
 
-def zeros_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def zeros_like(t: Tensor, dtype: _dt.dtype | None = None) -> Tensor:
     return _zeroed(empty_like(t, dtype))
 
 
-def ones_like(t: Tensor, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def ones_like(t: Tensor, dtype: _dt.dtype | None = None) -> Tensor:
     return _filled(empty_like(t, dtype), 1)
 
 
-def full_like(t: Tensor, fill_value: Any, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def full_like(t: Tensor, fill_value: Any, dtype: _dt.dtype | None = None) -> Tensor:
     return _filled(empty_like(t, dtype), fill_value)
 
 
@@ -328,8 +328,7 @@ def _range_checks(start: float, end: float, step: float, sign: bool = True) -> N
         raise RuntimeError("arange(): upper bound and lower bound inconsistent with step sign")
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None = None,
-           **_: Any) -> Tensor:
+def arange(start: Any, end: Any = None, step: Any = 1, dtype: _dt.dtype | None = None) -> Tensor:
     """Values start, start+step, ... below end; ceil((end-start)/step) elements, as PyTorch."""
     if end is None:
         start, end = 0, start
@@ -376,8 +375,7 @@ def _symmetric(start: Any, end: Any, step: Any, steps: int, cast: Any) -> np.nda
     return np.where(i < steps // 2, start + step * cast(i), end - step * cast(steps - 1 - i))
 
 
-def linspace(start: float, end: float, steps: int, dtype: _dt.dtype | None = None,
-             **_: Any) -> Tensor:
+def linspace(start: float, end: float, steps: int, dtype: _dt.dtype | None = None) -> Tensor:
     """steps values evenly spaced from start to end inclusive (symmetric, as PyTorch)."""
     steps = _steps(steps, "linspace")
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
@@ -400,7 +398,7 @@ def linspace(start: float, end: float, steps: int, dtype: _dt.dtype | None = Non
 
 
 def logspace(start: float, end: float, steps: int, base: float = 10.0,
-             dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+             dtype: _dt.dtype | None = None) -> Tensor:
     """base ** linspace(start, end, steps)."""
     steps = _steps(steps, "logspace")
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
@@ -426,7 +424,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0,
     return _float_to_int(values, dt)
 
 
-def eye(n: int, m: int | None = None, dtype: _dt.dtype | None = None, **_: Any) -> Tensor:
+def eye(n: int, m: int | None = None, dtype: _dt.dtype | None = None) -> Tensor:
     """An n x m matrix with ones on the diagonal."""
     m = n if m is None else m
     out = zeros(n, m, dtype=dtype)

@@ -437,9 +437,9 @@ class Tensor:
             raise TypeError(f"type(): expected a tensor type, got {t!r}")
         return self.to(target)
 
-    def to(self, *args: Any, dtype: _dt.dtype | None = None, copy: bool = False,
-           **kwargs: Any) -> "Tensor":
-        """Convert to a dtype (self when already that type, unless copy=True)."""
+    def to(self, *args: Any, dtype: _dt.dtype | None = None, copy: bool = False) -> "Tensor":
+        """Convert to a dtype (self when already that type, unless copy=True; device.install
+        adds the device keywords)."""
         for a in args:
             if isinstance(a, _dt.dtype):
                 dtype = a

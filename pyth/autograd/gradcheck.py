@@ -94,9 +94,11 @@ def _analytical(fn: Callable, inputs: tuple) -> list:
 def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
               check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
-              check_batched_grad: bool = False, fast_mode: bool = False,
-              **_: Any) -> bool:
-    """Whether func's gradients match finite differences (inputs should be float64)."""
+              check_batched_grad: bool = False, check_batched_forward_grad: bool = False,
+              check_forward_ad: bool = False, check_backward_ad: bool = True,
+              fast_mode: bool = False, masked: bool | None = None) -> bool:
+    """Whether func's gradients match finite differences (inputs should be float64). PyTorch's
+    other switches are taken; the dense reverse-mode check is the one pyth runs."""
     inputs = _tensors(inputs)
     for x in inputs:
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name != "float64":
@@ -130,8 +132,13 @@ def _matrix(J: list, oi: int) -> str:
 
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
-                  raise_exception: bool = True, **_: Any) -> bool:
-    """gradcheck of the first derivative (computed with create_graph=True)."""
+                  raise_exception: bool = True, nondet_tol: float = 0.0,
+                  check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False,
+                  masked: bool = False) -> bool:
+    """gradcheck of the first derivative (computed with create_graph=True); PyTorch's other
+    switches are taken, as gradcheck's."""
     from ..random import randn
     from . import grad as autograd_grad
     inputs = _tensors(inputs)
