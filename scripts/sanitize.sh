@@ -3,6 +3,7 @@
 # (never touching the in-place build) and run the test suite against it.
 #
 #   scripts/sanitize.sh [pytest args...]     default: the whole suite, tests/
+#   scripts/sanitize.sh -m c_core tests      the tests that drive the C core (what CI runs)
 #
 # Any sanitizer report fails the run: reports abort the process (-fno-sanitize-recover, and
 # halt_on_error), and they are also written to log files (log_path) so that a report from a

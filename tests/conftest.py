@@ -1,7 +1,8 @@
 """Shared test configuration: hypothesis profiles for the fuzz suites, a guard that a
 sanitized run (scripts/sanitize.sh) really imports the sanitized core, the fixtures
-several suites use (restore_threads, frozen_gc), and one every test gets (no queue feeder
-thread outlives the test that started it)."""
+several suites use (restore_threads, frozen_gc), one every test gets (no queue feeder
+thread outlives the test that started it), and the `c_core` marker that selects the tests
+CI runs a second time against the sanitized core."""
 
 from __future__ import annotations
 
@@ -25,13 +26,37 @@ settings.register_profile("san", max_examples=25, **_COMMON)
 settings.load_profile(os.environ.get("PYTH_FUZZ", "ci"))
 
 
+# Test modules whose subject is Python-side logic rather than the C core: autograd graphs and
+# hooks, processes and queues, whole training loops, the command line, printing, schedulers,
+# keyword handling. Every other module's tests get the `c_core` marker, so a new test file is
+# sanitized unless it is listed here; CI's ASan + UBSan leg runs `-m c_core` (the C calls these
+# modules make are the same ones the marked modules drive with far more varied inputs).
+PYTHON_SIDE = frozenset({
+    "test_autograd", "test_autograd_gaps", "test_autograd_ops", "test_autograd_surface",
+    "test_fuzz_grad", "test_gradient_validation",
+    "test_cli", "test_dataloader", "test_distributed", "test_fork_after_threads",
+    "test_multiprocessing", "test_reliability_processes",
+    "test_training_reliability", "test_training_speed", "test_lr_scheduler",
+    "test_nn_module", "test_nn_utils", "test_printing", "test_surface_printing",
+    "test_hardening_py", "test_loss_keywords", "test_keyword_arguments",
+})
+
+
 def pytest_configure(config) -> None:
+    config.addinivalue_line(
+        "markers", "c_core: drives the C core; CI also runs it under ASan + UBSan")
     expected = os.environ.get("PYTH_EXPECT_CORE")
     if expected:
         import pyth._th
         got = os.path.realpath(pyth._th.__file__)
         if got != os.path.realpath(expected):
             raise RuntimeError(f"PYTH_EXPECT_CORE: tests would import {got}, not {expected}")
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        if item.module.__name__.rpartition(".")[2] not in PYTHON_SIDE:
+            item.add_marker(pytest.mark.c_core)
 
 
 @pytest.fixture
