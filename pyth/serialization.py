@@ -57,8 +57,9 @@ def _align(n: int) -> int:
 
 
 def _raw(s: Storage) -> memoryview:
-    """The bytes of a storage, without copying."""
-    n = s.nbytes()
+    """The bytes of a storage, without copying: sized by its C element type, which no Python
+    attribute can change."""
+    n = s._h.size * ffi.sizeof(ffi.typeof(s._h.data).item)
     if n == 0:
         return memoryview(b"")
     return memoryview(ffi.buffer(s._h.data, n))
