@@ -33,7 +33,8 @@ class UnpicklingError(pickle.UnpicklingError, RuntimeError):
 
 
 # the opcodes that change an object on the stack, and the types each may change
-_MUTABLE_BY = {"SETITEM": (dict, collections.OrderedDict), "APPEND": (list,),
+_DICTS = (dict, collections.OrderedDict)
+_MUTABLE_BY = {"SETITEM": _DICTS, "SETITEMS": _DICTS, "APPEND": (list,), "APPENDS": (list,),
                "ADDITEMS": (set,), "BUILD": (collections.OrderedDict,)}
 _MARK = object()  # stands for the mark while the stack holding it is set aside
 
@@ -137,8 +138,11 @@ class RestrictedUnpickler:
             self._pos += 1
             handler = dispatch.get(code)
             if handler is None:
-                raise self._refused(f"the pickle uses opcode {_opname(code)} at offset "
-                                    f"{self._pos - 1}, which pyth does not read")
+                if code not in _KNOWN:
+                    raise self._corrupt(f"holds the byte {code:#04x} at offset {self._pos - 1}, "
+                                        f"which is no opcode")
+                raise self._refused(f"the pickle uses opcode {_KNOWN[code]} ({code:#04x}) at "
+                                    f"offset {self._pos - 1}, which pyth does not read")
             if handler is _stop:
                 return self._pop()
             handler(self)
@@ -154,13 +158,6 @@ def _short(obj: Any) -> str:
         return f"{obj.__module__}.{obj.__qualname__}"
     r = repr(obj)
     return r if len(r) <= 60 else r[:57] + "..."
-
-
-def _opname(code: int) -> str:
-    for op in _OPCODES:
-        if op.code.encode("latin1")[0] == code:
-            return f"{op.name} ({code:#04x})"
-    return f"{code:#04x}"
 
 
 # ---- opcode handlers ---------------------------------------------------------------------------
@@ -338,7 +335,7 @@ def _setitems(u: RestrictedUnpickler) -> None:
     items = u._pop_mark()
     if len(items) % 2:
         raise u._corrupt("sets dict items from an odd number of items")
-    _set_items(u, u._target("SETITEM", u._top()), items)
+    _set_items(u, u._target("SETITEMS", u._top()), items)
 
 
 def _append(u: RestrictedUnpickler) -> None:
@@ -348,7 +345,7 @@ def _append(u: RestrictedUnpickler) -> None:
 
 def _appends(u: RestrictedUnpickler) -> None:
     items = u._pop_mark()
-    u._target("APPEND", u._top()).extend(items)
+    u._target("APPENDS", u._top()).extend(items)
 
 
 def _additems(u: RestrictedUnpickler) -> None:
@@ -363,7 +360,7 @@ def _additems(u: RestrictedUnpickler) -> None:
 def _build(u: RestrictedUnpickler) -> None:
     state = u._pop()
     inst = u._target("BUILD", u._top())
-    if not isinstance(state, dict) or type(state) not in _MUTABLE_BY["SETITEM"]:
+    if type(state) not in _DICTS:
         raise u._refused(f"BUILD with a state of type {_type_name(state)}; an OrderedDict "
                          f"takes a dict of attributes")
     for name in state:
@@ -449,7 +446,8 @@ def _newobj(u: RestrictedUnpickler) -> None:
     args = u._pop()
     cls = _allowed_global(u, "NEWOBJ", u._pop())
     if not isinstance(cls, type):
-        raise u._refused(f"NEWOBJ of {_type_name(cls)}, which is not a class")
+        raise u._refused(f"NEWOBJ of {_short(cls)} (a {_type_name(cls)}), which is not a "
+                         f"class")
     _call(u, "NEWOBJ", cls.__new__, (cls,) + args if type(args) is tuple else args, {})
 
 
@@ -457,7 +455,8 @@ def _newobj_ex(u: RestrictedUnpickler) -> None:
     kwargs, args = u._pop(), u._pop()
     cls = _allowed_global(u, "NEWOBJ_EX", u._pop())
     if not isinstance(cls, type):
-        raise u._refused(f"NEWOBJ_EX of {_type_name(cls)}, which is not a class")
+        raise u._refused(f"NEWOBJ_EX of {_short(cls)} (a {_type_name(cls)}), which is not a "
+                         f"class")
     _call(u, "NEWOBJ_EX", cls.__new__, (cls,) + args if type(args) is tuple else args, kwargs)
 
 
@@ -469,7 +468,7 @@ def _persid(u: RestrictedUnpickler) -> None:
     u._stack.append(u._persistent_load(u._text(u._line(), "ascii", "persistent id")))
 
 
-_OPCODES = pickletools.opcodes
+_KNOWN = {op.code.encode("latin1")[0]: op.name for op in pickletools.opcodes}
 _P = pickle
 _HANDLERS: dict[bytes, Callable[[RestrictedUnpickler], None]] = {
     _P.PROTO: _proto, _P.FRAME: _frame, _P.STOP: _stop,
