@@ -36,7 +36,6 @@ class UnpicklingError(pickle.UnpicklingError, RuntimeError):
 _DICTS = (dict, collections.OrderedDict)
 _MUTABLE_BY = {"SETITEM": _DICTS, "SETITEMS": _DICTS, "APPEND": (list,), "APPENDS": (list,),
                "ADDITEMS": (set,), "BUILD": (collections.OrderedDict,)}
-_MARK = object()  # stands for the mark while the stack holding it is set aside
 
 
 class RestrictedUnpickler:
