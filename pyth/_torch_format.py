@@ -1,22 +1,24 @@
 """Reading checkpoints that torch.save wrote (the zip format of PyTorch >= 1.6), without PyTorch.
 
 The zip holds <name>/data.pkl (a pickle whose storages are persistent ids naming zip members
-<name>/data/<key>) and the raw storages. The pickle is read by an unpickler that admits only
-the tensor-rebuild functions, the storage types, dtypes, Size and plain containers: anything
-else is refused by name before it could be imported, so loading never runs code.
+<name>/data/<key>) and the raw storages. The pickle is read by pyth._restricted_pickle, which
+admits only the globals of _ALLOWED (the tensor-rebuild functions, the storage types, dtypes,
+Size and plain containers; anything else is refused by name before it could be imported, so
+loading never runs code) and changes no object but the containers it made in this load (so a
+pickle cannot set state on pyth's dtypes or on this module's storage types). Each storage's
+buffer is sized by the element size of its C type and checked against its zip member's length.
 """
 
 from __future__ import annotations
 
 import collections
-import io
 import os
-import pickle
 import struct
 import zipfile
 from typing import Any
 
 from . import dtypes as _dt
+from ._restricted_pickle import RestrictedUnpickler, UnpicklingError
 from ._size import Size
 from .storage import Storage
 from .tensor import Tensor
@@ -27,10 +29,24 @@ def _bad(msg: str) -> RuntimeError:
 
 
 class _StorageType:
-    """Stands for torch.<X>Storage in the pickle: which dtype the storage bytes hold."""
+    """Stands for torch.<X>Storage in the pickle: which dtype the storage bytes hold.
+
+    Immutable: one instance per name serves every load in the process."""
+
+    __slots__ = ("dtype", "untyped")
 
     def __init__(self, dt: _dt.dtype, untyped: bool = False) -> None:
-        self.dtype, self.untyped = dt, untyped
+        object.__setattr__(self, "dtype", dt)
+        object.__setattr__(self, "untyped", untyped)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"attribute {name!r} of a PyTorch storage type is not writable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"attribute {name!r} of a PyTorch storage type is not writable")
+
+    def __repr__(self) -> str:
+        return "torch.UntypedStorage" if self.untyped else f"torch storage of {self.dtype.name}"
 
 
 _STORAGE_NAMES = {"ByteStorage": "uint8", "CharStorage": "int8", "ShortStorage": "int16",
@@ -115,21 +131,27 @@ def _allowed() -> dict:
 _ALLOWED = _allowed()
 
 
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, data: bytes, archive: zipfile.ZipFile, prefix: str) -> None:
-        super().__init__(io.BytesIO(data))
+class _Reader:
+    """One data.pkl: globals from _ALLOWED, persistent ids read as storages of the archive."""
+
+    def __init__(self, archive: zipfile.ZipFile, prefix: str) -> None:
         self._zip, self._prefix = archive, prefix
         self._storages: dict[str, Storage] = {}
+
+    def load(self, data: bytes) -> Any:
+        return RestrictedUnpickler(data, self.find_class, self.persistent_load,
+                                   "PyTorch checkpoint").load()
 
     def find_class(self, module: str, name: str) -> Any:
         obj = _ALLOWED.get((module, name))
         if obj is None:
-            raise _bad(f"refused: the pickle names the global {module}.{name}, which is not a "
-                       f"tensor-rebuild function, storage type or plain container")
+            raise UnpicklingError(
+                f"PyTorch checkpoint refused: the pickle names the global {module}.{name}, "
+                f"which is not a tensor-rebuild function, storage type or plain container")
         return obj
 
     def persistent_load(self, pid: Any) -> Storage:
-        if (not isinstance(pid, tuple) or len(pid) != 5 or pid[0] != "storage"
+        if (type(pid) is not tuple or len(pid) != 5 or pid[0] != "storage"
                 or not isinstance(pid[1], _StorageType) or not isinstance(pid[2], str)):
             raise _bad(f"is corrupt: bad persistent id {str(pid)[:80]}")
         _, stype, key, location, numel = pid
@@ -138,6 +160,9 @@ class _Unpickler(pickle.Unpickler):
         s = self._storages.get(key)
         if s is None:
             s = self._storages[key] = self._read_storage(stype.dtype, key, _int(numel, "numel"))
+        elif s.dtype is not stype.dtype:
+            raise _bad(f"is corrupt: storage {key} is read as {s.dtype.name} and as "
+                       f"{stype.dtype.name}")
         return s
 
     def _read_storage(self, dt: _dt.dtype, key: str, numel: int) -> Storage:
@@ -147,16 +172,20 @@ class _Unpickler(pickle.Unpickler):
             info = self._zip.getinfo(member)
         except KeyError:
             raise _bad(f"is corrupt: storage {key} ({member}) is missing") from None
-        if info.file_size % dt.itemsize:
+        itemsize = dt.storage.elementSize()  # the C type's, not a Python attribute
+        if info.file_size % itemsize:
             raise _bad(f"is corrupt: storage {key} has {info.file_size} bytes, not a whole "
                        f"number of {dt.name} elements")
-        n = info.file_size // dt.itemsize
+        n = info.file_size // itemsize
         if numel < 0 or numel > n:  # untyped storages count bytes, typed ones elements
             raise _bad(f"is corrupt: storage {key} declares {numel} elements, the archive "
                        f"holds {n}")
         s = _new_storage(dt, n)
+        dest, got = _raw(s), 0
+        if len(dest) != info.file_size:
+            raise _bad(f"is corrupt: storage {key} has {info.file_size} bytes, its buffer "
+                       f"{len(dest)}")
         with self._zip.open(info) as f:
-            dest, got = _raw(s), 0
             while got < len(dest):
                 k = f.readinto(dest[got:])
                 if not k:
@@ -194,10 +223,10 @@ def load_torch_zip(f: Any) -> Any:
             raise _bad(f"was written on a {order}-endian machine; pyth reads little-endian ones")
         try:
             data = archive.read(pkl[0])
-            return _retype(_Unpickler(data, archive, prefix).load())
+            return _retype(_Reader(archive, prefix).load(data))
         except RuntimeError:
             raise
-        except (pickle.UnpicklingError, EOFError, TypeError, ValueError, AttributeError,
+        except (EOFError, TypeError, ValueError, AttributeError,
                 KeyError, IndexError, struct.error, zipfile.BadZipFile, OSError,
                 UnicodeDecodeError, OverflowError) as e:
             raise _bad(f"is corrupt: {type(e).__name__}: {e}") from None

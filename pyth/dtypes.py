@@ -65,6 +65,19 @@ class dtype:
         self.tensor_class: type = None        # set by pyth.tensor
         self.storage_class: type = None       # set by pyth.storage
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_frozen" in self.__dict__:
+            raise _immutable(name, name in self.__dict__)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise _immutable(name, name in self.__dict__)
+
+    def _freeze(self) -> None:
+        """Make every attribute read-only (as torch.dtype's are): one dtype object serves the
+        whole process, and its itemsize sizes buffers."""
+        object.__setattr__(self, "_frozen", True)
+
     def __repr__(self) -> str:
         return f"pyth.{self.name}"
 
@@ -80,6 +93,13 @@ class dtype:
     @property
     def is_complex(self) -> bool:
         return False
+
+
+def _immutable(name: str, exists: bool) -> AttributeError:
+    """torch.dtype's error for setting or deleting an attribute."""
+    if exists:
+        return AttributeError(f"attribute '{name}' of 'pyth.dtype' objects is not writable")
+    return AttributeError(f"'pyth.dtype' object has no attribute '{name}'")
 
 
 def _numbers_only(convert: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
@@ -245,5 +265,7 @@ def stamp_classes(base: type, kind: str, convert: Callable[[Any, "dtype"], Any],
                                                   "__doc__": f"{kind} of {d.name} elements."})
         cls.__module__ = "pyth"
         setattr(d, kind.lower() + "_class", cls)
+        if d.tensor_class is not None and d.storage_class is not None:
+            d._freeze()  # both stampings done: nothing sets a dtype's attributes after this
         classes[cls.__name__] = cls
     return classes

@@ -57,8 +57,9 @@ def _align(n: int) -> int:
 
 
 def _raw(s: Storage) -> memoryview:
-    """The bytes of a storage, without copying."""
-    n = s.nbytes()
+    """The bytes of a storage, without copying: sized by its C element type, which no Python
+    attribute can change."""
+    n = s._h.size * ffi.sizeof(ffi.typeof(s._h.data).item)
     if n == 0:
         return memoryview(b"")
     return memoryview(ffi.buffer(s._h.data, n))
@@ -344,6 +345,15 @@ class _Source:
                        f"read {len(data)}")
         return data
 
+    def mapped(self, offset: int, n: int, what: str) -> memoryview:
+        """n bytes of the mapping at offset, once the file is seen to still hold them: reading
+        pages that a truncation took away would be SIGBUS, not an error."""
+        size = os.fstat(self.file.fileno()).st_size
+        if offset + n > size:
+            raise _bad(f"truncated while loading: {what} needs {n} bytes at offset {offset}, "
+                       f"the file now has {size}")
+        return memoryview(self.map)[offset:offset + n]
+
     def read_into(self, offset: int, dest: memoryview) -> int:
         self.file.seek(self.base + offset)
         got = 0
@@ -449,7 +459,7 @@ def _storage_loader(src: _Source, table: list, data_end: int):
     def load(i: int) -> Storage:
         dt, numel, offset, nbytes, crc = entries[i]
         if src.map is not None:
-            view = memoryview(src.map)[offset:offset + nbytes]
+            view = src.mapped(offset, nbytes, f"storage {i}")
             if zlib.crc32(view) != crc:
                 raise _bad(f"is corrupt: storage {i} ({nbytes} bytes at offset {offset}) "
                            f"fails its checksum")
@@ -485,7 +495,11 @@ def load(f: FileLike, mmap: bool = False, map_location: Any = None,
     """Read a checkpoint written by pyth.save (or by torch.save, the zip format).
 
     mmap=True maps the storages from the file instead of reading them (copy on write: writes to
-    the loaded tensors never reach the file). map_location may be None, "cpu", a pyth.device
+    the loaded tensors never reach the file). The file must then keep its bytes while the
+    tensors live: one truncated underneath during the load raises RuntimeError, but reading a
+    loaded tensor whose pages a later truncation took away is SIGBUS, as in PyTorch and numpy
+    (pyth.save replaces a file by renaming a new one over it, which mapped tensors survive).
+    map_location may be None, "cpu", a pyth.device
     for the CPU, or a dict/callable as in PyTorch that must map to the CPU. Damaged files raise
     RuntimeError saying what is wrong and where; nothing in the file is ever executed.
     """

@@ -140,11 +140,17 @@ def _parse(buf: Any) -> tuple[dict, dict, int]:
 
 
 def _tensor(dt: _dt.dtype, shape: list, raw: Any) -> Tensor:
+    """A new tensor holding raw; its buffer's length (from the C element type) must be raw's."""
     from .._th import ffi
     from ..factories import empty
+    from ..serialization import _raw
     out = empty(*shape, dtype=dt) if shape else empty((), dtype=dt)
+    dest = _raw(out.storage())
+    if len(dest) != len(raw):
+        raise _bad(f"a {dt.name} tensor of shape {shape} has {len(dest)} bytes, its data "
+                   f"{len(raw)}")
     if len(raw):
-        ffi.memmove(out._h.storage.data, ffi.from_buffer(raw), len(raw))
+        ffi.memmove(ffi.from_buffer(dest), ffi.from_buffer(raw), len(raw))
         dt.storage.normalize(out._h.storage)
     return out
 
@@ -158,7 +164,12 @@ def load(data: bytes) -> dict:
 
 class safe_open:
     """Lazy access to a safetensors file: keys() and metadata() read only the header;
-    get_tensor(name) reads that tensor's bytes. Use as a context manager."""
+    get_tensor(name) reads that tensor's bytes. Use as a context manager.
+
+    The file is mapped; get_tensor copies out of the mapping after checking that the file
+    still holds the tensor's bytes (a file truncated underneath raises RuntimeError instead of
+    the SIGBUS that touching the lost pages would be). After close() every method raises.
+    """
 
     def __init__(self, filename: str | os.PathLike, framework: str = "pyth",
                  device: str = "cpu") -> None:
@@ -184,22 +195,33 @@ class safe_open:
         m = getattr(self, "_map", None)
         if isinstance(m, mmap.mmap):
             m.close()
-        self._map = b""
+        self._map = None
         self._file.close()
 
+    def _open(self, what: str) -> None:
+        if self._map is None:
+            raise _bad(f"File is closed: {what} needs an open safe_open")
+
     def keys(self) -> list:
+        self._open("keys()")
         return sorted(self._entries)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.keys())
 
     def metadata(self) -> dict:
+        self._open("metadata()")
         return dict(self._meta)
 
     def get_tensor(self, name: str) -> Tensor:
+        self._open(f"get_tensor({name!r})")
         if name not in self._entries:
             raise KeyError(f"safe_open(): no tensor named {name!r}")
         dt, shape, b, e = self._entries[name]
+        size = os.fstat(self._file.fileno()).st_size
+        if self._start + e > size:
+            raise _bad(f"file truncated after it was opened: tensor {name!r} needs bytes "
+                       f"{self._start + b}..{self._start + e}, the file now has {size}")
         view = memoryview(self._map)[self._start + b:self._start + e]
         try:
             return _tensor(dt, shape, view)
