@@ -3,39 +3,20 @@ their arguments, and a result too big to hold fails with MemoryError from one ch
 allocation, before any Python list or numpy temporary of the arguments' size is built (F.pad's
 per-position index list never returned; triu_indices and affine_grid made 16 GiB of numpy
 scratch and were OOM-killed). Each case that could hang or exhaust memory runs in a child
-process with a time limit and an address-space cap."""
+process with a time limit and an address-space cap (_support.run_child)."""
 
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
-import sys
-import textwrap
 import warnings
 from contextlib import nullcontext
 
 import numpy as np
 import pytest
+from _support import run_child
 
 import pyth
 import pyth.nn.functional as F
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
-CAP = 8 << 30   # the child's address space: far below any of the sizes asked for
-
-
-def _isolated(code: str, timeout: float = 120) -> None:
-    """Runs code in a child whose address space is capped (a runaway allocation fails instead
-    of exhausting the machine); asserts it finished in time and cleanly."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
-    prelude = ("import resource\n"
-               "if 'ASAN_OPTIONS' not in __import__('os').environ:\n"   # ASan reserves more
-               f"    resource.setrlimit(resource.RLIMIT_AS, ({CAP}, {CAP}))\n")
-    r = subprocess.run([sys.executable, "-P", "-c", prelude + textwrap.dedent(code)], env=env,
-                       capture_output=True, text=True, timeout=timeout)
-    assert r.returncode == 0, r.stderr[-3000:]
 
 
 # ---- F.pad -------------------------------------------------------------------------------------
@@ -43,7 +24,7 @@ def _isolated(code: str, timeout: float = 120) -> None:
 @pytest.mark.parametrize("mode", ["replicate", "constant"])
 def test_pad_of_an_empty_batch_by_a_huge_amount_returns_at_once(mode):
     """(0, 1, 3) padded by 2^40 is an empty (0, 1, 2^40 + 3) tensor, as PyTorch gives."""
-    _isolated(f"""
+    run_child(f"""
         import pyth, pyth.nn.functional as F
         x = pyth.randn(0, 1, 3, requires_grad=True)
         y = F.pad(x, (2**40, 0), mode={mode!r})
@@ -55,7 +36,7 @@ def test_pad_of_an_empty_batch_by_a_huge_amount_returns_at_once(mode):
 
 @pytest.mark.parametrize("mode", ["replicate", "constant"])
 def test_pad_to_a_huge_result_is_a_memory_error(mode):
-    _isolated(f"""
+    run_child(f"""
         import pyth, pyth.nn.functional as F
         for pads in ((2**40, 0), (2**62, 2**62), (0, 2**35)):
             try:
@@ -121,7 +102,7 @@ def test_triangle_indices_match_numpy_on_every_small_case():
 def test_triangle_indices_of_huge_matrices_are_sized_from_the_result():
     """triu_indices(2^31, 2^31, 2^62) is empty (PyTorch: (2, 0)); a thin triangle of a huge
     matrix holds few indices; a huge triangle is a MemoryError."""
-    _isolated("""
+    run_child("""
         import pyth
         assert tuple(pyth.triu_indices(2**31, 2**31, 2**62).shape) == (2, 0)
         assert tuple(pyth.tril_indices(2**31, 2**31, -2**62).shape) == (2, 0)
@@ -154,7 +135,7 @@ def test_triangle_indices_keep_the_requested_dtype():
 def test_affine_grid_of_a_huge_size_is_a_memory_error():
     """[2, 1, 5, 2^31 - 1] needs a 160 GiB grid: one checked allocation refuses it before any
     axis or mesh is built."""
-    _isolated("""
+    run_child("""
         import pyth, pyth.nn.functional as F
         for size in ([2, 1, 5, 2**31 - 1], [1, 1, 2**40, 2**40], [1, 1, 2, 2**20, 2**20]):
             theta = pyth.zeros(1 if size[0] == 1 else 2, len(size) - 2, len(size) - 1)
