@@ -162,3 +162,37 @@ def test_affine_grid_matches_torch(size, align):
     np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=0, atol=1e-15)
     assert tuple(got.shape) == tuple(want.shape)
 
+
+
+# ---- unfold / fold ------------------------------------------------------------------------------
+
+def test_unfold_and_fold_never_materialise_the_padding():
+    """unfold padded the input first (a padding of 10^5 made a 4 * 10^10-element image for a
+    3 x 3 grid of blocks); the block cells now index the unpadded image, so the work is the
+    result's. PyTorch gives the same (1, 1, 9) result."""
+    run_child("""
+        import pyth, pyth.nn.functional as F
+        y = F.unfold(pyth.randn(1, 1, 4, 4), 1, padding=10**5, stride=10**5)
+        assert tuple(y.shape) == (1, 1, 9) and y.tolist()[0][0][:4] == [0.0] * 4, y
+        z = F.fold(pyth.ones(1, 1, 9), (4, 4), 1, padding=10**5, stride=10**5)
+        assert tuple(z.shape) == (1, 1, 4, 4) and z.sum().item() == 1.0, z
+        """)
+
+
+@pytest.mark.parametrize("k,d,p,s", [((2, 3), 1, 0, 1), ((2, 2), (1, 2), (1, 2), (2, 1)),
+                                     ((3, 3), 1, 1, 1), ((1, 1), 1, (3, 0), (2, 3))])
+def test_unfold_and_fold_match_torch(k, d, p, s):
+    """Values (a NaN in the image must not leak into padding cells) and gradients."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(0).standard_normal((2, 3, 5, 6))
+    a[0, 0, 0, 0] = np.nan
+    tx, px = torch.tensor(a, requires_grad=True), pyth.tensor(a, requires_grad=True)
+    ty, py = torch.nn.functional.unfold(tx, k, d, p, s), F.unfold(px, k, d, p, s)
+    np.testing.assert_array_equal(py.detach().numpy(), ty.detach().numpy())
+    g = np.random.default_rng(1).standard_normal(tuple(ty.shape))
+    ty.backward(torch.tensor(g))
+    py.backward(pyth.tensor(g))
+    np.testing.assert_allclose(px.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    want = torch.nn.functional.fold(torch.tensor(g), (5, 6), k, d, p, s)
+    np.testing.assert_allclose(F.fold(pyth.tensor(g), (5, 6), k, d, p, s).numpy(),
+                               want.numpy(), rtol=1e-12)
