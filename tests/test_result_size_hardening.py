@@ -196,3 +196,18 @@ def test_unfold_and_fold_match_torch(k, d, p, s):
     want = torch.nn.functional.fold(torch.tensor(g), (5, 6), k, d, p, s)
     np.testing.assert_allclose(F.fold(pyth.tensor(g), (5, 6), k, d, p, s).numpy(),
                                want.numpy(), rtol=1e-12)
+
+
+def test_repeat_interleave_of_an_empty_input_is_sized_from_the_result():
+    """(1, 0) repeated 2^40 times along dim 0 built a 2^40-entry index (8 TiB, MemoryError);
+    the result is empty (PyTorch: (2^40, 0)), and its gradient flows back."""
+    run_child("""
+        import pyth
+        x = pyth.zeros(1, 0, requires_grad=True)
+        y = x.repeat_interleave(2**40, dim=0)
+        assert tuple(y.shape) == (2**40, 0), y.shape
+        y.sum().backward()
+        assert tuple(x.grad.shape) == (1, 0)
+        z = pyth.zeros(2, 0).repeat_interleave(pyth.tensor([1, 3]), dim=0)
+        assert tuple(z.shape) == (4, 0)
+        """)
