@@ -106,3 +106,18 @@ def test_empty_batches_of_reasonable_planes_still_pool():
     assert tuple(F.max_pool2d(z, 2).shape) == (0, 1, 2**19, 2**19)
     assert tuple(F.avg_pool2d(z, 4).shape) == (0, 1, 2**18, 2**18)
     assert tuple(F.adaptive_avg_pool2d(z, 3).shape) == (0, 1, 3, 3)
+
+
+@pytest.mark.parametrize("call", [
+    "F.max_pool2d(x, 2**64)", "F.max_pool2d(x, 2, stride=-2**64)",
+    "F.avg_pool2d(x, 2, padding=2**63)", "F.avg_pool2d(x, 2, divisor_override=2**64)",
+    "F.adaptive_avg_pool2d(x, 2**64)", "F.adaptive_max_pool2d(x, (2, 2**64))",
+    "F.max_pool1d(x[0], 2**63)", "F.max_pool2d(x, (2, 2**63))", "F.avg_pool3d(x[None], 2**63)"])
+def test_geometry_arguments_outside_int64_raise_as_torch(call):
+    """cffi's OverflowError escaped; PyTorch's ValueError (TypeError inside a tuple) now."""
+    torch = pytest.importorskip("torch")
+    env = {"F": torch.nn.functional, "x": torch.randn(1, 1, 4, 4)}
+    with pytest.raises(Exception) as want:
+        eval(call, env)
+    with pytest.raises(want.type, match="Overflow when unpacking long long"):
+        eval(call, {"F": F, "x": pyth.randn(1, 1, 4, 4)})
