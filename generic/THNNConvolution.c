@@ -184,6 +184,31 @@ static void THNN_(col2vol)(real *col, int64_t ld, int64_t C, const THNNConvGeom 
   }
 }
 
+/* Checks every product of g's sizes that the plan and the products below make (kernel taps,
+ * grid cells and image voxels per channel, the columns K and K L of one sample, the grid and
+ * image elements of the batch), once, before any of them is formed: a weight or a batch with
+ * no elements can carry sizes whose products overflow. RuntimeError when one does. */
+static int THNN_(convCounts)(const THNNConvGeom *g) {
+  int64_t taps, cells, voxels, k, v;
+  int ok = THSize_mul(&taps, g->kD, g->kH) == 0 && THSize_mul(&taps, taps, g->kW) == 0 &&
+           THSize_mul(&cells, g->gridD, g->gridH) == 0 &&
+           THSize_mul(&cells, cells, g->gridW) == 0 &&
+           THSize_mul(&voxels, g->imD, g->imH) == 0 && THSize_mul(&voxels, voxels, g->imW) == 0 &&
+           THSize_mul(&k, g->imC / g->groups, taps) == 0 &&
+           THSize_mul(&v, TH_MAX(k, 1), TH_MAX(cells, 1)) == 0 &&
+           THSize_mul(&v, TH_MAX(k, 1), (int64_t)sizeof(real)) == 0 &&
+           THSize_mul(&v, g->batch, g->gridC) == 0 && THSize_mul(&v, v, cells) == 0 &&
+           THSize_mul(&v, g->batch, g->imC) == 0 && THSize_mul(&v, v, voxels) == 0;
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "convolution: the sizes overflow int64 (batch %lld, %lld image channels of "
+             "%lld x %lld x %lld, %lld grid channels of %lld x %lld x %lld, kernel "
+             "%lld x %lld x %lld)", (long long)g->batch, (long long)g->imC, (long long)g->imD,
+             (long long)g->imH, (long long)g->imW, (long long)g->gridC, (long long)g->gridD,
+             (long long)g->gridH, (long long)g->gridW, (long long)g->kD, (long long)g->kH,
+             (long long)g->kW);
+  return 0;
+}
+
 /* The chunk width B and the thread count for a product over g (see the strategy). */
 static int64_t THNN_(convChunk)(const THNNConvGeom *g, int nt) {
   const int64_t L = TH_MAX(THNN_(gridCells)(g), 1);
@@ -206,6 +231,7 @@ static int THNN_(convThreads)(const THNNConvGeom *g) {
  * elements per thread when threaded); NULL with an error recorded on failure. */
 static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t extra,
                              int *owned) {
+  if (THNN_(convCounts)(g) != 0) return NULL;
   pl->Cg = g->imC / g->groups;
   pl->Og = g->gridC / g->groups;
   pl->K = pl->Cg * THNN_(taps)(g);
@@ -670,10 +696,15 @@ static int THNN_(convAccGrad)(THTensor *gradWeight, THTensor *gradBias, THTensor
       goto done;
   }
   if (gradBias) {
-    int64_t sp[3];
+    int64_t sp[3], plane;
     THNN_(convSizes)(bt, nd, sp);
+    if (THSize_mul(&plane, sp[0], sp[1]) != 0 || THSize_mul(&plane, plane, sp[2]) != 0) {
+      THError_set(TH_ERR_RUNTIME, "%s: the gradOutput's size %s overflows int64", op,
+                  THSize_str(x, sizeof x, bt->nDimension, bt->size));
+      goto done;
+    }
     THNN_(convBiasGrad)(THTensor_(data)(gradBias), THTensor_(data)(bt), bt->size[0],
-                        bt->size[1], sp[0] * sp[1] * sp[2], (real)scale);
+                        bt->size[1], plane, (real)scale);
   }
   rc = 0;
 done:

@@ -304,7 +304,11 @@ static int THNN_(gridSampleGrad)(THTensor *gradInput, THTensor *gradGrid, THTens
                "%s: the grid gradient must be contiguous", op);
     THTry(THTensor_(zero)(gradGrid), -1);
   }
-  const int64_t points = s.oD * s.oH * s.oW;
+  /* checked: with an empty batch the grid's element count bounds nothing */
+  int64_t points;
+  THArgCheck(THSize_mul(&points, s.oD, s.oH) == 0 && THSize_mul(&points, points, s.oW) == 0,
+             TH_ERR_RUNTIME, -1, "%s: the grid's size %s overflows int64", op,
+             THSize_str(a, sizeof a, grid->nDimension, grid->size));
   if (s.N == 0 || s.C == 0 || points == 0) return 0;
   const real *x = THTensor_(data)(input), *g = THTensor_(data)(grid);
   const real *go = THTensor_(data)(gradOutput);

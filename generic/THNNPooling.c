@@ -29,6 +29,27 @@ static void THNN_(poolSizes)(THTensor *input, int nd, int64_t in[3]) {
   in[2] = input->size[nd + 1];
 }
 
+/* g->n and g->on, the elements of an input and an output plane, from g->in and g->out: checked
+ * products (the tensors' element counts bound them only when the batch is not empty). An
+ * adaptive pooling also checks in * out + out per dim, the bound of its cells' arithmetic
+ * (THNN_adaptiveSpan). RuntimeError naming the sizes when they overflow. */
+static int THNN_(poolCounts)(THNNPoolGeometry *g, int nd, int adaptive, const char *op) {
+  char a[96], b[96];
+  int ok = THSize_mul(&g->n, g->in[0], g->in[1]) == 0 && THSize_mul(&g->n, g->n, g->in[2]) == 0 &&
+           THSize_mul(&g->on, g->out[0], g->out[1]) == 0 &&
+           THSize_mul(&g->on, g->on, g->out[2]) == 0;
+  for (int d = 0; adaptive && d < 3; d++) {
+    int64_t bound;
+    ok &= THSize_mul(&bound, g->in[d], g->out[d]) == 0 &&
+          THSize_add(&bound, bound, g->out[d]) == 0;
+  }
+  THArgCheck(ok, TH_ERR_RUNTIME, -1,
+             "%s: the input size (%s) and output size (%s) overflow int64", op,
+             THNN_poolDims(a, sizeof a, NULL, nd, g->in),
+             THNN_poolDims(b, sizeof b, NULL, nd, g->out));
+  return 0;
+}
+
 /* PyTorch's pooling output size along one dim. */
 static int64_t THNN_(poolOut)(int64_t in, int64_t k, int64_t s, int64_t pad, int64_t dil,
                               int ceilMode) {
@@ -59,9 +80,12 @@ static int THNN_(poolShape)(THTensor *input, int nd, THNNPoolGeometry *g, int ce
              (long long)g->pad[bad < 0 ? 0 : bad]);
   THTry(THNN_(poolInput)(input, nd, op), -1);
   THNN_(poolSizes)(input, nd, g->in);
-  /* the effective kernel (k - 1) dil + 1, and a bound on every sum the windows' arithmetic
-   * makes (I + 2 pad + effective kernel + stride), checked against overflow once here */
+  /* the effective kernel (k - 1) dil + 1, a bound on every sum the windows' arithmetic makes
+   * (I + 2 pad + effective kernel + stride), and the window's cells (k_T k_H k_W, which bounds
+   * every divisor of average pooling: a window never spans more than its kernel), checked
+   * against overflow once here */
   int64_t eff[3];
+  ok &= THSize_mul(&g->win, g->k[0], g->k[1]) == 0 && THSize_mul(&g->win, g->win, g->k[2]) == 0;
   for (int d = 0; d < 3; d++) {
     int64_t bound;
     ok &= THSize_mul(&eff[d], g->k[d] - 1, g->dil[d]) == 0 &&
@@ -96,6 +120,11 @@ static int THNN_(poolShape)(THTensor *input, int nd, THNNPoolGeometry *g, int ce
              "Output size is too small", (long long)input->size[1],
              THNN_poolDims(a, sizeof a, NULL, nd, g->in), (long long)input->size[1],
              THNN_poolDims(b, sizeof b, NULL, nd, g->out));
+  THTry(THNN_(poolCounts)(g, nd, 0, op), -1);
+  /* a window reads at most min(k, I) cells per dim: at most a plane, whose bytes fit */
+  g->cost = (int64_t)sizeof(real);
+  for (int d = 0; d < 3; d++)
+    if (THSize_mul(&g->cost, g->cost, TH_MIN(g->k[d], g->in[d])) != 0) g->cost = INT64_MAX;
   return 0;
 }
 
@@ -201,7 +230,7 @@ static int THNN_(maxPool)(THTensor *output, THLongTensor *indices, THTensor *inp
   const int64_t kT = g->k[0], kH = g->k[1], kW = g->k[2], sT = g->s[0], sH = g->s[1],
                 sW = g->s[2], padT = g->pad[0], padH = g->pad[1], padW = g->pad[2],
                 dilT = g->dil[0], dilH = g->dil[1], dilW = g->dil[2];
-  const int64_t planes = input->size[0] * input->size[1], n = T * H * W, on = oT * oH * oW;
+  const int64_t planes = input->size[0] * input->size[1], n = g->n, on = g->on;
   const real *x = THTensor_(data)(in);
   real *y = THTensor_(data)(output);
   int64_t *ind = THLongTensor_data(indices);
@@ -209,7 +238,7 @@ static int THNN_(maxPool)(THTensor *output, THLongTensor *indices, THTensor *inp
                   sH == 2 && sW == 2 && padH == 0 && padW == 0 && dilH == 1 && dilW == 1 &&
                   2 * oH <= H && 2 * oW <= W;
   const int simd = n <= INT32_MAX;
-  const int par = THParallel_worth(planes * on, (int64_t)sizeof(real) * kT * kH * kW);
+  const int par = THParallel_worth(planes * on, g->cost);
 #pragma omp parallel for if (par)
   for (int64_t p = 0; p < planes; p++) {
     const real *plane = x + p * n;
@@ -248,22 +277,22 @@ static int THNN_(maxPool)(THTensor *output, THLongTensor *indices, THTensor *inp
 /* gradInput = gradOutput added at indices, within each plane (max and adaptive max pooling). */
 static int THNN_(maxScatter)(THTensor *gradInput, THTensor *gradOutput, THTensor *input,
                              THLongTensor *indices, int nd, const char *op) {
-  int64_t in[3], out[3];
+  THNNPoolGeometry geo;
   THTry(THNN_(poolInput)(input, nd, op), -1);
-  THTry(THNN_(poolGradSizes)(gradOutput, nd, out, op), -1);
+  THTry(THNN_(poolGradSizes)(gradOutput, nd, geo.out, op), -1);
+  THNN_(poolSizes)(input, nd, geo.in);
+  THTry(THNN_(poolCounts)(&geo, nd, 0, op), -1);
   int same = indices->nDimension == gradOutput->nDimension;
   for (int d = 0; same && d < nd + 2; d++) same = indices->size[d] == gradOutput->size[d];
   THArgCheck(same, TH_ERR_RUNTIME, -1,
              "%s backward: indices and gradOutput have different shapes", op);
   THTry(THLongTensor_checkBounds(indices, op), -1);
-  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, out, op), -1);
+  THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, geo.out, op), -1);
   THTensor *go = THTensor_(newContiguous)(gradOutput);
   THLongTensor *ix = go ? THLongTensor_newContiguous(indices) : NULL;
   int rc = -1;
   if (!ix) goto done;
-  THNN_(poolSizes)(input, nd, in);
-  const int64_t planes = input->size[0] * input->size[1], n = in[0] * in[1] * in[2];
-  const int64_t on = out[0] * out[1] * out[2];
+  const int64_t planes = input->size[0] * input->size[1], n = geo.n, on = geo.on;
   const real *g = THTensor_(data)(go);
   const int64_t *ind = THLongTensor_data(ix);
   real *gi = THTensor_(data)(gradInput);
@@ -349,6 +378,7 @@ static inline void THNN_(avgPlane)(const real *src, real *dst, const THNNPoolGeo
       for (int64_t j = 0; j < oW; j++) {
         int64_t w0, w1;
         const int64_t lw = THNN_avgSpan(j, W, kW, sW, padW, &w0, &w1);
+        /* (each product at most g->win, checked) */
         const accreal div = (accreal)(divisorOverride > 0 ? divisorOverride
                                       : countIncludePad ? lt * lh * lw
                                       : (t1 - t0) * (h1 - h0) * (w1 - w0));
@@ -374,11 +404,10 @@ static inline void THNN_(avgPlane)(const real *src, real *dst, const THNNPoolGeo
  * gradInput, zeroed), the planes split between threads. */
 static void THNN_(avgPool_)(const real *src, real *dst, int64_t planes, const THNNPoolGeometry *g,
                             int countIncludePad, int64_t divisorOverride, int backward) {
-  const int64_t n = g->in[0] * g->in[1] * g->in[2], on = g->out[0] * g->out[1] * g->out[2];
+  const int64_t n = g->n, on = g->on;
   const int64_t sn = backward ? on : n, dn = backward ? n : on;
   const int flat = g->in[0] == 1 && g->out[0] == 1 && g->k[0] == 1 && g->pad[0] == 0;
-  const int par = THParallel_worth(planes * on, (int64_t)sizeof(real) * g->k[0] * g->k[1] *
-                                                g->k[2]);
+  const int par = THParallel_worth(planes * on, g->cost);
 #pragma omp parallel for if (par)
   for (int64_t p = 0; p < planes; p++) {
     const real *sp = src + p * sn;
@@ -491,7 +520,7 @@ static int THNN_(adaptiveShape)(THTensor *input, int nd, THNNPoolGeometry *g, co
              op, THSize_str(a, sizeof a, nd, g->out + 3 - nd));
   THTry(THNN_(poolInput)(input, nd, op), -1);
   THNN_(poolSizes)(input, nd, g->in);
-  return 0;
+  return THNN_(poolCounts)(g, nd, 1, op);
 }
 
 /* Adaptive average pooling, one plane: the forward (src the input, dst the output) or the
@@ -530,7 +559,7 @@ static inline void THNN_(adaptiveAvgPlane)(const real *src, real *dst, const THN
 
 static void THNN_(adaptiveAvgPool_)(const real *src, real *dst, int64_t planes,
                                     const THNNPoolGeometry *g, int backward) {
-  const int64_t n = g->in[0] * g->in[1] * g->in[2], on = g->out[0] * g->out[1] * g->out[2];
+  const int64_t n = g->n, on = g->on;
   const int64_t sn = backward ? on : n, dn = backward ? n : on;
   const int flat = g->in[0] == 1 && g->out[0] == 1;
   const int par = THParallel_worth(planes * n, (int64_t)sizeof(real) * (backward ? 2 : 1));
@@ -568,6 +597,7 @@ static int THNN_(adaptiveAvgPoolGrad)(THTensor *gradInput, THTensor *gradOutput,
   THTry(THNN_(poolInput)(input, nd, op), -1);
   THTry(THNN_(poolGradSizes)(gradOutput, nd, g.out, op), -1);
   THNN_(poolSizes)(input, nd, g.in);
+  THTry(THNN_(poolCounts)(&g, nd, 1, op), -1);
   THTry(THNN_(poolGradInput)(gradInput, gradOutput, input, nd, g.out, op), -1);
   THTensor *go = THTensor_(newContiguous)(gradOutput);
   if (!go) return -1;
@@ -586,7 +616,7 @@ static int THNN_(adaptiveMaxPool)(THTensor *output, THLongTensor *indices, THTen
   THTensor *in = THTensor_(newContiguous)(input);
   if (!in) return -1;
   const int64_t T = g.in[0], H = g.in[1], W = g.in[2];
-  const int64_t planes = input->size[0] * input->size[1], n = T * H * W, on = oT * oH * oW;
+  const int64_t planes = input->size[0] * input->size[1], n = g.n, on = g.on;
   const real *x = THTensor_(data)(in);
   real *y = THTensor_(data)(output);
   int64_t *ind = THLongTensor_data(indices);

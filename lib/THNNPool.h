@@ -10,9 +10,15 @@
 
 /* One pooling's geometry, each array in the order (T, H, W) (depth, height, width): the input's
  * and output's sizes, kernel, stride, padding and dilation. A 2-D pooling is the 3-D one over a
- * depth of 1 with a unit kernel along it, so one kernel of each kind serves both. */
+ * depth of 1 with a unit kernel along it, so one kernel of each kind serves both. The counts
+ * below are the products the kernels use, each found once with checked arithmetic (so an empty
+ * batch of huge planes, or a huge kernel, is a RuntimeError and never a wrapped product): n and
+ * on the elements of an input and an output plane, win the cells of a window (which bounds
+ * every average pooling divisor), cost the bytes one window reads once clipped to the input
+ * (the threading decision's weight). */
 typedef struct THNNPoolGeometry {
   int64_t in[3], out[3], k[3], s[3], pad[3], dil[3];
+  int64_t n, on, win, cost;
 } THNNPoolGeometry;
 
 /* Average pooling's window o along one dim, [*lo, *hi) once clipped to the input; returns its

@@ -23,6 +23,24 @@ def pyth_release_owner(owner) -> None:  # called by the C core, possibly from an
     _borrowed.pop(int(ffi.cast("uintptr_t", owner)), None)
 
 
+def borrow_refusal(address: int, itemsize: int, writeable: bool,
+                   bool_bytes: np.ndarray | None = None) -> str | None:
+    """Why memory at address must be copied rather than borrowed by a storage, or None.
+
+    The one rule for every import (from_numpy, from_dlpack): read-only memory would be written by
+    in-place ops; memory not aligned to its element size would be read and written with
+    misaligned typed accesses (undefined in C); bool bytes other than 0 and 1 (bool_bytes, the
+    memory as uint8, given for bool data) are undefined as C's bool.
+    """
+    if not writeable:
+        return "read-only"
+    if address % itemsize:
+        return "misaligned"
+    if bool_bytes is not None and bool_bytes.size and (bool_bytes > 1).any():
+        return "bool bytes other than 0 and 1"
+    return None
+
+
 def borrow_context(array: np.ndarray):
     """A THBorrowedContext that keeps `array` alive until the C core releases it."""
     handle = ffi.new_handle(array)

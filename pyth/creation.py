@@ -176,16 +176,47 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 # ---- triangle indices ----
 
+def _tril_count(row: int, col: int, offset: int) -> int:
+    """How many (i, j) with 0 <= i < row, 0 <= j < col, j <= i + offset: row i holds
+    clip(i + offset + 1, 0, col) of them, a ramp and a plateau summed in closed form."""
+    if row <= 0 or col <= 0:
+        return 0
+    first = min(max(0, -offset), row)                 # the first row holding any
+    full = min(max(first, col - offset - 1), row)     # the first row holding col
+    ramp = (full - first) * ((first + offset + 1) + (full + offset)) // 2
+    return ramp + (row - full) * col
+
+
 def _tri_indices(op: str, row: int, col: int, offset: int, dtype: Any, device: Any,
                  lower: bool) -> Tensor:
+    """The 2 x N indices, sized from N (counted first, in closed form): the result is one
+    checked allocation (MemoryError when it cannot be had), then every temporary is of the
+    result's length, never of the matrix's (an empty triangle of a 2^31 x 2^31 matrix is
+    free)."""
     check_device(device, op)
     dt = _dt.resolve(dtype) or _dt.int64
     if dt.kind not in "iu":
         raise NotImplementedError(f"\"{op}\" not implemented for '{dt.real}'")
+    row, col, offset = int(row), int(col), int(offset)
     if row < 0 or col < 0:
         raise RuntimeError(f"{op}(): row and col must be non-negative, got {row}, {col}")
-    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
-    return _f.tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype=dt)
+    offset = min(max(offset, -row - 1), col + 1)       # beyond these the triangle is the same
+    n = _tril_count(row, col, offset) if lower else row * col - _tril_count(row, col, offset - 1)
+    out = _f.empty(2, n, dtype=_dt.int64)
+    if n:
+        if lower:   # rows first.. hold j in [0, min(i + offset + 1, col))
+            ids = np.arange(max(0, -offset), row, dtype=np.int64)
+            starts = np.zeros(ids.shape, np.int64)
+            lengths = np.minimum(ids + (offset + 1), col)
+        else:       # rows ..last hold j in [max(0, i + offset), col)
+            ids = np.arange(0, min(row, col - offset), dtype=np.int64)
+            starts = np.maximum(ids + offset, 0)
+            lengths = col - starts
+        a = out.numpy()
+        a[0] = np.repeat(ids, lengths)
+        a[1] = np.arange(n, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths - starts,
+                                                        lengths)
+    return out if dt is _dt.int64 else out.to(dt)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,

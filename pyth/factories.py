@@ -149,16 +149,15 @@ def _overflow(data: Any, dt: _dt.dtype) -> Exception:
 def _borrowable(a: np.ndarray, dt: _dt.dtype) -> np.ndarray:
     """a itself, or a copy where sharing a's memory would break a rule of the core.
 
-    Read-only memory (np.frombuffer of bytes, a read-only memmap, writeable=False) would be
-    written by in-place ops; misaligned memory would be read with misaligned typed loads; bool
-    bytes other than 0 and 1 are undefined as C's bool. Such arrays are copied (bools
-    normalised: non-zero is true), so the tensor no longer shares a's memory.
+    The rule is _numpy.borrow_refusal's (read-only, misaligned, or bool bytes other than 0 and
+    1, as np.frombuffer of bytes, a read-only memmap or an odd byte offset give): such arrays
+    are copied (bools normalised: non-zero is true), so the tensor no longer shares a's memory.
     """
-    if not a.flags.writeable or a.ctypes.data % dt.itemsize:
-        a = np.array(a, copy=True, order="C")
-    if dt is _dt.bool_ and (a.view(np.uint8) > 1).any():
-        a = a.view(np.uint8) != 0
-    return a
+    is_bool = dt is _dt.bool_
+    if _numpy.borrow_refusal(a.ctypes.data, dt.itemsize, a.flags.writeable,
+                             a.view(np.uint8) if is_bool else None) is None:
+        return a
+    return a.view(np.uint8) != 0 if is_bool else np.array(a, copy=True, order="C")
 
 
 def from_numpy(a: np.ndarray) -> Tensor:

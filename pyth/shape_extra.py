@@ -335,6 +335,14 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
         raise RuntimeError("repeats must have the same size as input along dim")
     if n and int(counts.amin()) < 0:
         raise RuntimeError("repeats can not be negative")
+    if input.numel() == 0 and n:   # an empty result: sized from it, no index of its length
+        total = int(counts.sum())
+        if output_size is not None and output_size != total:
+            raise RuntimeError("repeat_interleave(): output_size does not match the sum of "
+                               "repeats")
+        shape = list(input.shape)
+        shape[d] = total
+        return input.reshape(shape).clone()
     idx = _repeat_index(counts)
     if output_size is not None and output_size != idx.numel():
         raise RuntimeError("repeat_interleave(): output_size does not match the sum of repeats")

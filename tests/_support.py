@@ -12,7 +12,9 @@
   exception class as torch); the numpy reference for dtype conversions and the values whose
   conversions are defined (`convertible_values`, `torch_convertible`).
 - memory counters and runners: `memory_now` (memory_stats after a collection), `run_all` (every
-  variant, one failure listing all), `run_in_threads`.
+  variant, one failure listing all), `run_child` (code in a child process with a time limit and
+  a capped address space, for cases that could crash, hang or exhaust memory),
+  `run_in_threads`.
 - hypothesis strategies and view steps: values, shapes and tensors in random layouts;
   `VIEW_STEPS`, a table of view ops applied alike to all three of a Triple.
 - layer-test operands: float64 pyth/torch operands from one array (P, T, grad_pair), a closeness
@@ -531,6 +533,26 @@ def run_all(items, f) -> None:
     if errors:
         pytest.fail(f"{len(errors)} of {len(items)} variants failed:\n" + "\n".join(errors),
                     pytrace=False)
+
+
+def run_child(code: str, timeout: float = 120, address_space: int | None = 8 << 30) -> None:
+    """Runs code (dedented) in a child Python on this pyth (the sanitized one under
+    scripts/sanitize.sh), its address space capped outside ASan (a runaway allocation then
+    fails instead of exhausting the machine); asserts that it finished in time with status 0,
+    so a crash, a sanitizer report, an OOM kill or a hang fails only the test."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    prelude = "" if address_space is None or "ASAN_OPTIONS" in os.environ else (
+        "import resource\n"
+        f"resource.setrlimit(resource.RLIMIT_AS, ({address_space}, {address_space}))\n")
+    r = subprocess.run([sys.executable, "-P", "-c", prelude + textwrap.dedent(code)], env=env,
+                       capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, f"status {r.returncode}:\n{r.stderr[-3000:]}"
 
 
 def run_in_threads(bodies) -> None:

@@ -415,3 +415,82 @@ def test_persistent_workers():
 def test_spawn_context():
     loader = DataLoader(_ds(6), batch_size=3, num_workers=1, multiprocessing_context="spawn")
     assert _as_lists(loader) == _as_lists(DataLoader(_ds(6), batch_size=3))
+
+
+# ---- batches that cannot be sent ----------------------------------------------------------------
+
+_EXPORTED = []   # numpy views that keep a worker's tensors' storages from moving
+
+
+class _Unsendable(Dataset):
+    """Sample 2 cannot be pickled: a lock, a lambda, or a tensor whose storage is exported."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        if i != 2:
+            return pyth.tensor([i])
+        if self.what == "lock":
+            import threading
+            return threading.Lock()
+        if self.what == "lambda":
+            return lambda: i
+        t = pyth.arange(3.0)
+        _EXPORTED.append(np.from_dlpack(t))
+        return t
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("what,error,words", [
+    ("lock", TypeError, "pickle"), ("lambda", Exception, "pickle"),
+    ("exported", RuntimeError, "share_memory_")])
+def test_a_sample_that_cannot_be_pickled_is_a_worker_error(context, what, error, words):
+    """The worker's queue pickled in a feeder thread, which printed the error and dropped the
+    batch: the loop waited forever (PyTorch 2.13 too). The worker now sends the error, raised
+    here naming the worker (the timeout only turns a regression into a failure)."""
+    loader = DataLoader(_Unsendable(what), batch_size=None, num_workers=2, timeout=60,
+                        multiprocessing_context=context)
+    it = iter(loader)
+    assert next(it).tolist() == [0] and next(it).tolist() == [1]
+    start = time.time()
+    with pytest.raises(error, match=words) as info:
+        next(it)
+    assert "in DataLoader worker process 0" in str(info.value)
+    assert time.time() - start < 30
+
+
+class _LocalError(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        class Cursed(Exception):   # a class local to a function: the exception cannot travel
+            pass
+        raise Cursed(f"sample {i}")
+
+
+def test_a_worker_exception_that_cannot_be_pickled_still_arrives():
+    loader = DataLoader(_LocalError(), batch_size=None, num_workers=1, timeout=60)
+    with pytest.raises(Exception, match="in DataLoader worker process 0") as info:
+        next(iter(loader))
+    assert "Cursed" in str(info.value)
+
+
+class _UnpicklableSampler:
+    def __iter__(self):
+        import threading
+        yield threading.Lock()
+
+    def __len__(self):
+        return 1
+
+
+def test_an_index_that_cannot_be_pickled_raises_in_the_main_process():
+    loader = DataLoader(_ds(4), batch_size=None, sampler=_UnpicklableSampler(), num_workers=1,
+                        timeout=60)
+    with pytest.raises(TypeError, match="pickle"):
+        next(iter(loader))

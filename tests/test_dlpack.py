@@ -194,3 +194,43 @@ def test_torch_lifetime_and_writes():
     del tt
     gc.collect()
     assert len(pdl._live) == n
+
+
+def _misaligned(dtype: np.dtype, n: int) -> np.ndarray:
+    """A writeable array whose data sits one byte past an aligned address."""
+    buf = np.zeros(n * dtype.itemsize + 1, np.uint8)
+    a = buf[1:].view(dtype)
+    assert a.ctypes.data % dtype.itemsize and a.flags.writeable
+    a[:] = np.arange(n)
+    return a
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "int64", "int32", "int16"])
+def test_from_dlpack_copies_misaligned_memory_as_from_numpy_does(dt):
+    """An ndarray at an odd byte offset was borrowed by from_dlpack, and the kernels then made
+    misaligned typed loads and stores (UBSan); it now goes through from_numpy's rule: copied,
+    aligned, the same values, and writes stay on the copy (as with from_numpy)."""
+    a = _misaligned(np.dtype(dt), 7)
+    for make in (pyth.from_dlpack, pyth.from_numpy):
+        t = make(a)
+        assert t.data_ptr() % t.element_size() == 0
+        assert t.data_ptr() != a.ctypes.data and t.tolist() == a.tolist()
+        t.add_(1)
+        (t * 2).sum()
+        np.testing.assert_array_equal(a, np.arange(7))
+    aligned = np.arange(7.0)   # aligned and writeable: still borrowed
+    t = pyth.from_dlpack(aligned)
+    t.add_(1)
+    np.testing.assert_array_equal(aligned, np.arange(1.0, 8.0))
+
+
+def test_from_dlpack_and_from_numpy_share_one_borrowing_rule():
+    """Read-only, misaligned and non-0/1 bool memory is refused by one check for both imports."""
+    from pyth._numpy import borrow_refusal
+    assert borrow_refusal(0x1000, 8, True) is None
+    assert borrow_refusal(0x1001, 8, True) == "misaligned"
+    assert borrow_refusal(0x1000, 8, False) == "read-only"
+    assert borrow_refusal(0x1000, 1, True, np.array([0, 2], np.uint8)) is not None
+    dirty = np.array([0, 2, 1], np.uint8).view(np.bool_)
+    for make in (pyth.from_dlpack, pyth.from_numpy):
+        assert make(dirty).tolist() == [False, True, True]

@@ -300,3 +300,53 @@ def test_non_leaf_refused():
         ForkingPickler.dumps(x * 2)
     ForkingPickler.dumps(x)  # a leaf is fine (requires_grad travels)
     q.close()
+
+
+# ---- put raises in the caller ------------------------------------------------------------------
+
+def _queues():
+    return [mp.Queue(), mp.JoinableQueue(), mp.get_context("spawn").Queue(),
+            mp.get_context("fork").JoinableQueue()]
+
+
+def test_put_of_a_tensor_whose_storage_cannot_be_shared_raises_in_the_caller():
+    """np.from_dlpack(t) pins t's memory; put returned and the feeder thread printed the
+    share_memory_() error, and get never returned. put itself raises now, and the queue goes on
+    working."""
+    np = pytest.importorskip("numpy")
+    for q in _queues():
+        t = pyth.arange(4.0)
+        view = np.from_dlpack(t)
+        with pytest.raises(RuntimeError, match="share_memory_.*exported"):
+            q.put(t)
+        with pytest.raises(TypeError, match="pickle"):
+            q.put({"lock": __import__("threading").Lock()})
+        q.put(pyth.arange(3.0))
+        assert q.get(timeout=30).tolist() == [0.0, 1.0, 2.0]
+        assert view.tolist() == [0.0, 1.0, 2.0, 3.0]
+        del view
+        q.put(t)   # the export released: shareable now
+        assert q.get(timeout=30).tolist() == [0.0, 1.0, 2.0, 3.0]
+        q.close()
+        q.join_thread()
+
+
+def _send_sevens(q, done):
+    q.put(pyth.ones(2) * 7)
+    done.wait(30)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_pickling_queues_carry_tensors_between_processes(method):
+    ctx = mp.get_context(method)
+    assert ctx.get_start_method() == method
+    q, done = ctx.Queue(), ctx.Event()
+    assert isinstance(q, mp.Queue)
+    p = ctx.Process(target=_send_sevens, args=(q, done))
+    p.start()
+    try:
+        assert q.get(timeout=60).tolist() == [7.0, 7.0]
+    finally:
+        done.set()
+        p.join(30)
+    assert p.exitcode == 0

@@ -10,6 +10,9 @@ Strategies (set_sharing_strategy): "file_descriptor" (default) passes the shared
 descriptor; "file_system" passes a path naming it (/proc/<pid>/fd/<n>), the sender holding the
 storage until the receiver signs for it (_receipts.py). Shared memory never has a
 name in /dev/shm, so nothing is left behind there, whichever way a process ends.
+
+Queue and JoinableQueue (here and from get_context()) pickle in put (queues.py): an object that
+cannot cross raises in the caller, never in multiprocessing's background feeder thread.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import multiprocessing as _mp
 from multiprocessing import *  # noqa: F401,F403
 
+from .queues import JoinableQueue, Queue, get_context  # noqa: F811 (pickling in put)
 from .reductions import init_reductions
 
 __all__ = list(getattr(_mp, "__all__", [])) + [

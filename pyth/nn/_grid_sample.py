@@ -326,13 +326,21 @@ def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> 
 
 
 def _affine_grid(theta: Tensor, spatial: tuple, align: bool) -> Tensor:
-    from ..factories import tensor
+    """base (points, k + 1) @ theta^T, each base row a pixel's normalised position and 1. The
+    base is allocated first, checked (MemoryError when it cannot be had), and filled through
+    broadcasting views, so no temporary is larger than an axis before that allocation has
+    succeeded; the product allocates the result, checked as well."""
+    from ..factories import empty
     ft = np.float64 if theta.dtype is _dt.float64 else np.float32
+    k = len(spatial)
+    base = empty(*spatial, k + 1, dtype=theta.dtype)
+    view = base.numpy()
     # base[..., j] is the position along spatial dim k - 1 - j (x along W first), then 1
-    axes = [_linspace_from_neg_one(s, align, ft) for s in spatial]
-    mesh = np.meshgrid(*axes, indexing="ij")
-    cols = [m.astype(ft) for m in reversed(mesh)] + [np.ones(mesh[0].shape, ft)]
-    base = tensor(np.stack(cols, -1).reshape(-1, len(cols)), dtype=theta.dtype)
-    grid = base.matmul(theta.transpose(1, 2))          # (N, points, k)
-    return grid.reshape(theta.shape[0], *spatial, len(spatial))
-
+    for j in range(k):
+        d = k - 1 - j
+        shape = [1] * k
+        shape[d] = spatial[d]
+        view[..., j] = _linspace_from_neg_one(spatial[d], align, ft).reshape(shape)
+    view[..., k] = 1
+    grid = base.reshape(-1, k + 1).matmul(theta.transpose(1, 2))   # (N, points, k)
+    return grid.reshape(theta.shape[0], *spatial, k)

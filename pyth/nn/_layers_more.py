@@ -139,14 +139,21 @@ def _blocks(op: str, spatial: tuple, kernel: tuple, dilation: tuple, padding: tu
     return grid
 
 
-def _block_index(padded: tuple, kernel: tuple, dilation: tuple, stride: tuple,
-                 grid: tuple) -> Tensor:
-    """int64 (kh*kw*oh*ow,): each block cell's position in the flattened padded image."""
+def _block_index(spatial: tuple, kernel: tuple, dilation: tuple, padding: tuple,
+                 stride: tuple, grid: tuple) -> tuple:
+    """(index, inside) over the kh*kw*oh*ow block cells: each cell's position in the flattened
+    unpadded image (0 where the cell lies in the padding), and a bool mask of the cells inside
+    it (None when every cell is). The padding is never materialised, so the work and memory
+    are the result's, however large the padding."""
     from ..factories import arange
-    (kh, kw), (dh, dw), (sh, sw), (oh, ow) = kernel, dilation, stride, grid
-    rows = arange(kh).reshape(kh, 1, 1, 1) * dh + arange(oh).reshape(1, 1, oh, 1) * sh
-    cols = arange(kw).reshape(1, kw, 1, 1) * dw + arange(ow).reshape(1, 1, 1, ow) * sw
-    return (rows * padded[1] + cols).reshape(-1)
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow) = kernel, dilation, padding, stride, grid
+    rows = arange(kh).reshape(kh, 1, 1, 1) * dh + arange(oh).reshape(1, 1, oh, 1) * sh - ph
+    cols = arange(kw).reshape(1, kw, 1, 1) * dw + arange(ow).reshape(1, 1, 1, ow) * sw - pw
+    if not any(padding):
+        return (rows * spatial[1] + cols).reshape(-1), None
+    inside = ((rows >= 0) & (rows < spatial[0])) & ((cols >= 0) & (cols < spatial[1]))
+    index = (rows.clamp(0, spatial[0] - 1) * spatial[1] + cols.clamp(0, spatial[1] - 1))
+    return index.reshape(-1), inside.reshape(-1)
 
 
 def _geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
@@ -159,7 +166,6 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), each column one sliding block's cells (the
     blocks row by row); an unbatched (C, H, W) gives (C*kh*kw, L)."""
-    from ._padding import pad
     if input.dim() not in (3, 4) or any(s == 0 for s in input.shape[input.dim() - 3:]):
         raise RuntimeError(f"unfold(): expected a non-empty 3D or 4D (batch mode) input, "
                            f"with an optional 0-size batch dim, got {list(input.shape)}")
@@ -167,11 +173,10 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
     x = input if input.dim() == 4 else input.unsqueeze(0)
     n, c, h, w = x.shape
     grid = _blocks("unfold", (h, w), kernel, dilation, padding, stride)
-    padded = (h + 2 * padding[0], w + 2 * padding[1])
-    if any(padding):
-        x = pad(x, (padding[1], padding[1], padding[0], padding[0]))
-    index = _block_index(padded, kernel, dilation, stride, grid)
-    cols = x.reshape(n, c, padded[0] * padded[1]).index_select(2, index)
+    index, inside = _block_index((h, w), kernel, dilation, padding, stride, grid)
+    cols = x.reshape(n, c, h * w).index_select(2, index)
+    if inside is not None:   # cells in the padding read 0 (whatever the clamped cell holds)
+        cols = cols.masked_fill(~inside, 0)
     cols = cols.reshape(n, c * kernel[0] * kernel[1], grid[0] * grid[1])
     return cols if input.dim() == 4 else cols.squeeze(0)
 
@@ -198,12 +203,14 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
     if blocks != grid[0] * grid[1]:
         raise RuntimeError(f"fold(): expected input's dim 2 to be the number of sliding blocks "
                            f"{grid[0]} * {grid[1]} = {grid[0] * grid[1]}, got {blocks}")
-    padded = (size[0] + 2 * padding[0], size[1] + 2 * padding[1])
-    index = _block_index(padded, kernel, dilation, stride, grid)
+    index, inside = _block_index(size, kernel, dilation, padding, stride, grid)
     c = ckk // cells
-    out = zeros(n, c, padded[0] * padded[1], dtype=input.dtype)
-    out = out.index_add(2, index, x.reshape(n, c, cells * blocks)).reshape(n, c, *padded)
-    out = out[:, :, padding[0]:padding[0] + size[0], padding[1]:padding[1] + size[1]]
+    src = x.reshape(n, c, cells * blocks)
+    if inside is not None:   # cells in the padding add to nothing
+        kept = inside.nonzero().reshape(-1)
+        index, src = index.index_select(0, kept), src.index_select(2, kept)
+    out = zeros(n, c, size[0] * size[1], dtype=input.dtype)
+    out = out.index_add(2, index, src).reshape(n, c, *size)
     return out if input.dim() == 3 else out.squeeze(0)
 
 

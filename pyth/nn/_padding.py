@@ -1,6 +1,7 @@
-"""F.pad: constant padding by slicing and concatenation, reflect / replicate / circular padding
-by gathering source positions with index_select, so every mode is differentiable through ops
-that already have gradients. The convolutions' padding_mode uses the same gather."""
+"""F.pad: every mode by slicing and concatenation (constant pads are filled blocks; reflect,
+replicate and circular pads are flipped, expanded or wrapped slices of the input), so every mode
+is differentiable through ops that already have gradients and costs what its result does. The
+convolutions' padding_mode uses the same slices."""
 
 from __future__ import annotations
 
@@ -12,27 +13,44 @@ from ..tensor import Tensor
 _MODES = ("constant", "reflect", "replicate", "circular")
 
 
-def _pad_index(n: int, before: int, after: int, mode: str) -> list:
-    """Source positions of a padded length for reflect / replicate / circular padding (circular
-    wraps around what a negative pad leaves, as PyTorch's does)."""
-    lo, hi = max(-before, 0), n - max(-after, 0)
-    out = []
-    for i in range(-before, n + after):
-        if mode == "replicate":
-            out.append(min(max(i, 0), n - 1))
-        elif mode == "circular":
-            out.append(lo + (i - lo) % (hi - lo))
-        else:  # reflect: mirrored without repeating the edge
-            j = abs(i)
-            out.append(2 * (n - 1) - j if j >= n else j)
-    return out
+def _pad_parts(x: Tensor, dim: int, before: int, after: int, mode: str) -> list:
+    """The slices of x whose concatenation along dim is x padded by (before, after) there in
+    reflect / replicate / circular mode (negative pads crop; circular wraps around what they
+    leave, as PyTorch's does). Every part is a view (replicate's edges expanded, reflect's
+    mirrors flipped copies of at most the input), so the work and memory are the result's,
+    found by cat in one checked allocation: no per-position list, whatever the pad."""
+    n = x.size(dim)
+    lo = max(-before, 0)
+    kept = n - lo - max(-after, 0)
+    mid = x.narrow(dim, lo, kept)
+    left = right = None
+    if mode == "replicate":
+        shape = list(x.shape)
+        if before > 0:
+            shape[dim] = before
+            left = x.narrow(dim, 0, 1).expand(shape)
+        if after > 0:
+            shape[dim] = after
+            right = x.narrow(dim, n - 1, 1).expand(shape)
+    elif mode == "circular":
+        if before > 0:
+            left = mid.narrow(dim, kept - before, before)
+        if after > 0:
+            right = mid.narrow(dim, 0, after)
+    else:  # reflect: mirrored about the input's edge, without repeating it
+        if before > 0:
+            left = x.narrow(dim, 1, before).flip(dim)
+        if after > 0:
+            right = x.narrow(dim, n - 1 - after, after).flip(dim)
+    return [p for p in (left, mid, right) if p is not None]
 
 
 def _pad_nonzero(x: Tensor, pads: tuple, mode: str) -> Tensor:
     """x padded on its last len(pads) // 2 dims (pads: (before, after) per dim, first dim
-    first) by index_select, so the padding is differentiable."""
-    from ..factories import tensor
+    first) by concatenating views, so the padding is differentiable."""
+    from ..shape_ops import cat
     nd = len(pads) // 2
+    copied = False
     for i in range(nd):
         dim = x.dim() - nd + i
         before, after = pads[2 * i], pads[2 * i + 1]
@@ -53,8 +71,10 @@ def _pad_nonzero(x: Tensor, pads: tuple, mode: str) -> Tensor:
             raise RuntimeError(f"pad: input (size {n} at dimension {dim}) is too small for "
                                f"{mode} padding ({before}, {after}): calculated output size "
                                f"{n + before + after}")
-        x = x.index_select(dim, tensor(_pad_index(n, before, after, mode), dtype=_dt.int64))
-    return x
+        parts = _pad_parts(x, dim, before, after, mode)
+        x = cat(parts, dim) if len(parts) > 1 else parts[0]
+        copied = copied or len(parts) > 1
+    return x if copied else x.clone()   # crops alone still give a new tensor
 
 
 def _fill_value(value: float, dtype: _dt.dtype) -> float | int | bool:

@@ -4,7 +4,9 @@ Producing (`t.__dlpack__()`): the capsule holds an export of t's storage (THTens
 so the memory cannot move or be freed until the consumer calls the deleter (or the capsule is
 dropped unused). Consuming (`pyth.from_dlpack(obj)`): the storage borrows the producer's memory
 and calls the producer's deleter when it dies. Both the versioned (1.x, "dltensor_versioned")
-and the legacy ("dltensor") capsules are spoken. Read-only producers are copied, never written.
+and the legacy ("dltensor") capsules are spoken. Memory that from_numpy would copy (read-only,
+misaligned, bool bytes other than 0 and 1: _numpy.borrow_refusal, the one rule) is copied here
+too, never borrowed.
 """
 
 from __future__ import annotations
@@ -204,8 +206,8 @@ def _capsule_of(obj: Any) -> Any:
 
 def from_dlpack(obj: Any) -> Tensor:
     """A tensor sharing the memory of a DLPack producer (an object with __dlpack__, or a
-    capsule). The producer is kept alive until the tensor's storage dies; read-only data is
-    copied."""
+    capsule). The producer is kept alive until the tensor's storage dies; read-only, misaligned
+    or non-0/1 bool data is copied (from_numpy's rule)."""
     capsule = _capsule_of(obj)
     for versioned, (name, used) in _NAMES.items():
         if _api.PyCapsule_IsValid(capsule, name):
@@ -257,10 +259,11 @@ def _tensor_over(t_dl, owner: Any, read_only: bool) -> Tensor:
         return _empty(dt, shape)
     lo = sum(st * (n - 1) for st, n in zip(strides, shape) if st < 0)
     hi = sum(st * (n - 1) for st, n in zip(strides, shape) if st > 0)
-    if lo < 0 or read_only or dt is _dt.bool_ and not _clean_bools(base, shape, strides):
+    from .._numpy import borrow_context, borrow_refusal
+    bools = _as_bytes_array(base, shape, strides, 1)[..., 0] if dt is _dt.bool_ else None
+    if lo < 0 or borrow_refusal(base, dt.itemsize, not read_only, bools) is not None:
         return _copy(dt, base, shape, strides, owner)
     from .._errors import check_ptr
-    from .._numpy import borrow_context
     from ..tensor import _rebuild_tensor
     ptr = dt.storage.newWithDataAndAllocator(_thffi.cast(dt.ctype + " *", base), hi + 1,
                                              _thffi.addressof(lib, "THBorrowedAllocator"),
@@ -279,10 +282,6 @@ def _as_bytes_array(base: int, shape: list, strides: list, itemsize: int) -> np.
     from .._numpy import array_view
     return array_view(None, base, tuple(shape) + (itemsize,),
                       tuple(s * itemsize for s in strides) + (1,), np.dtype(np.uint8))
-
-
-def _clean_bools(base: int, shape: list, strides: list) -> bool:
-    return bool((_as_bytes_array(base, shape, strides, 1) <= 1).all())
 
 
 def _copy(dt: _dt.dtype, base: int, shape: list, strides: list, owner: Any) -> Tensor:

@@ -4,7 +4,8 @@ With num_workers > 0 each worker gets tasks (task number, batch of indices) on i
 round robin, and sends (task number, batch) back on one result queue; the main process keeps
 prefetch_factor tasks per worker in flight and yields results in task order, so the batches
 come in exactly the single-process order. Batches cross through shared memory
-(pyth.multiprocessing). A worker's exception is re-raised here with its traceback; a worker
+(pyth.multiprocessing). A worker's exception is re-raised here with its traceback (a batch
+that cannot be pickled to be sent is the worker's exception too); a worker
 that dies is noticed within a second (RuntimeError naming its pid and exit signal).
 """
 
@@ -18,7 +19,7 @@ import signal
 import time
 from typing import Any, Callable, Iterator
 
-from ... import multiprocessing as _pmp  # noqa: F401  (registers the tensor reducers)
+from ... import multiprocessing as _pmp  # its queues; importing it registers the reducers
 from ... import random as _random
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import make_fetcher
@@ -173,11 +174,14 @@ class _MultiProcessIter(_BaseIter):
         self._n = loader.num_workers
         self._timeout = loader.timeout
         self._done = ctx.Event()
-        self._results = ctx.Queue()
+        # pyth's queues pickle in put: a batch a worker cannot send is that worker's error
+        # (sent instead), an index the main process cannot send raises here; with
+        # multiprocessing's own queues both failed in a feeder thread and the loop hung
+        self._results = _pmp.Queue(ctx=ctx)
         self._index_queues, self._workers = [], []
         self._shutdown = False
         for wid in range(self._n):
-            iq = ctx.Queue()
+            iq = _pmp.Queue(ctx=ctx)
             iq.cancel_join_thread()
             w = ctx.Process(target=worker_loop, daemon=True,
                             args=(loader._kind, loader.dataset, iq, self._results, self._done,

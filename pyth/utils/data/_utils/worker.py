@@ -1,8 +1,9 @@
 """The DataLoader worker process: take tasks from its index queue, fetch, send results back.
 
-Results travel through multiprocessing's pickler, which pyth.multiprocessing teaches to pass
-tensors through shared memory. An exception becomes an ExceptionWrapper carrying the worker's
-traceback, re-raised in the main process.
+Results travel through pyth.multiprocessing's queues, which pickle in put and pass tensors
+through shared memory. An exception, including a batch that cannot
+be pickled, becomes an ExceptionWrapper carrying the worker's traceback, re-raised in the main
+process.
 """
 
 from __future__ import annotations
@@ -69,6 +70,23 @@ class IterableDatasetStopIteration:
     worker_id: int
 
 
+def _send(result_queue: Any, idx: int, data: Any, worker_id: int) -> None:
+    """Puts (idx, data); a batch that cannot be pickled (a lambda, a lock, a tensor whose
+    storage cannot be shared) is sent as this worker's error instead, so the main process raises
+    it rather than waiting forever (the queue pickles in put: pyth.multiprocessing.queues)."""
+    where = f"in DataLoader worker process {worker_id}"
+    try:
+        result_queue.put((idx, data))
+        return
+    except Exception:
+        error = ExceptionWrapper(sys.exc_info(), where)
+    try:
+        result_queue.put((idx, error))
+    except Exception:   # the exception itself cannot be pickled (a class local to a function)
+        error.exc_type = RuntimeError
+        result_queue.put((idx, error))
+
+
 def worker_loop(kind: str, dataset: Any, index_queue: Any, result_queue: Any, done_event: Any,
                 auto_collation: bool, collate_fn: Callable, drop_last: bool, base_seed: int,
                 init_fn: Callable | None, worker_id: int, num_workers: int) -> None:
@@ -124,7 +142,7 @@ def worker_loop(kind: str, dataset: Any, index_queue: Any, result_queue: Any, do
                 except Exception:
                     data = ExceptionWrapper(sys.exc_info(),
                                             f"in DataLoader worker process {worker_id}")
-            result_queue.put((idx, data))
+            _send(result_queue, idx, data, worker_id)
             del data
     except KeyboardInterrupt:
         pass
