@@ -331,6 +331,28 @@ def test_put_of_a_tensor_whose_storage_cannot_be_shared_raises_in_the_caller():
         q.join_thread()
 
 
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_put_that_fails_after_pickling_keeps_no_descriptor(method):
+    """put pickles first (the storage moves to shared memory, its descriptor is handed to the
+    resource sharer), then finds the queue full or closed: the descriptor comes back."""
+    import queue as std_queue
+    fds = _fds()
+    q = mp.get_context(method).Queue(maxsize=1)
+    q.put(pyth.ones(3))
+    for _ in range(3):
+        with pytest.raises(std_queue.Full):
+            q.put(pyth.ones(5), block=False)
+    assert q.get(timeout=30).tolist() == [1.0, 1.0, 1.0]
+    gc.collect()
+    assert _fds() == fds
+    q.close()
+    with pytest.raises(ValueError, match="closed"):
+        q.put(pyth.ones(2))
+    gc.collect()
+    assert _fds() == fds
+    q.join_thread()
+
+
 def _send_sevens(q, done):
     q.put(pyth.ones(2) * 7)
     done.wait(30)

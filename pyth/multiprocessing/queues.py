@@ -28,11 +28,26 @@ class _Pickled:
         return (_Pickled, (self.data,))
 
 
+def _take_back(item: _Pickled) -> None:
+    """Undo what pickling item shared, for a put that did not enqueue it (queue full or
+    closed): its descriptors wait in this process's resource sharer for a receiver that will
+    never come, so they are received here and closed with the objects they rebuild."""
+    try:
+        ForkingPickler.loads(item.data)
+    except Exception:   # nothing rebuilt, nothing held: the put's own error is what matters
+        pass
+
+
 class _PicklingPut:
     """put pickles in the caller; get unpickles what put pickled."""
 
     def put(self, obj: Any, block: bool = True, timeout: float | None = None) -> None:
-        super().put(_Pickled(bytes(ForkingPickler.dumps(obj))), block, timeout)  # type: ignore[misc]
+        item = _Pickled(bytes(ForkingPickler.dumps(obj)))
+        try:
+            super().put(item, block, timeout)  # type: ignore[misc]
+        except BaseException:
+            _take_back(item)
+            raise
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
         item = super().get(block, timeout)  # type: ignore[misc]
