@@ -245,6 +245,11 @@ class _MultiProcessIter(_BaseIter):
             except queue.Empty:
                 waited += step
             except (OSError, EOFError, ConnectionError) as e:
+                # a worker that died mid-message breaks the pipe a moment before is_alive()
+                # sees it gone: give its death that moment, so the error says which died
+                deadline = time.monotonic() + 2.0
+                while all(w.is_alive() for w in self._workers) and time.monotonic() < deadline:
+                    time.sleep(0.01)
                 self._check_workers()
                 self._shutdown_workers()
                 raise RuntimeError(f"DataLoader: receiving a batch from a worker failed: "
