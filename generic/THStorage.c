@@ -5,7 +5,9 @@
 THStorage *THStorage_(new)(void) { return THStorage_(newWithSize)(0); }
 
 THStorage *THStorage_(newWithSize)(int64_t size) {
-  return THStorage_(newWithAllocator)(size, &THDefaultAllocator, THAllocator_defaultContext());
+  void *ctx;
+  THAllocator *allocator = THAllocator_forStorage(&ctx); /* default or caching */
+  return THStorage_(newWithAllocator)(size, allocator, ctx);
 }
 
 /* Bytes for n elements, or -1 with an error recorded (negative size: ValueError; overflow:

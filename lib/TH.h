@@ -10,6 +10,8 @@
 #include "THHalf.h"
 #include "THTypes.h"
 #include "THAllocator.h"
+#include "THCachingAllocator.h"
+#include "THAllocatorRegistry.h"
 #include "THShape.h"
 #include "THStorage.h"
 #include "THTensor.h"

@@ -68,34 +68,28 @@ void *THAllocator_alignedBlock(int64_t bytes) {
   return p;
 }
 
-/* A block for a default storage: from the caching allocator when the storage's context is one
- * (THAllocator_defaultContext), else from the system. */
-static void *default_block(void *ctx, int64_t bytes) {
-  if (ctx) return THCachingAllocator_alloc(ctx, bytes);
+/* A block for a default storage, from the system. */
+static void *default_block(int64_t bytes) {
   void *p = THAllocator_alignedBlock(bytes);
   if (!p)
     THError_set(TH_ERR_MEMORY, "out of memory: failed to allocate %lld bytes", (long long)bytes);
   return p;
 }
 
-/* ptr = default_block(ctx, bytes) back to where it came from. */
-static void default_release(void *ctx, void *ptr, int64_t bytes) {
-  if (ctx) (void)THCachingAllocator_releaseSized(ctx, ptr, bytes);
-  else free(ptr);
-}
-
 static void *default_malloc(void *ctx, int64_t bytes) {
-  void *p = default_block(ctx, bytes);
+  (void)ctx;
+  void *p = default_block(bytes);
   if (p) stats_add(THDefaultAllocator.stats, bytes);
   return p;
 }
 
 static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t new_bytes) {
-  void *p = default_block(ctx, new_bytes);
+  (void)ctx;
+  void *p = default_block(new_bytes);
   if (!p) return NULL;
   if (ptr) {
     memcpy(p, ptr, (size_t)TH_MIN(old_bytes, new_bytes));
-    default_release(ctx, ptr, old_bytes);
+    free(ptr);
     stats_resize(THDefaultAllocator.stats, old_bytes, new_bytes);
   } else {
     stats_add(THDefaultAllocator.stats, new_bytes);
@@ -104,8 +98,9 @@ static void *default_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t ne
 }
 
 static void default_free(void *ctx, void *ptr, int64_t bytes) {
+  (void)ctx;
   if (!ptr) return;
-  default_release(ctx, ptr, bytes);
+  free(ptr);
   stats_remove(THDefaultAllocator.stats, bytes);
 }
 
@@ -296,48 +291,36 @@ void THAllocator_adopt(THAllocator *self, int64_t bytes) {
   stats_add(self->stats, bytes);
 }
 
+/* ---- counters for allocators defined elsewhere -------------------------------------------- */
+
+void THAllocator_countAlloc(THAllocator *self, int64_t bytes) { stats_add(self->stats, bytes); }
+
+void THAllocator_countFree(THAllocator *self, int64_t bytes) { stats_remove(self->stats, bytes); }
+
+void THAllocator_countResize(THAllocator *self, int64_t old_bytes, int64_t new_bytes) {
+  stats_resize(self->stats, old_bytes, new_bytes);
+}
+
+void THAllocator_readCounts(const THAllocator *a, THAllocCounts *out) {
+  const THAllocStats *st = a ? a->stats : &total_stats;
+  *out = (THAllocCounts){THAtomic_load(&st->live_bytes), THAtomic_load(&st->peak_bytes), 0, 0};
+  if (!a) return; /* the total keeps bytes alone */
+  (void)THThreadCounter_sum(st->counts, &out->live_allocs);
+  (void)THThreadCounter_sum(st->counts + 1, &out->total_allocs);
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 /* each with its two per-thread counter slots */
-static THAllocStats default_stats = {0, 0, 0}, mapped_stats = {0, 0, 2}, shm_stats = {0, 0, 4},
-                    borrowed_stats = {0, 0, 6}, numpy_stats = {0, 0, 8};
+THAllocStats THDefaultAllocatorStats = {0, 0, 0};
+static THAllocStats mapped_stats = {0, 0, 2}, shm_stats = {0, 0, 4}, borrowed_stats = {0, 0, 6},
+                    numpy_stats = {0, 0, 8};
 _Static_assert(TH_THREAD_COUNTERS >= 10, "two counter slots per allocator");
 
 THAllocator THDefaultAllocator = {"default", default_malloc, default_realloc, default_free,
-                                  &default_stats};
+                                  &THDefaultAllocatorStats};
 THAllocator THMapAllocator = {"mapped", mapped_malloc, NULL, mapped_free, &mapped_stats};
 THAllocator THSharedMemAllocator = {"shared", shm_malloc, NULL, shm_free, &shm_stats};
 THAllocator THBorrowedAllocator = {"borrowed", borrowed_malloc, NULL, borrowed_free,
                                    &borrowed_stats};
 THAllocator THNumpyAllocator = {"numpy", borrowed_malloc, NULL, numpy_free, &numpy_stats};
-
-static THAllocator *const all_allocators[] = {&THDefaultAllocator, &THMapAllocator,
-                                              &THSharedMemAllocator, &THBorrowedAllocator,
-                                              &THNumpyAllocator};
-
-static void counts_add(THAllocCounts *out, const THAllocStats *st) {
-  int64_t live = 0, made = 0;
-  (void)THThreadCounter_sum(st->counts, &live);
-  (void)THThreadCounter_sum(st->counts + 1, &made);
-  out->live_allocs += live;
-  out->total_allocs += made;
-}
-
-void THAllocator_counts(const THAllocator *a, THAllocCounts *out) {
-  const THAllocStats *st = a ? a->stats : &total_stats;
-  *out = (THAllocCounts){THAtomic_load(&st->live_bytes), THAtomic_load(&st->peak_bytes), 0, 0};
-  if (a) {
-    counts_add(out, st);
-  } else {
-    for (size_t i = 0; i < sizeof all_allocators / sizeof all_allocators[0]; i++)
-      counts_add(out, all_allocators[i]->stats);
-  }
-}
-
-int THAllocator_count(void) { return (int)(sizeof all_allocators / sizeof all_allocators[0]); }
-
-THAllocator *THAllocator_at(int i) {
-  THArgCheck(i >= 0 && i < THAllocator_count(), TH_ERR_INDEX, NULL,
-             "allocator index %d out of range", i);
-  return all_allocators[i];
-}

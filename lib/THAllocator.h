@@ -13,11 +13,14 @@
  *                                  so a context never leaks.
  * Every allocator keeps counters (live bytes, peak bytes, live and total allocations) that
  * pyth.memory_stats() reads.
+ *
+ * This file knows only its own allocators. The caching allocator is one more, built on this one
+ * (THCachingAllocator.h); THAllocatorRegistry.h lists the allocators and picks the one new
+ * storages get.
  */
 
 #include "THAtomic.h"
 #include "THGeneral.h"
-#include "THCachingAllocator.h"
 
 /* An allocator's counters as it keeps them: bytes here, allocation counts in the per-thread
  * counters from slot `counts` (live) and `counts + 1` (made in total). Read them through
@@ -55,17 +58,34 @@ enum {
   TH_ALLOCATOR_MAPPED_UNLINK = 64    /* remove the name once mapped */
 };
 
-extern THAllocator THDefaultAllocator;   /* "default": 64-byte aligned malloc, or the cache */
+extern THAllocator THDefaultAllocator;   /* "default": 64-byte aligned malloc */
 extern THAllocator THMapAllocator;       /* "mapped": a file mapped with mmap */
 extern THAllocator THSharedMemAllocator; /* "shared": POSIX shared memory */
 extern THAllocator THBorrowedAllocator;  /* "borrowed": external memory, handed back on free */
 extern THAllocator THNumpyAllocator;     /* "numpy": borrowed from an ndarray */
 
-/* The allocators above, for iteration (memory_stats). */
-int THAllocator_count(void);
-THAllocator *THAllocator_at(int i);
-/* The counters of allocator a, or of every allocator together when a is NULL. */
-void THAllocator_counts(const THAllocator *a, THAllocCounts *out);
+#ifndef TH_CDEF
+/* For allocators defined in other files (THCachingAllocator.c) and the registry
+ * (THAllocatorRegistry.c); hidden from Python. */
+
+/* The counters of the "default" kind of memory (private heap memory): THDefaultAllocator's, and
+ * those of any other allocator of that kind, which reports its memory as "default"
+ * (THCachingDefaultAllocator). */
+extern THAllocStats THDefaultAllocatorStats;
+
+/* Counter updates as this file's allocators make them: an allocation of bytes made, one freed,
+ * one resized from old_bytes to new_bytes. */
+void THAllocator_countAlloc(THAllocator *self, int64_t bytes);
+void THAllocator_countFree(THAllocator *self, int64_t bytes);
+void THAllocator_countResize(THAllocator *self, int64_t old_bytes, int64_t new_bytes);
+/* The counters of allocator a; for NULL the byte totals of every allocator together, with no
+ * allocation counts (THAllocator_counts adds those up over the registry). */
+void THAllocator_readCounts(const THAllocator *a, THAllocCounts *out);
+
+/* A system block aligned as the default allocator aligns (64 bytes; 2 MiB and huge-page
+ * advice from 4 MiB up), or NULL without recording an error. */
+void *THAllocator_alignedBlock(int64_t bytes);
+#endif
 
 /* Context of a mapping: opened file or shm object, flags, and (once mapped) its byte size. */
 typedef struct THMapAllocatorContext {

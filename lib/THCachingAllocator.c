@@ -730,17 +730,37 @@ THCachingAllocator *THCachingAllocator_global(void) {
   return &global_instance;
 }
 
-/* ---- selection ---------------------------------------------------------------------------- */
+/* ---- the cache as an allocator ------------------------------------------------------------
+ *
+ * A storage's memory from the instance that is its context. The counters are the default
+ * allocator's (THDefaultAllocatorStats): memory_stats() counts by the kind of memory, not by
+ * where it came from. A release is sized, so the process-wide instance may keep a small block
+ * in the releasing thread's cache. */
 
-static _Atomic int use_caching = 0;
-
-int THAllocator_useCaching(int on) {
-  if (on) (void)THCachingAllocator_global();
-  return atomic_exchange(&use_caching, on != 0);
+static void *caching_malloc(void *ctx, int64_t bytes) {
+  void *p = THCachingAllocator_alloc(ctx, bytes);
+  if (p) THAllocator_countAlloc(&THCachingDefaultAllocator, bytes);
+  return p;
 }
 
-int THAllocator_usesCaching(void) { return atomic_load_explicit(&use_caching, memory_order_relaxed); }
-
-void *THAllocator_defaultContext(void) {
-  return atomic_load_explicit(&use_caching, memory_order_relaxed) ? &global_instance : NULL;
+static void *caching_realloc(void *ctx, void *ptr, int64_t old_bytes, int64_t new_bytes) {
+  void *p = THCachingAllocator_alloc(ctx, new_bytes);
+  if (!p) return NULL;
+  if (ptr) {
+    memcpy(p, ptr, (size_t)TH_MIN(old_bytes, new_bytes));
+    (void)THCachingAllocator_releaseSized(ctx, ptr, old_bytes);
+    THAllocator_countResize(&THCachingDefaultAllocator, old_bytes, new_bytes);
+  } else {
+    THAllocator_countAlloc(&THCachingDefaultAllocator, new_bytes);
+  }
+  return p;
 }
+
+static void caching_free(void *ctx, void *ptr, int64_t bytes) {
+  if (!ptr) return;
+  (void)THCachingAllocator_releaseSized(ctx, ptr, bytes);
+  THAllocator_countFree(&THCachingDefaultAllocator, bytes);
+}
+
+THAllocator THCachingDefaultAllocator = {"default", caching_malloc, caching_realloc, caching_free,
+                                         &THDefaultAllocatorStats};

@@ -20,13 +20,18 @@
  * (segments of 4 MiB and more are 2 MiB aligned and advised for transparent huge pages).
  *
  * One mutex per allocator guards its pools and counters; a fork waits for no call in
- * progress and the child starts with the lock free (pthread_atfork). The process-wide
- * instance backs the "default" allocator when caching is selected (THAllocator_useCaching):
- * a storage made then keeps that instance as its allocator context, so it returns its memory
- * to the cache whatever is selected later. Other instances (THCachingAllocator_new) are
- * private: the tests drive the policy through them.
+ * progress and the child starts with the lock free (pthread_atfork).
+ *
+ * To storages the cache is one more allocator (THAllocator.h's table): THCachingDefaultAllocator,
+ * whose context is the instance the memory comes from. Its memory is of the "default" kind
+ * (private heap memory): it has the default allocator's name and counters. The process-wide
+ * instance serves new storages when caching is selected (THAllocator_useCaching,
+ * THAllocatorRegistry.h): a storage made then keeps this allocator and that instance as its
+ * context, so it returns its memory to the cache whatever is selected later. Other instances
+ * (THCachingAllocator_new) are private: the tests drive the policy through them.
  */
 
+#include "THAllocator.h"
 #include "THGeneral.h"
 
 enum {
@@ -116,17 +121,7 @@ int64_t THCachingAllocator_snapshot(THCachingAllocator *self, THCachingBlockInfo
 void THCachingAllocator_failNext(THCachingAllocator *self, int64_t n);
 void THCachingAllocator_setLimit(THCachingAllocator *self, int64_t bytes);
 
-/* Which memory the "default" allocator hands to new storages: the process-wide cache (1) or
- * aligned malloc (0). Returns the previous choice. Storages keep the memory they have. */
-int THAllocator_useCaching(int on);
-int THAllocator_usesCaching(void);
-
-#ifndef TH_CDEF
-/* The allocator context a new default storage gets: the cache, or NULL for malloc. */
-void *THAllocator_defaultContext(void);
-/* A system block aligned as the default allocator aligns (64 bytes; 2 MiB and huge-page
- * advice from 4 MiB up), or NULL without recording an error. */
-void *THAllocator_alignedBlock(int64_t bytes);
-#endif
+/* The cache as an allocator: malloc / realloc / free on the instance given as context. */
+extern THAllocator THCachingDefaultAllocator;
 
 #endif

@@ -1,5 +1,7 @@
 #include "THStorage.h"
 
+#include "THAllocatorRegistry.h"
+
 #include <string.h>
 
 #include "generic/THStorage.c"
