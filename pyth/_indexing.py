@@ -155,8 +155,7 @@ def _plan(t, index: Any) -> _Plan:
         elif kind == "slice":
             if item.step is not None and operator.index(item.step) <= 0:
                 raise ValueError("step must be greater than zero")
-            start, stop, step = item.indices(src_sizes[d])
-            length = len(range(start, stop, step))
+            start, stop, step, length = _slice_of(item, src_sizes[d])
             if length > 0:
                 p.offset += start * src_strides[d]
             p.sizes.append(length)
@@ -292,6 +291,15 @@ class _Single:
             index_copy_(self.view, self.pos, self.index, values)
 
 
+def _slice_of(item: slice, n: int) -> tuple:
+    """(start, stop, step, length) of a positive-step slice over a dim of size n, its bounds
+    clamped as Python's are (any ints, 2**70 included). A step that reaches past the dim
+    selects at most one element, so it becomes 1: the view's stride stays within int64."""
+    start, stop, step = item.indices(n)
+    length = len(range(start, stop, step))
+    return start, stop, (step if length > 1 else 1), length
+
+
 def _ints_and_slices(t, index: tuple):
     """t[i, a:b, ...] for a tuple of ints and positive-step slices, no more than t has dims
     (the commonest indices): the view's geometry worked out in one loop and made by one C call,
@@ -313,8 +321,7 @@ def _ints_and_slices(t, index: tuple):
             step = item.step
             if step is not None and (type(step) is not int or step <= 0):
                 return None
-            start, stop, step = item.indices(n)
-            length = len(range(start, stop, step))
+            start, stop, step, length = _slice_of(item, n)
             if length:
                 off += start * st
             sizes.append(length)
