@@ -16,7 +16,7 @@ from .._errors import check
 from .._ops import new_result
 from .._th import lib
 from ..autograd import Function, is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, as_int64
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
 
@@ -126,7 +126,8 @@ _WORDS = {1: "one", 2: "two", 3: "three"}
 
 
 def _tuple(v: Any, n: int, name: str, op: str) -> tuple:
-    t = tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+    t = tuple(as_int64(int(e), op, name) for e in v) if isinstance(v, (tuple, list)) else \
+        (as_int64(int(v), op, name),) * n
     if len(t) == 1:
         t = t * n
     if len(t) != n:
@@ -231,7 +232,8 @@ def adaptive_pool(kind: str, input: Tensor, output_size: Any, nd: int,
     if len(sizes) != nd:
         raise RuntimeError(f"{op}: output_size must be {nd}, got {output_size!r}")
     lead = x.dim() - nd
-    sizes = tuple(int(x.size(lead + i)) if v is None else int(v) for i, v in enumerate(sizes))
+    sizes = tuple(int(x.size(lead + i)) if v is None else as_int64(int(v), op, "output_size")
+                  for i, v in enumerate(sizes))
     y, idx = pool(kind, x, (1, *sizes) if nd == 1 else sizes)
     y = _back(y, input, nd, batched)
     return (y, _back(idx, input, nd, batched, cast=False)) if return_indices else y
