@@ -125,7 +125,7 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
         return _Polygamma.get().apply(input, n)
     x = as_tensor(input, _float_of(input))
     dt = x.dtype
-    return into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h, dt.to_c(float(n))))
+    return into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h, dt.op_c(float(n))))
 
 
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
