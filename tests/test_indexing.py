@@ -572,3 +572,12 @@ def test_slice_scatter_with_int64_bounds():
     assert r.tolist() == [[0.0] * 4, [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]
     with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice"):
         pyth.slice_scatter(x, pyth.zeros(3, 4), step=2**63 - 1)
+
+
+def test_slice_scatter_bounds_beyond_int64_are_value_errors():
+    """start, end and step are int64 arguments, as in PyTorch: ValueError beyond (its
+    "Overflow when unpacking long long"), never OverflowError."""
+    x = pyth.arange(12.).reshape(3, 4)
+    for kw in ({"end": 2**63}, {"end": 2**64}, {"start": -(2**63) - 1}, {"step": 2**63}):
+        with pytest.raises(ValueError, match="does not fit in int64"):
+            pyth.slice_scatter(x, pyth.zeros(3, 4), **kw)
