@@ -128,6 +128,15 @@ def _scalar_converter(convert: Callable[[Any], Any], name: str) -> Callable[[Any
     return to_c
 
 
+def as_double(v: Any) -> float:
+    """A number for an argument PyTorch takes as a C double (uniform_'s bounds, isclose's
+    tolerances, nan_to_num's replacements): any real number a double holds, ints beyond
+    2**64 included, else RuntimeError (not a scalar argument, so step 1 does not apply)."""
+    if not isinstance(v, (numbers.Number, np.generic)) and not hasattr(type(v), "__float__"):
+        raise TypeError(f"a float64 value must be a number, not {type(v).__name__}")
+    return _float_to_c("float64")(v)
+
+
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
               "float32": 3.4028234663852886e38, "float64": math.inf}
 

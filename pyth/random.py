@@ -178,7 +178,7 @@ def _fill(self: Tensor, name: str, op: str, generator: Generator | None, *params
 
 def _float(value: Any, name: str, op: str) -> float:
     if isinstance(value, Tensor) or is_scalar(value):
-        return _dt.float64.to_c(scalar_value(value) if not isinstance(value, Tensor) else value)
+        return _dt.as_double(scalar_value(value) if not isinstance(value, Tensor) else value)
     raise TypeError(f"{op}(): argument '{name}' must be a number, not {type(value).__name__}")
 
 
