@@ -14,6 +14,9 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -314,3 +317,63 @@ def test_reduced_addcmul_value_and_inplace_forms_match_pytorch():
             pyth.mul(a_p, v, out=out)
             np.testing.assert_array_equal(np.array(out.float().tolist()),
                                           torch.mul(a_t, v).float().numpy())
+
+
+# ---- other numbers: layer parameters, C doubles, polygamma's order -----------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda m, v: m.nn.functional.threshold(m.zeros(2), v, 0.0),
+    lambda m, v: m.nn.functional.hardtanh(m.zeros(2), -1.0, v),
+    lambda m, v: m.nn.functional.leaky_relu(m.zeros(2), v),
+    lambda m, v: m.nn.functional.elu(m.zeros(2), alpha=v),
+])
+@pytest.mark.parametrize("v", [2**64, 2**2000])
+def test_activation_parameters_are_scalar_arguments(call, v):
+    """Activation parameters are PyTorch Scalars: an int beyond them is a RuntimeError (a
+    float() of 2**2000 raised OverflowError before), and PyTorch refuses it too."""
+    with pytest.raises(RuntimeError, match="without overflow") as info:
+        call(pyth, v)
+    assert not isinstance(info.value, OverflowError)
+    if torch is not None:
+        with pytest.raises((OverflowError, RuntimeError)):
+            call(torch, v)
+
+
+def test_c_double_arguments_take_any_int_a_double_holds():
+    """uniform_'s bounds, isclose's tolerances and nan_to_num's values are C doubles in
+    PyTorch, not Scalars: 2**64 is 1.8e19 there, as in PyTorch; 2**2000 is a RuntimeError."""
+    u = pyth.zeros(1000).uniform_(0, 2**64)
+    assert 0 <= u.min().item() and u.max().item() <= 2.0**64
+    x = pyth.tensor([math.inf, 1.0, math.nan])
+    assert x.nan_to_num(nan=2**64, posinf=2**64).tolist() == [2.0**64, 1.0, 2.0**64]
+    assert pyth.isclose(x, x, rtol=2**64).tolist() == [True, True, False]
+    if torch is not None:
+        t = torch.tensor([math.inf, 1.0, math.nan])
+        assert t.nan_to_num(nan=2**64, posinf=2**64).tolist() == [2.0**64, 1.0, 2.0**64]
+    for call in (lambda: pyth.zeros(2).uniform_(0, 2**2000),
+                 lambda: x.nan_to_num(posinf=2**2000), lambda: pyth.isclose(x, x, atol=2**2000)):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            call()
+
+
+def test_polygamma_of_a_huge_order_returns_at_once():
+    """polygamma(n, x) summed the Hurwitz zeta series up to x = 20 + n: ~n steps per element,
+    forever once x + 1 == x (n = 2**62 hung). The series now stops when what is left is below
+    the sum's last bit. n beyond int64 is PyTorch's ValueError. In a child with a time limit."""
+    with pytest.raises(ValueError, match="does not fit in int64"):
+        pyth.polygamma(2**64, pyth.ones(2))
+    code = ("import pyth, math\n"
+            "x = pyth.tensor([1.0, 0.5], dtype=pyth.float64)\n"
+            "for n in (2**62, 2**40, 10**6):\n"
+            "    assert pyth.polygamma(n, x).tolist() == [-math.inf, -math.inf], n\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(pyth.__file__))] + [p for p in sys.path if p]))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    if torch is not None:   # and the orders the series used to reach still agree with PyTorch
+        x = np.array([1.0, 0.5, 2.0, 7.0, 0.1])
+        for n in (1, 2, 5, 30, 100):
+            np.testing.assert_allclose(
+                pyth.polygamma(n, pyth.tensor(x)).numpy(),
+                torch.polygamma(n, torch.tensor(x)).numpy(), rtol=1e-8, err_msg=f"n={n}")
