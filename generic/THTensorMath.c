@@ -12,7 +12,9 @@
 #define TH_M(fn) fn##f /* float, and Half/BFloat16 which compute in float */
 #endif
 #if defined(TH_REAL_IS_REDUCED)
-#define TH_ROUND(v) TH_LOAD(TH_STORE(v))
+/* PyTorch rounds such an intermediate where both operands are tensors (its op runs in real),
+ * not where one is a number (kept in float): each binary row says which it is in y_is_real. */
+#define TH_ROUND(v) (y_is_real ? TH_LOAD(TH_STORE(v)) : (v))
 #else
 #define TH_ROUND(v) (v)
 #endif
@@ -40,20 +42,6 @@ int THTensor_(resizeOutput)(THTensor *r, const char *op, int ndim, const int64_t
   }
   THTry(THTensor_(checkBounds)(r, op), -1);
   return THShape_checkWritable(op, r->nDimension, r->size, r->stride);
-}
-
-/* A 0-dim tensor on the stack viewing *value: how the <op>Scalar forms reuse the tensor ops
- * without allocating. */
-static THTensor *THTensor_(scalarView)(THTensor *t, THStorage *s, real *value) {
-  memset(s, 0, sizeof *s);
-  memset(t, 0, sizeof *t);
-  s->data = value;
-  s->size = 1;
-  atomic_init(&s->refcount, 1);
-  s->allocator = &THDefaultAllocator;
-  t->storage = s;
-  atomic_init(&t->refcount, 1);
-  return t;
 }
 
 /* Broadcast shape of up to three inputs (NULL ones skipped), after checking their bounds. */
@@ -203,12 +191,13 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
   return shape;
 }
 
-/* The result of the fast path: made at SHAPE's size, FN run once over its NUMEL elements. */
-#define TH_NEW_FLAT(OUT, OUT_NEW, OUT_FREE, OUT_DATA, OP, FN, SHAPE, NUMEL, PTR, STRIDE)       \
+/* The result of the fast path: made at SHAPE's size, FN run once over its NUMEL elements
+ * (EXTRA: the row's constant, NULL for none). */
+#define TH_NEW_FLAT(OUT, OUT_NEW, OUT_FREE, OUT_DATA, OP, FN, EXTRA, SHAPE, NUMEL, PTR, STRIDE) \
   {                                                                                           \
     OUT *r_ = OUT_NEW((SHAPE)->nDimension, (SHAPE)->size);                                    \
     if (!r_ || (NUMEL) == 0) return r_;                                                       \
-    THMathCtx ctx_ = {0, NULL};                                                               \
+    THMathCtx ctx_ = {0, EXTRA};                                                              \
     (PTR)[0] = (char *)OUT_DATA(r_);                                                          \
     (STRIDE)[0] = 1;                                                                          \
     THMath_runRow(FN, &ctx_, NUMEL, PTR, STRIDE);                                             \
@@ -235,7 +224,8 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
 
 /* The <name>New forms: the fast path when it applies (flatOperands), else the result
  * allocated at its final shape and the op run into it. */
-#define TH_NEW_RESULT(OUT, OUT_NEW, OUT_FREE, OUT_T, OUT_DATA, NAME, WEIGHT, A, B, SIZE_OF, CALL) \
+#define TH_NEW_RESULT(OUT, OUT_NEW, OUT_FREE, OUT_T, OUT_DATA, NAME, FN, EXTRA, WEIGHT, A, B,  \
+                      SIZE_OF, CALL)                                                          \
   {                                                                                           \
     char *ptr_[3];                                                                            \
     int64_t stride_[3], numel_, size_[TH_MAX_DIM];                                            \
@@ -243,8 +233,8 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
     THTensor *shape_ =                                                                        \
         THTensor_(flatOperands)(A, B, sizeof(OUT_T), WEIGHT, &numel_, ptr_, stride_);          \
     if (shape_)                                                                               \
-      TH_NEW_FLAT(OUT, OUT_NEW, OUT_FREE, OUT_DATA, #NAME "()", THTensor_(NAME##Row), shape_, \
-                  numel_, ptr_, stride_)                                                      \
+      TH_NEW_FLAT(OUT, OUT_NEW, OUT_FREE, OUT_DATA, #NAME "()", FN, EXTRA, shape_, numel_,   \
+                  ptr_, stride_)                                                              \
     if (SIZE_OF) return NULL;                                                                 \
     OUT *r_ = OUT_NEW(ndim_, size_);                                                          \
     if (r_ && CALL != 0) {                                                                    \
@@ -269,8 +259,9 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
     return TH_RUN(op, THTensor_(NAME##Row), NULL, WEIGHT, r, OUT_DATA(r), sizeof(OUT_T), a);  \
   }                                                                                           \
   OUT *THTensor_(NAME##New)(THTensor * a)                                                     \
-  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, WEIGHT, a, NULL,            \
-                THTensor_(sizeOf)(size_, &ndim_, #NAME "()", a), THTensor_(NAME)(r_, a))
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, THTensor_(NAME##Row), NULL, \
+                WEIGHT, a, NULL, THTensor_(sizeOf)(size_, &ndim_, #NAME "()", a),             \
+                THTensor_(NAME)(r_, a))
 
 #define THTensor_NEW THTensor_(newWithSize)
 #define THTensor_FREE THTensor_(free)
@@ -288,11 +279,29 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
 
 /* ---- binary: r = x op y ------------------------------------------------------------------ */
 
+/* Each binary op has two rows: x op y over two operands, and x op b for a scalar b held in the
+ * compute type (the <name>Scalar forms, which run as unary ops with b as the row's constant).
+ * Reading b as opreal rather than from a 0-dim tensor of real is what lets a Half or BFloat16
+ * op see a Python number unrounded. */
 #define TH_BINARY_IMPL_(NAME, OUT, OUT_T, OUT_RESIZE, OUT_DATA, OUT_STORE, EXPR)              \
   static void THTensor_(NAME##Row)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
     int err = 0;                                                                              \
+    const int y_is_real = 1;                                                                  \
+    (void)y_is_real;                                                                          \
     TH_ROW_LOOP3(n, data, stride, OUT_T, rp, real, ap, real, bp, {                            \
       opreal x = TH_LOAD(*ap), y = TH_LOAD(*bp);                                               \
+      *rp = OUT_STORE(EXPR);                                                                  \
+    });                                                                                       \
+    THMath_report(ctx, err);                                                                  \
+  }                                                                                           \
+  static void THTensor_(NAME##ScalarRow)(void *ctx, int64_t n, char **data,                   \
+                                         const int64_t *stride) {                             \
+    int err = 0;                                                                              \
+    const int y_is_real = 0;                                                                  \
+    (void)y_is_real;                                                                          \
+    const opreal y = *(const opreal *)((THMathCtx *)ctx)->extra;                              \
+    TH_ROW_LOOP2(n, data, stride, OUT_T, rp, real, ap, {                                      \
+      opreal x = TH_LOAD(*ap);                                                                 \
       *rp = OUT_STORE(EXPR);                                                                  \
     });                                                                                       \
     THMath_report(ctx, err);                                                                  \
@@ -306,20 +315,23 @@ static THTensor *THTensor_(flatOperands)(THTensor *a, THTensor *b, int64_t relsi
     return TH_RUN(op, THTensor_(NAME##Row), NULL, TH_WEIGHT_MEMORY, r, OUT_DATA(r),            \
                   sizeof(OUT_T), a, b);                                                       \
   }                                                                                           \
-  int THTensor_(NAME##Scalar)(OUT * r, THTensor * a, real b) {                                \
-    THStorage s;                                                                              \
-    THTensor t;                                                                               \
-    return THTensor_(NAME)(r, a, THTensor_(scalarView)(&t, &s, &b));                          \
+  int THTensor_(NAME##Scalar)(OUT * r, THTensor * a, opreal b) {                              \
+    const char *op = #NAME "()";                                                              \
+    THTry(THTensor_(checkBounds)(a, op), -1);                                                 \
+    THTry(OUT_RESIZE(r, op, a->nDimension, a->size, (void *)r == (void *)a), -1);             \
+    return TH_RUN(op, THTensor_(NAME##ScalarRow), &b, TH_WEIGHT_MEMORY, r, OUT_DATA(r),        \
+                  sizeof(OUT_T), a);                                                          \
   }                                                                                           \
   OUT *THTensor_(NAME##New)(THTensor * a, THTensor * b)                                       \
-  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, TH_WEIGHT_MEMORY, a, b,     \
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, THTensor_(NAME##Row), NULL, \
+                TH_WEIGHT_MEMORY, a, b,                                                       \
                 THTensor_(broadcastShape)(size_, &ndim_, #NAME "()", a, b, NULL),             \
                 THTensor_(NAME)(r_, a, b))                                                    \
-  OUT *THTensor_(NAME##ScalarNew)(THTensor * a, real b) {                                     \
-    THStorage s;                                                                              \
-    THTensor t;                                                                               \
-    return THTensor_(NAME##New)(a, THTensor_(scalarView)(&t, &s, &b));                        \
-  }
+  OUT *THTensor_(NAME##ScalarNew)(THTensor * a, opreal b)                                     \
+  TH_NEW_RESULT(OUT, OUT##_NEW, OUT##_FREE, OUT_T, OUT_DATA, NAME, THTensor_(NAME##ScalarRow), \
+                &b, TH_WEIGHT_MEMORY, a, NULL,                                                \
+                THTensor_(sizeOf)(size_, &ndim_, #NAME "()", a),                              \
+                THTensor_(NAME##Scalar)(r_, a, b))
 
 #define TH_BINARY_IMPL(NAME, EXPR) \
   TH_BINARY_IMPL_(NAME, THTensor, real, THTensor_(resizeOutput), THTensor_(data), TH_STORE, EXPR)
@@ -426,14 +438,14 @@ int THTensor_(where)(THTensor *r, THBoolTensor *cond, THTensor *a, THTensor *b) 
 
 #if !defined(TH_REAL_IS_BOOL)
 static void THTensor_(addcmulRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
-  const opreal v = TH_LOAD(*(const real *)((THMathCtx *)ctx)->extra);
+  const opreal v = *(const opreal *)((THMathCtx *)ctx)->extra;
   TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, xp, real, yp, {
     opreal a = TH_LOAD(*ap), x = TH_LOAD(*xp), y = TH_LOAD(*yp);
     *rp = TH_STORE((opreal)((ureal)a + (ureal)v * (ureal)x * (ureal)y));
   });
 }
 
-int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value) {
+int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, opreal value) {
   THTry(THTensor_(ternaryOutput)(r, "addcmul()", a, t1, t2), -1);
   return TH_RUN("addcmul()", THTensor_(addcmulRow), &value, TH_WEIGHT_MEMORY, r,
                 THTensor_(data)(r),
@@ -495,12 +507,29 @@ int THTensor_(clamp)(THTensor *r, THTensor *a, int has_lo, real lo, int has_hi, 
 #endif
 
 #if defined(TH_REAL_IS_FLOATING)
+/* a + w * (b - a), from whichever end is nearer, so that w = 1 gives b exactly (PyTorch's). */
+static inline opreal THTensor_(lerpOne)(opreal a, opreal b, opreal w) {
+  return TH_M(fabs)(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w);
+}
+
 static void THTensor_(lerpRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
   (void)ctx;
   TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, bp, real, wp, {
-    opreal a = TH_LOAD(*ap), b = TH_LOAD(*bp), w = TH_LOAD(*wp);
-    *rp = TH_STORE(TH_M(fabs)(w) < 0.5 ? a + w * (b - a) : b - (b - a) * (1 - w));
+    *rp = TH_STORE(THTensor_(lerpOne)(TH_LOAD(*ap), TH_LOAD(*bp), TH_LOAD(*wp)));
   });
+}
+
+static void THTensor_(lerpScalarRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
+  const opreal w = *(const opreal *)((THMathCtx *)ctx)->extra;
+  TH_ROW_LOOP3(n, data, stride, real, rp, real, ap, real, bp, {
+    *rp = TH_STORE(THTensor_(lerpOne)(TH_LOAD(*ap), TH_LOAD(*bp), w));
+  });
+}
+
+int THTensor_(lerpScalar)(THTensor *r, THTensor *a, THTensor *b, opreal weight) {
+  THTry(THTensor_(ternaryOutput)(r, "lerp()", a, b, NULL), -1);
+  return TH_RUN("lerp()", THTensor_(lerpScalarRow), &weight, TH_WEIGHT_MEMORY, r,
+                THTensor_(data)(r), sizeof(real), a, b);
 }
 
 int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight) {
@@ -510,13 +539,13 @@ int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight) {
 }
 
 static void THTensor_(addcdivRow)(void *ctx, int64_t n, char **data, const int64_t *stride) {
-  const opreal v = TH_LOAD(*(const real *)((THMathCtx *)ctx)->extra);
+  const opreal v = *(const opreal *)((THMathCtx *)ctx)->extra;
   TH_ROW_LOOP4(n, data, stride, real, rp, real, ap, real, xp, real, yp, {
     *rp = TH_STORE(TH_LOAD(*ap) + v * TH_LOAD(*xp) / TH_LOAD(*yp));
   });
 }
 
-int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value) {
+int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, opreal value) {
   THTry(THTensor_(ternaryOutput)(r, "addcdiv()", a, t1, t2), -1);
   return TH_RUN("addcdiv()", THTensor_(addcdivRow), &value, TH_WEIGHT_MEMORY, r, THTensor_(data)(r),
                 sizeof(real), a, t1, t2);

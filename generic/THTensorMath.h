@@ -4,7 +4,10 @@
 
 /* Pointwise math, declared from the op lists in THMathOps.h. Every binary op broadcasts a and
  * b; r is resized to the broadcast shape unless it is a or b (then the shapes must agree). The
- * <name>Scalar forms take b as a value. All return 0, or -1 with an error recorded. */
+ * <name>Scalar forms take b as a value of the compute type `opreal`: for Half and BFloat16 that
+ * is float, so a Python number reaches the kernel unrounded (PyTorch's mul and div keep it so;
+ * the ops where PyTorch rounds it to the tensor's type first get it rounded by the caller).
+ * All return 0, or -1 with an error recorded. */
 
 /* Each op also has a <name>New form returning a new result tensor (NULL with an error
  * recorded on failure): one call instead of two for the small ops of a Python expression. */
@@ -13,14 +16,14 @@
   THTensor *THTensor_(NAME##New)(THTensor *a);
 #define TH_BINARY_DECL(NAME, EXPR)                                 \
   int THTensor_(NAME)(THTensor *r, THTensor *a, THTensor *b);     \
-  int THTensor_(NAME##Scalar)(THTensor *r, THTensor *a, real b);  \
+  int THTensor_(NAME##Scalar)(THTensor *r, THTensor *a, opreal b); \
   THTensor *THTensor_(NAME##New)(THTensor *a, THTensor *b);       \
-  THTensor *THTensor_(NAME##ScalarNew)(THTensor *a, real b);
+  THTensor *THTensor_(NAME##ScalarNew)(THTensor *a, opreal b);
 #define TH_COMPARE_DECL(NAME, EXPR)                                \
   int THTensor_(NAME)(THBoolTensor *r, THTensor *a, THTensor *b); \
-  int THTensor_(NAME##Scalar)(THBoolTensor *r, THTensor *a, real b); \
+  int THTensor_(NAME##Scalar)(THBoolTensor *r, THTensor *a, opreal b); \
   THBoolTensor *THTensor_(NAME##New)(THTensor *a, THTensor *b);   \
-  THBoolTensor *THTensor_(NAME##ScalarNew)(THTensor *a, real b);
+  THBoolTensor *THTensor_(NAME##ScalarNew)(THTensor *a, opreal b);
 #define TH_PREDICATE_DECL(NAME, EXPR)                              \
   int THTensor_(NAME)(THBoolTensor *r, THTensor *a);              \
   THBoolTensor *THTensor_(NAME##New)(THTensor *a);
@@ -40,8 +43,10 @@ TH_GRAD2_OPS(TH_GRAD2_DECL)
 TH_FLOAT_PREDICATE_OPS(TH_PREDICATE_DECL)
 /* r = a + weight * (b - a) */
 int THTensor_(lerp)(THTensor *r, THTensor *a, THTensor *b, THTensor *weight);
-/* r = a + value * t1 / t2 */
-int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value);
+/* the same with a number weight, in the compute type (PyTorch keeps it unrounded) */
+int THTensor_(lerpScalar)(THTensor *r, THTensor *a, THTensor *b, opreal weight);
+/* r = a + value * t1 / t2 (value in the compute type, as PyTorch keeps it) */
+int THTensor_(addcdiv)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, opreal value);
 #endif
 
 #if defined(TH_REAL_IS_INTEGRAL)
@@ -55,8 +60,8 @@ TH_UNARY_DECL(bitwise_not, ~x)
 
 #if !defined(TH_REAL_IS_BOOL)
 TH_NUMERIC_UNARY_OPS(TH_UNARY_DECL)
-/* r = a + value * t1 * t2 */
-int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, real value);
+/* r = a + value * t1 * t2 (value in the compute type, as PyTorch keeps it) */
+int THTensor_(addcmul)(THTensor *r, THTensor *a, THTensor *t1, THTensor *t2, opreal value);
 /* r = min(max(a, lo), hi); has_lo / has_hi say which bounds apply. */
 int THTensor_(clamp)(THTensor *r, THTensor *a, int has_lo, real lo, int has_hi, real hi);
 #endif

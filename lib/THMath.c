@@ -52,7 +52,12 @@ static double TH_hurwitz_zeta(double s, double x) {
   if (x <= 0 && x == floor(x)) return INFINITY;
   double sum = 0, limit = 20 + s;
   while (x < limit) {
-    sum += pow(x, -s);
+    const double term = pow(x, -s);
+    sum += term;
+    /* the terms left add up to at most the integral of t^-s from x: term * x / (s - 1). Once
+     * that is below the sum's last bit, stop (for a large s, here after a few terms, where
+     * counting x up to 20 + s would take ~s steps, forever once x + 1 == x). */
+    if (x > 0 && term * x / (s - 1) <= sum * 0x1p-54) return sum;
     x += 1;
   }
   /* tail: x^(1-s)/(s-1) + x^-s/2 + sum_j B_2j/(2j)! (s)_(2j-1) x^(1-s-2j) */

@@ -155,12 +155,11 @@ def _plan(t, index: Any) -> _Plan:
         elif kind == "slice":
             if item.step is not None and operator.index(item.step) <= 0:
                 raise ValueError("step must be greater than zero")
-            start, stop, step = item.indices(src_sizes[d])
-            length = len(range(start, stop, step))
+            start, length, stride = _slice_of(item, src_sizes[d], src_strides[d])
             if length > 0:
                 p.offset += start * src_strides[d]
             p.sizes.append(length)
-            p.strides.append(src_strides[d] * step)
+            p.strides.append(stride)
             d += 1
         elif kind == _OUTSIDE:
             raise IndexError(f"index {item} is out of bounds for dimension {d} with size "
@@ -292,6 +291,17 @@ class _Single:
             index_copy_(self.view, self.pos, self.index, values)
 
 
+def _slice_of(item: slice, n: int, stride: int) -> tuple:
+    """(start, length, stride) of the view a positive-step slice takes of a dim of size n and
+    stride `stride`, its bounds clamped as Python's are (any ints, 2**70 included). The view's
+    stride is stride * step, as PyTorch's, except where that leaves int64: a step so large
+    selects at most one element, whose view any stride walks (PyTorch itself fails there)."""
+    start, stop, step = item.indices(n)
+    length = len(range(start, stop, step))
+    walk = stride * step
+    return start, length, stride if length < 2 and not -(2**63) <= walk < 2**63 else walk
+
+
 def _ints_and_slices(t, index: tuple):
     """t[i, a:b, ...] for a tuple of ints and positive-step slices, no more than t has dims
     (the commonest indices): the view's geometry worked out in one loop and made by one C call,
@@ -313,12 +323,11 @@ def _ints_and_slices(t, index: tuple):
             step = item.step
             if step is not None and (type(step) is not int or step <= 0):
                 return None
-            start, stop, step = item.indices(n)
-            length = len(range(start, stop, step))
+            start, length, stride = _slice_of(item, n, st)
             if length:
                 off += start * st
             sizes.append(length)
-            strides.append(st * step)
+            strides.append(stride)
         else:
             return None
     for d in range(len(index), nd):

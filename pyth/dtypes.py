@@ -56,10 +56,13 @@ class dtype:
         self.is_signed = kind in "if"
         self.itemsize = ffi.sizeof(ctype)
         self._np = np.dtype(np_dtype) if np_dtype else None
-        self.to_c = _numbers_only(to_c, name)  # Python scalar -> C real (range-checked)
-        self.wrap_c = self.to_c               # the same, integers wrapping as C arithmetic does
-        self.from_c = from_c                  # C real -> Python scalar
+        self.is_reduced = name in ("float16", "bfloat16")   # stored narrower than it computes
         self.min, self.max = lo, hi           # representable range of integer types
+        # Python number -> C argument (see "Python numbers as C arguments" below):
+        self.to_c = _scalar_converter(to_c, name)     # a C real that must hold the value
+        self.wrap_c = self.to_c               # a C real, integers wrapping as C arithmetic does
+        self.op_c = self.to_c                 # a C opreal (the kernels' compute type), wrapping
+        self.from_c = from_c                  # C real -> Python scalar
         self.tensor = _CFunctions(f"TH{real}Tensor_")
         self.storage = _CFunctions(f"TH{real}Storage_")
         self.tensor_class: type = None        # set by pyth.tensor
@@ -102,14 +105,82 @@ def _immutable(name: str, exists: bool) -> AttributeError:
     return AttributeError(f"'pyth.dtype' object has no attribute '{name}'")
 
 
-def _numbers_only(convert: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
-    """convert, refusing values that are not numbers (a str would parse, or be truthy)."""
+# ---- Python numbers as C arguments -----------------------------------------------------------
+#
+# Every op that takes a Python number hands it to C through one of a dtype's converters, and
+# all of them take the same two steps:
+# 1. The number as an argument (`scalar_number`): a real number (TypeError otherwise), and an
+#    int within [-2**63, 2**64), the range PyTorch's argument parser reads an integer scalar in
+#    (int64, and uint64 above it). Beyond it RuntimeError: such an int would otherwise reach C
+#    wrapped modulo 2**64 (`eq(2**64 + 5)` true of 5) or rounded to a double.
+# 2. The number into the op's type, in one of three ways, as PyTorch converts a Scalar:
+#    - to_c, for values that are stored (fill_, full, masked_fill, index_fill, where,
+#      storage writes): the type must hold the value;
+#    - `checked`, for an op's parameters (clamp bounds, alpha, addcmul's value, an integer
+#      exponent): the type must hold the value, except that a negative int whose magnitude an
+#      unsigned type holds wraps (uint8 clamp(min=-1) is clamp(min=255)); floats must be finite
+#      within the type's range or infinite;
+#    - wrap_c / op_c, for operands of arithmetic and comparisons: integers wrap as C arithmetic
+#      does (`int8_tensor + 1000` adds -24); op_c gives the kernels' compute type, float for
+#      float16/bfloat16, so the number reaches their <op>Scalar kernels unrounded.
+
+SCALAR_INT_MIN, SCALAR_INT_MAX = -(2**63), 2**64 - 1
+
+
+def scalar_number(v: Any, name: str) -> Any:
+    """v checked as a scalar argument for an op of type name: TypeError for a non-number,
+    RuntimeError for an int outside [-2**63, 2**64)."""
+    if isinstance(v, int):
+        if not SCALAR_INT_MIN <= v <= SCALAR_INT_MAX:
+            raise RuntimeError(f"{overflow_error(v, name)} (an integer scalar must lie in "
+                               f"[-2**63, 2**64))")
+        return v
+    if not isinstance(v, (numbers.Number, np.generic)) and not (
+            hasattr(type(v), "__float__") or hasattr(type(v), "__index__")):
+        raise TypeError(f"a {name} value must be a number, not {type(v).__name__}")
+    return v
+
+
+def _scalar_converter(convert: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
+    """convert, applied to a value that passed scalar_number."""
     def to_c(v: Any) -> Any:
-        if not isinstance(v, (numbers.Number, np.generic)) and not (
-                hasattr(type(v), "__float__") or hasattr(type(v), "__index__")):
-            raise TypeError(f"a {name} value must be a number, not {type(v).__name__}")
-        return convert(v)
+        return convert(scalar_number(v, name))
     return to_c
+
+
+def as_double(v: Any) -> float:
+    """A number for an argument PyTorch takes as a C double (uniform_'s bounds, isclose's
+    tolerances, nan_to_num's replacements): any real number a double holds, ints beyond
+    2**64 included, else RuntimeError (not a scalar argument, so step 1 does not apply)."""
+    if not isinstance(v, (numbers.Number, np.generic)) and not hasattr(type(v), "__float__"):
+        raise TypeError(f"a float64 value must be a number, not {type(v).__name__}")
+    return _float_to_c("float64")(v)
+
+
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38, "float64": math.inf}
+
+
+def checked(v: Any, dt: "dtype", op: str = "", overflow: bool = True) -> Any:
+    """v as a parameter of dt's op, as PyTorch's Scalar.to<T>() converts it: a Python number
+    dt holds (ints wrapped into an unsigned dt from as low as -max), else RuntimeError naming
+    op (overflow=False: floating types take it as it rounds, inf included)."""
+    prefix = f"{op}(): " if op else ""
+    v = scalar_number(v.item() if isinstance(v, np.generic) else v, dt.name)
+    if dt is bool_:
+        return bool(v)
+    if dt.is_floating_point:
+        f = _float_to_c(dt.name)(v)
+        if overflow and math.isfinite(f) and abs(f) > _FLOAT_MAX[dt.name]:
+            raise RuntimeError(f"{prefix}{overflow_error(v, dt.name)}")
+        return f
+    exact = isinstance(v, (int, np.integer)) or not isinstance(v, float) and \
+        hasattr(type(v), "__index__")
+    lo = -dt.max if exact and dt.kind == "u" else dt.min
+    if not (exact or math.isfinite(v)) or not lo <= v <= dt.max:
+        raise RuntimeError(f"{prefix}{overflow_error(v, dt.name)}")
+    v = int(v) if exact else math.trunc(v)
+    return v % (dt.max + 1) if dt.kind == "u" else v
 
 
 def resolve(d: Any) -> "dtype | None":
@@ -154,6 +225,12 @@ def _float_to_c(name: str, convert: Callable[[Any], Any] = float) -> Callable[[A
     return to_c
 
 
+def wrap_int(v: int, dt: "dtype") -> int:
+    """The int v reduced into integer type dt's range as C's two's-complement arithmetic
+    wraps it (any size of v: a product of two scalars may exceed 2**64)."""
+    return (v - dt.min) % (dt.max - dt.min + 1) + dt.min
+
+
 def _int_wrap_c(lo: int, hi: int, strict: Callable[[Any], int]) -> Callable[[Any], int]:
     span = hi - lo + 1
 
@@ -183,7 +260,16 @@ def _bf16_from_c(h) -> float:
 def _int_type(name: str, real: str, ctype: str, kind: str, bits: int) -> dtype:
     lo, hi = (0, 2**bits - 1) if kind == "u" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     d = dtype(name, real, ctype, kind, name, _int_to_c(name, lo, hi), int, lo, hi)
-    d.wrap_c = _int_wrap_c(lo, hi, d.to_c)  # Python ints in arithmetic wrap, as in PyTorch
+    d.wrap_c = d.op_c = _scalar_converter(_int_wrap_c(lo, hi, _int_to_c(name, lo, hi)), name)
+    return d
+
+
+def _reduced_type(name: str, real: str, ctype: str, to_c: Callable[[Any], Any],
+                  from_c: Callable[[Any], Any]) -> dtype:
+    """float16 / bfloat16: stored as ctype, computed in float, so op_c is a float."""
+    d = dtype(name, real, ctype, "f", name if name != "bfloat16" else None,
+              _float_to_c(name, to_c), from_c)
+    d.op_c = _scalar_converter(_float_to_c(name), name)
     return d
 
 
@@ -194,10 +280,8 @@ int32 = _int_type("int32", "Int", "int32_t", "i", 32)
 int64 = _int_type("int64", "Long", "int64_t", "i", 64)
 float32 = dtype("float32", "Float", "float", "f", "float32", _float_to_c("float32"), float)
 float64 = dtype("float64", "Double", "double", "f", "float64", _float_to_c("float64"), float)
-float16 = dtype("float16", "Half", "THHalf", "f", "float16", _float_to_c("float16", _half_to_c),
-                _half_from_c)
-bfloat16 = dtype("bfloat16", "BFloat16", "THBFloat16", "f", None,
-                 _float_to_c("bfloat16", _bf16_to_c), _bf16_from_c)
+float16 = _reduced_type("float16", "Half", "THHalf", _half_to_c, _half_from_c)
+bfloat16 = _reduced_type("bfloat16", "BFloat16", "THBFloat16", _bf16_to_c, _bf16_from_c)
 bool_ = dtype("bool", "Bool", "bool", "b", "bool", bool, bool)
 
 ALL_DTYPES = (uint8, int8, int16, int32, int64, float32, float64, float16, bfloat16, bool_)

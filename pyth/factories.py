@@ -272,34 +272,14 @@ def _from_values(values: np.ndarray, dt: _dt.dtype) -> Tensor:
 # PyTorch's vectorised loops add the step in the dtype within a SIMD vector, so its floats can
 # differ from these in the last place; integer results and lengths agree exactly.
 
-_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
-              "float32": 3.4028234663852886e38, "float64": math.inf}
-
-
 def _no_bool(op: str, dt: _dt.dtype) -> None:
     if dt is _dt.bool_:
         raise NotImplementedError(f"{op}(): \"{op}_cpu\" not implemented for 'Bool'")
 
 
 def _checked(value: Any, dt: _dt.dtype, op: str, overflow: bool = True) -> Any:
-    """value converted to dt's domain as PyTorch's Scalar.to<T>() does: RuntimeError when it
-    does not fit (overflow=False: floating types take it as it rounds, inf included); an
-    integer going to an unsigned type may be as low as -max and wraps, a float must fit."""
-    if dt is _dt.bool_:
-        return bool(value)
-    if dt.is_floating_point:
-        f = float(value)
-        if overflow and math.isfinite(f) and abs(f) > _FLOAT_MAX[dt.name]:
-            raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dt.name} "
-                               f"without overflow")
-        return f
-    exact = isinstance(value, (int, np.integer))
-    lo = -dt.max if exact and dt.kind == "u" else dt.min
-    if not (exact or math.isfinite(value)) or not lo <= value <= dt.max:
-        raise RuntimeError(f"{op}(): value {value} cannot be converted to type {dt.name} "
-                           f"without overflow")
-    v = int(value) if exact else math.trunc(value)
-    return v % (dt.max + 1) if dt.kind == "u" else v
+    """value converted to dt's domain as PyTorch's Scalar.to<T>() does (dtypes.checked)."""
+    return _dt.checked(value, dt, op, overflow)
 
 
 def _from_ints(values: np.ndarray, dt: _dt.dtype) -> Tensor:

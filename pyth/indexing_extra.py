@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 from . import dtypes as _dt
 from ._ops import as_method, as_tensor, result_of
 from .pointwise import FUNCTIONS as P
-from .tensor import Tensor
+from .tensor import Tensor, as_int64
 
 where = P["where"]
 
@@ -234,7 +234,11 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None,
                   end: int | None = None, step: int = 1) -> Tensor:
-    """A copy of input with input[..., start:end:step, ...] (along dim) set to src."""
+    """A copy of input with input[..., start:end:step, ...] (along dim) set to src; start, end
+    and step are int64 arguments (ValueError beyond), clamped to the dim as Python's slices."""
+    start, end = (None if v is None else as_int64(v, "slice_scatter", n)
+                  for v, n in ((start, "start"), (end, "end")))
+    step = as_int64(step, "slice_scatter", "step")
     r = input.clone()
     index = [slice(None)] * input.dim()
     index[dim] = slice(start, end, step)

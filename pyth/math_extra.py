@@ -8,7 +8,6 @@ helpers bincount, diff, kron, cross."""
 from __future__ import annotations
 
 import math
-import operator
 from collections import namedtuple
 from typing import Any, Callable
 
@@ -18,7 +17,7 @@ from ._ops import as_method, as_tensor, into, new_result, result_of
 from ._promotion import result_type
 from ._th import lib
 from .pointwise import FUNCTIONS as P
-from .tensor import Tensor, _empty, as_dim
+from .tensor import Tensor, _empty, as_dim, as_int64
 
 where, isnan, eq = P["where"], P["isnan"], P["eq"]
 
@@ -100,8 +99,9 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
         return result_of("nan_to_num", input.clone(), out)
     from .dtype_info import finfo
     big = finfo(dt).max
-    hi = big if posinf is None else posinf
-    lo = -big if neginf is None else neginf
+    nan = _dt.as_double(nan)   # (C doubles in PyTorch: any int a double holds)
+    hi = big if posinf is None else _dt.as_double(posinf)
+    lo = -big if neginf is None else _dt.as_double(neginf)
     c = lambda v: as_tensor(v, dt)  # noqa: E731
     r = where(isnan(input), c(nan), input)
     r = where(eq(r, math.inf), c(hi), r)
@@ -117,7 +117,7 @@ def _nan_to_num_(self: Tensor, nan: float = 0.0, posinf: float | None = None,
 
 def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The n-th derivative of digamma (n >= 0)."""
-    n = operator.index(n)
+    n = as_int64(n, "polygamma", "n")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     _need_tensor("polygamma", input)
@@ -125,7 +125,7 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
         return _Polygamma.get().apply(input, n)
     x = as_tensor(input, _float_of(input))
     dt = x.dtype
-    return into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h, dt.to_c(float(n))))
+    return into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h, dt.op_c(float(n))))
 
 
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
@@ -167,6 +167,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     _need_tensor("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.real} did not match {other.dtype.real}")
+    rtol, atol = _dt.as_double(rtol), _dt.as_double(atol)   # (C doubles in PyTorch)
     if rtol < 0 or atol < 0:
         raise RuntimeError(f"isclose(): rtol and atol must be non-negative, got {rtol}, {atol}")
     return _isclose(input, other, rtol, atol, equal_nan)

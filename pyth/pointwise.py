@@ -16,10 +16,10 @@ import numpy as np
 from . import dtypes as _dt
 from ._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
                    scalar_value)
-from ._errors import not_implemented, raise_error
+from ._errors import check, not_implemented, raise_error
 from ._promotion import category, result_type
 from ._th import ffi, lib
-from .tensor import Tensor, wrap
+from .tensor import Tensor, _empty, wrap
 
 # ---- dtype rules -----------------------------------------------------------------------------
 
@@ -138,11 +138,17 @@ for _n in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "log
 
 _C_NAMES = {"bitwise_left_shift": "lshift", "bitwise_right_shift": "rshift"}
 
+# The ops whose Python-number operand PyTorch keeps in the compute type of a float16/bfloat16
+# tensor (float): `bfloat16(0.75) * 257` is 0.75 * 257 rounded once, 193. The others (add,
+# sub, comparisons, fmod, ...) round the number to the tensor's type first, as PyTorch does:
+# `bfloat16(0.75) + 257` adds 256.
+_KEEPS_SCALAR = {"mul", "div", "floor_divide", "trunc_divide"}
+
 
 class _Kernel:
     """A binary op resolved for one compute dtype: its C functions and result dtype."""
 
-    __slots__ = ("dt", "result_dt", "fn", "scalar_fn", "error")
+    __slots__ = ("dt", "result_dt", "fn", "scalar_fn", "scalar_c", "error")
 
     def __init__(self, name: str, dt: _dt.dtype) -> None:
         rule, kinds, to_bool = _BINARY[name]
@@ -160,6 +166,7 @@ class _Kernel:
         cname = _C_NAMES.get(name, name)
         self.fn = getattr(self.dt.tensor, cname)
         self.scalar_fn = getattr(self.dt.tensor, cname + "Scalar")
+        self.scalar_c = _scalar_operand(self.dt, name)
         if name == "pow" and self.dt in _POW_REWRITTEN:
             self.scalar_fn = _pow_scalar(self.dt)
 
@@ -194,6 +201,25 @@ def _pow_rewrite(c: Any, r: Any, a: Any, y: float) -> int | None:
     if y == -2:
         return c.mul(r, a, a) or c.reciprocal(r, r)
     return None
+
+
+def _operand(x: Any, dt: _dt.dtype) -> Tensor:
+    """An operand as a tensor of dt; a Python number (5 - t) converted as an arithmetic
+    operand is (integers wrap), not as a stored value."""
+    if is_scalar(x):
+        r = _empty((), dt)
+        check(dt.tensor.fill(r._h, dt.wrap_c(scalar_value(x))))
+        return r
+    return as_tensor(x, dt)
+
+
+def _scalar_operand(dt: _dt.dtype, name: str) -> Any:
+    """The conversion of a Python-number operand of op name on dt for its <name>Scalar kernel
+    (which takes the compute type): op_c, or for float16/bfloat16 ops that round the number
+    first (not in _KEEPS_SCALAR), the number rounded to dt."""
+    if not dt.is_reduced or name in _KEEPS_SCALAR:
+        return dt.op_c
+    return lambda v: dt.from_c(dt.wrap_c(v))
 
 
 def _pow_scalar(dt: _dt.dtype) -> Any:
@@ -256,9 +282,9 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
         raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
                            "supported; to invert a mask use the `~` or logical_not() operator")
     dt = k.dt
-    ta = a if type(a) is dt.tensor_class else as_tensor(a, dt)
+    ta = a if type(a) is dt.tensor_class else _operand(a, dt)
     if is_scalar(b):
-        fn, value = k.scalar_fn, dt.wrap_c(scalar_value(b))
+        fn, value = k.scalar_fn, k.scalar_c(scalar_value(b))
         run = lambda r: fn(r._h, ta._h, value)  # noqa: E731
     else:
         tb, fn = (b if type(b) is dt.tensor_class else as_tensor(b, dt)), k.fn
@@ -304,10 +330,12 @@ def _direct_table(name: str) -> dict[tuple, tuple]:
 def _run_direct(entry: tuple, a: Any, b: Any) -> Tensor:
     """One _DIRECT entry's C call, its result wrapped (or its recorded error raised)."""
     fn, cls, free, tensor = entry
-    try:  # free in Python 3.11+ unless raised
-        h = fn(a._h, b._h if tensor else b)
-    except OverflowError:  # a Python int that no double holds
-        raise _dt.overflow_error(b, a.dtype.name) from None
+    if tensor:
+        h = fn(a._h, b._h)
+    else:
+        if type(b) is int and not _INT_MIN <= b <= _INT_MAX:
+            _dt.scalar_number(b, a.dtype.name)   # raises: no scalar argument is that large
+        h = fn(a._h, b)
     if not h:
         raise_error()
     r = object.__new__(cls)
@@ -315,6 +343,10 @@ def _run_direct(entry: tuple, a: Any, b: Any) -> Tensor:
     r._ag = None
     r._vb = None
     return r
+
+
+_INT_MIN, _INT_MAX = _dt.SCALAR_INT_MIN, _dt.SCALAR_INT_MAX
+_F32_MAX = 3.4028234663852886e38
 
 
 def _direct_op(name: str, slow: Any) -> Any:
@@ -365,7 +397,9 @@ def _scaled(op: str, input: Any, other: Any, alpha: Any) -> Any:
     """alpha * other in the op's result dtype, with PyTorch's checks on alpha."""
     if alpha == 1 and not isinstance(alpha, bool):
         return other
-    if type(other) is type(input):   # t.add_(u, alpha=-lr): float tensors, one C call
+    if type(other) is type(input) and -_F32_MAX <= alpha <= _F32_MAX:
+        # t.add_(u, alpha=-lr): float tensors, one C call (an alpha float32 cannot hold, inf
+        # or nan takes the checks below)
         entry = _DIRECT["mul"].get((type(other), type(alpha)))
         if entry is not None:
             return _run_direct(entry, other, alpha)
@@ -375,12 +409,13 @@ def _scaled(op: str, input: Any, other: Any, alpha: Any) -> Any:
     if not dt.is_floating_point and isinstance(alpha, (float, np.floating)):
         raise RuntimeError(f"{op}(): for integral input tensors, argument alpha must not be a "
                            f"floating point number")
+    alpha = _dt.checked(scalar_value(alpha), dt)   # alpha must fit the result type, as PyTorch
     if is_scalar(other):
-        try:
-            return scalar_value(other) * scalar_value(alpha)
-        except OverflowError:  # a Python int times a float beyond any double
-            raise _dt.overflow_error(f"{_dt.short(scalar_value(other))} * "
-                                     f"{_dt.short(scalar_value(alpha))}", dt.name) from None
+        # each number is checked on its own, and their product wraps as the kernel's would
+        product = _dt.scalar_number(scalar_value(other), dt.name) * alpha
+        if dt.is_floating_point:
+            return float(product)
+        return bool(product) if dt is _dt.bool_ else _dt.wrap_int(product, dt)
     return _binary("mul", as_tensor(other, dt), alpha).to(dt)
 
 
@@ -395,6 +430,10 @@ def sub(input: Any, other: Any, *, alpha: Any = 1, out: Tensor | None = None) ->
 
 
 def mul(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
+    """input * other, broadcast and promoted; a Python number on either side takes the scalar
+    kernel (so float16/bfloat16 see it unrounded, as in PyTorch)."""
+    if is_scalar(input) and isinstance(other, Tensor):
+        input, other = other, input
     return _binary("mul", input, other, out)
 
 
@@ -415,10 +454,11 @@ def _rounding(mode: str | None) -> str:
 def pow(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """input ** exponent. Integer tensors refuse negative scalar exponents (as PyTorch); a bool
     tensor to a bool scalar power computes as integers and gives bool."""
-    if isinstance(input, Tensor) and not input.dtype.is_floating_point and \
-            isinstance(exponent, (int, np.integer)) and not isinstance(exponent, bool) and \
-            exponent < 0:
-        raise RuntimeError("pow(): integers to negative integer powers are not allowed")
+    if isinstance(input, Tensor) and is_scalar(exponent) and not isinstance(exponent, bool):
+        if not input.dtype.is_floating_point and isinstance(exponent, (int, np.integer)) and \
+                exponent < 0:
+            raise RuntimeError("pow(): integers to negative integer powers are not allowed")
+        _dt.checked(scalar_value(exponent), result_type(input, exponent))  # fits, as PyTorch
     if is_scalar(exponent) and result_type(input, exponent) is _dt.bool_:
         r = _binary("pow", as_tensor(input, _dt.uint8), as_tensor(exponent, _dt.uint8)).bool()
         return result_of("pow", r, out)
@@ -506,7 +546,9 @@ def clamp(input: Tensor, min: Any = None, max: Any = None, *, out: Tensor | None
     dt = result_type(input, min, max)
     _require("clamp", dt, "uif")
     src = as_tensor(input, dt)
-    lo, hi = (dt.wrap_c(scalar_value(v)) if v is not None else dt.to_c(0) for v in (min, max))
+    # the bounds must fit dt (an unsigned dt takes a negative int bound wrapped), as PyTorch
+    lo, hi = (dt.wrap_c(_dt.checked(scalar_value(v), dt)) if v is not None else dt.to_c(0)
+              for v in (min, max))
     run = lambda r: dt.tensor.clamp(r._h, src._h, min is not None, lo, max is not None, hi)  # noqa: E731
     if _inplace:
         return inplace("clamp", input, dt, None, run)
@@ -533,8 +575,13 @@ def lerp(input: Tensor, end: Any, weight: Any, *, out: Tensor | None = None,
     zero_dim = isinstance(weight, Tensor) and weight.dim() == 0   # promotes, as in PyTorch
     dt = result_type(input, end, weight) if zero_dim else result_type(input, end)
     _require("lerp", dt, "f")
-    a, b, w = as_tensor(input, dt), as_tensor(end, dt), as_tensor(weight, dt)
-    run = lambda r: dt.tensor.lerp(r._h, a._h, b._h, w._h)  # noqa: E731
+    a, b = as_tensor(input, dt), as_tensor(end, dt)
+    if is_scalar(weight):   # the number in the compute type: unrounded for float16/bfloat16
+        v = dt.op_c(scalar_value(weight))
+        run = lambda r: dt.tensor.lerpScalar(r._h, a._h, b._h, v)  # noqa: E731
+    else:
+        w = as_tensor(weight, dt)
+        run = lambda r: dt.tensor.lerp(r._h, a._h, b._h, w._h)  # noqa: E731
     if _inplace:
         return inplace("lerp", input, dt, None, run)
     return into("lerp", dt, out, run)
@@ -548,7 +595,8 @@ def _addc(name: str, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: Any
                            "use floating-point tensors")
     _require(name, dt, "uif")
     a, x, y = as_tensor(input, dt), as_tensor(tensor1, dt), as_tensor(tensor2, dt)
-    v = dt.wrap_c(scalar_value(value))  # Python ints wrap, as in the binary ops and PyTorch
+    # value must fit the compute type (float for float16/bfloat16), as PyTorch; kept unrounded
+    v = dt.op_c(_dt.checked(scalar_value(value), _dt.float32 if dt.is_reduced else dt))
     fn = getattr(dt.tensor, name)
     run = lambda r: fn(r._h, a._h, x._h, y._h, v)  # noqa: E731
     if _inplace:
@@ -600,10 +648,12 @@ def _inplace_binary(name: str):
             other = _scaled(name, self, other, alpha)
         entry = _INPLACE_DIRECT[name].get((type(self), type(other)))
         if entry is not None:
-            try:
-                err = entry[0](self._h, self._h, other._h if entry[1] else other)
-            except OverflowError:  # a Python int that no double holds
-                raise _dt.overflow_error(other, self.dtype.name) from None
+            if entry[1]:
+                err = entry[0](self._h, self._h, other._h)
+            else:
+                if type(other) is int and not _INT_MIN <= other <= _INT_MAX:
+                    _dt.scalar_number(other, self.dtype.name)   # raises
+                err = entry[0](self._h, self._h, other)
             if err:
                 raise_error()
             return self

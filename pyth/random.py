@@ -18,7 +18,7 @@ from ._errors import check, check_ptr, not_implemented
 from ._ops import as_tensor, conflicts, into, is_scalar, scalar_value
 from ._promotion import result_type
 from ._th import ffi, lib
-from .tensor import Tensor, _empty, parse_sizes, wrap
+from .tensor import Tensor, _empty, as_int64, parse_sizes, wrap
 
 _U64 = 2**64
 STATE_SIZE: int = lib.TH_GENERATOR_STATE_SIZE
@@ -178,20 +178,16 @@ def _fill(self: Tensor, name: str, op: str, generator: Generator | None, *params
 
 def _float(value: Any, name: str, op: str) -> float:
     if isinstance(value, Tensor) or is_scalar(value):
-        return _dt.float64.to_c(scalar_value(value) if not isinstance(value, Tensor) else value)
+        return _dt.as_double(scalar_value(value) if not isinstance(value, Tensor) else value)
     raise TypeError(f"{op}(): argument '{name}' must be a number, not {type(value).__name__}")
 
 
 def _int64(value: Any, name: str, op: str) -> int:
     try:
-        v = operator.index(value)
+        return as_int64(value, op, name)
     except TypeError:
         raise TypeError(f"{op}(): argument '{name}' must be an int, not "
                         f"{type(value).__name__}") from None
-    if not -(2**63) <= v < 2**63:
-        raise ValueError(f"{op}(): {name}={v} does not fit in int64 (Overflow when unpacking "
-                         "long long)")
-    return v
 
 
 # ---- in-place distributions (Tensor methods) ---------------------------------------------------

@@ -12,7 +12,7 @@ from . import dtypes as _dt
 from ._errors import not_implemented
 from ._ops import as_method, as_tensor, result_of
 from .pointwise import FUNCTIONS as P
-from .tensor import Tensor
+from .tensor import Tensor, as_int64
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
@@ -267,6 +267,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     from .factories import tensor, empty
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.size())}")
+    r = as_int64(r, "combinations", "r")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:

@@ -63,6 +63,21 @@ def as_index(v: Any, op: str, name: str = "index") -> int:
     return v
 
 
+def as_int64(v: Any, op: str, name: str, pos: int | None = None) -> int:
+    """An integer argument PyTorch parses as int64 (kernel sizes, strides, paddings,
+    ignore_index, ...): TypeError for non-integers, ValueError outside int64 with PyTorch's
+    words (cffi would raise OverflowError), or for element `pos` (from 1) of a tuple argument
+    PyTorch's TypeError naming that position; op "" leaves the op's name out of the message."""
+    v = operator.index(v)
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        if pos is not None:
+            raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {pos} "
+                            f"with error \"Overflow when unpacking long long\"")
+        raise ValueError(f"{op + '(): ' if op else ''}{name}={_dt.short(v)} does not fit in "
+                         f"int64 (Overflow when unpacking long long)")
+    return v
+
+
 def as_count(v: Any, op: str, name: str = "size") -> int:
     """A count argument (size, length, step, bins) as a C int64: TypeError for non-integers,
     MemoryError outside int64, as for sizes."""

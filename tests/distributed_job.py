@@ -364,6 +364,14 @@ def check_errors(rank: int, world: int) -> None:
            [pyth.ones(3)] * world, pyth.ones(2))
     expect(ValueError, "expected", dist.all_gather_into_tensor, pyth.ones(world + 1),
            pyth.ones(1))
+    # a tag MPI cannot carry: ValueError before anything is sent (never cffi's OverflowError)
+    for tag in (2**40, -1, 2**64):
+        expect(ValueError, "outside the range of MPI message tags", dist.isend, pyth.ones(2),
+               dst=(rank + 1) % world, tag=tag)
+        expect(ValueError, "outside the range of MPI message tags", dist.irecv, pyth.ones(2),
+               tag=tag)
+    expect(TypeError, "tag must be an int", dist.send, pyth.ones(2), dst=(rank + 1) % world,
+           tag=1.5)
     if world < 2:
         return
     expect(ValueError, "does not split evenly", dist.all_to_all_single, pyth.ones(world + 1),

@@ -145,12 +145,14 @@ _INT_LIMITS = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-1000, 1000),
 
 
 def python_scalars(name: str) -> st.SearchStrategy:
-    """Python scalars for a tensor of dtype name. Ints stay in the dtype's range: PyTorch wraps
-    out-of-range ints (uint8 + -1 is 255, uint8 < -1 is True), pyth raises RuntimeError (a
-    documented difference, see test_misuse.py)."""
+    """Python scalars for a tensor of dtype name: ints in the dtype's range (out-of-range ones
+    are tests/test_scalars_hardening.py's), and floats including ones float16/bfloat16 cannot
+    hold (257.0, 0.1, 3.3: PyTorch keeps them in float for mul and div, rounds them first for
+    the other ops)."""
     lo, hi = _INT_LIMITS.get(name, (-1000, 1000))
     return st.one_of(st.booleans(), st.integers(lo, hi), st.integers(max(lo, -3), min(hi, 3)),
-                     st.sampled_from([0.5, -2.25, 0.0, -0.0, 3.0, math.inf, math.nan, 1e3]))
+                     st.sampled_from([0.5, -2.25, 0.0, -0.0, 3.0, math.inf, math.nan, 1e3,
+                                      257.0, 0.1, -3.3, 1 / 3]))
 
 
 # In-place methods PyTorch has and pyth does not (yet): reported, not fuzzed.

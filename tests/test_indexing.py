@@ -532,3 +532,52 @@ def test_int_and_slice_fast_path_equals_general_walk(layout):
     for bad in (slice(None, None, -1), (0, slice(None, None, -1)), (slice(None, None, 0), 0)):
         with pytest.raises(ValueError, match="step must be greater than zero"):
             t[bad]
+
+
+# ---- slices with bounds and steps beyond int64 ------------------------------------------------
+
+HUGE_SLICES = [slice(-(2**63), 2**63), slice(2**70, None), slice(None, 2**64),
+               slice(-(2**70), None), slice(1, 2**63, 2), slice(2**63 - 1, None),
+               slice(None, None, 2**62), slice(None, None, 2**63), slice(None, None, 2**70),
+               slice(1, None, 2**63 - 1), slice(-(2**63), -(2**63)), slice(2, -(2**70))]
+
+
+@pytest.mark.parametrize("item", HUGE_SLICES, ids=str)
+def test_slices_beyond_int64_clamp_as_python_slices(item):
+    """Bounds and steps of any size clamp as Python's slices do (a list is the oracle), in
+    getitem, setitem and every dim, and on both the fast and the general path (None forces
+    the latter); never OverflowError from a stride beyond int64."""
+    base = list(range(5))
+    t = pyth.arange(5)
+    assert t[item].tolist() == base[item]
+    assert t[None, item].tolist() == [base[item]]
+    m = pyth.arange(15).reshape(3, 5)
+    assert m[:, item].tolist() == [row[item] for row in m.tolist()]
+    u = pyth.arange(5)
+    u[item] = -1
+    expect = list(base)
+    expect[item] = [-1] * len(base[item])
+    assert u.tolist() == expect
+
+
+def test_slice_scatter_with_int64_bounds():
+    """slice_scatter(end=2**63 - 1), and start/step at the edges of int64, as PyTorch."""
+    x = pyth.arange(12.).reshape(3, 4)
+    assert pyth.slice_scatter(x, pyth.zeros(3, 4), end=2**63 - 1).tolist() == [[0.0] * 4] * 3
+    assert pyth.slice_scatter(x, pyth.zeros(3, 4), start=-(2**63), end=2**63 - 1).tolist() == \
+        [[0.0] * 4] * 3
+    r = pyth.slice_scatter(x, pyth.zeros(3, 1), dim=1, start=3, end=2**63 - 1)
+    assert r.tolist() == [[0.0, 1.0, 2.0, 0.0], [4.0, 5.0, 6.0, 0.0], [8.0, 9.0, 10.0, 0.0]]
+    r = pyth.slice_scatter(x, pyth.zeros(1, 4), step=2**63 - 1)
+    assert r.tolist() == [[0.0] * 4, [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0]]
+    with pytest.raises(RuntimeError, match="expected src to have a size equal to the slice"):
+        pyth.slice_scatter(x, pyth.zeros(3, 4), step=2**63 - 1)
+
+
+def test_slice_scatter_bounds_beyond_int64_are_value_errors():
+    """start, end and step are int64 arguments, as in PyTorch: ValueError beyond (its
+    "Overflow when unpacking long long"), never OverflowError."""
+    x = pyth.arange(12.).reshape(3, 4)
+    for kw in ({"end": 2**63}, {"end": 2**64}, {"start": -(2**63) - 1}, {"step": 2**63}):
+        with pytest.raises(ValueError, match="does not fit in int64"):
+            pyth.slice_scatter(x, pyth.zeros(3, 4), **kw)

@@ -79,3 +79,44 @@ def test_the_bool_message_names_the_op_and_the_argument():
         x.transpose(0, False)
     with pytest.raises(TypeError, match=r"cat\(\): argument 'dim' must be int, not bool"):
         pyth.cat([x, x], dim=True)
+
+
+# ---- ints beyond int64 in layer geometry and other int64 arguments ----------------------------
+
+def _x4(L):
+    return L.ones(1, 2, 4, 4)
+
+
+# name -> call(lib, v) with v an int beyond int64
+HUGE = {
+    "conv2d stride": lambda L, v: L.nn.functional.conv2d(_x4(L), L.ones(1, 2, 2, 2), stride=v),
+    "conv2d padding": lambda L, v: L.nn.functional.conv2d(_x4(L), L.ones(1, 2, 2, 2), padding=v),
+    "conv2d dilation": lambda L, v: L.nn.functional.conv2d(_x4(L), L.ones(1, 2, 2, 2),
+                                                          dilation=v),
+    "max_pool2d kernel": lambda L, v: L.nn.functional.max_pool2d(_x4(L), v),
+    "max_pool2d stride": lambda L, v: L.nn.functional.max_pool2d(_x4(L), 2, v),
+    "avg_pool2d kernel": lambda L, v: L.nn.functional.avg_pool2d(_x4(L), v),
+    "lp_pool2d kernel": lambda L, v: L.nn.functional.lp_pool2d(_x4(L), 2, v),
+    "adaptive_avg_pool2d": lambda L, v: L.nn.functional.adaptive_avg_pool2d(_x4(L), v),
+    "fold kernel": lambda L, v: L.nn.functional.fold(L.ones(1, 4, 4), (3, 3), v),
+    "unfold kernel": lambda L, v: L.nn.functional.unfold(_x4(L), v),
+    "cross_entropy ignore_index": lambda L, v: L.nn.functional.cross_entropy(
+        L.ones(2, 3), L.tensor([0, 1]), ignore_index=v),
+    "nll_loss ignore_index": lambda L, v: L.nn.functional.nll_loss(
+        L.ones(2, 3), L.tensor([0, 1]), ignore_index=v),
+    "combinations r": lambda L, v: L.combinations(L.arange(3), v),
+    "tensordot dims": lambda L, v: L.tensordot(_x4(L), _x4(L), dims=v),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HUGE))
+@pytest.mark.parametrize("v", [2**63, 2**70, -(2**63) - 1])
+def test_ints_beyond_int64_are_typed_errors(name, v):
+    """An int no int64 holds: ValueError (PyTorch's "Overflow when unpacking long long") or
+    RuntimeError, never OverflowError from cffi; PyTorch refuses each one too."""
+    with pytest.raises((ValueError, RuntimeError)) as info:
+        HUGE[name](pyth, v)
+    assert not isinstance(info.value, OverflowError), info.value
+    torch = pytest.importorskip("torch")
+    with pytest.raises((ValueError, RuntimeError, TypeError)):
+        HUGE[name](torch, v)

@@ -261,6 +261,27 @@ def test_unfold_fold_gradcheck_and_numpy():
     assert gradcheck(lambda t: F.fold(t, (4, 5), 2, 1, 1, 2), (P(seeded(2, 8, 9)),))
 
 
+@pytest.mark.parametrize("args, message", [
+    ({"kernel_size": 0}, "kernel size should be greater than zero"),
+    ({"kernel_size": (0, 2)}, "kernel size should be greater than zero"),
+    ({"kernel_size": (2, 0)}, "kernel size should be greater than zero"),
+    ({"kernel_size": 2, "stride": 0}, "stride should be greater than zero"),
+    ({"kernel_size": 2, "dilation": 0}, "dilation should be greater than zero"),
+    ({"kernel_size": 2, "padding": -1}, "padding should be non-negative"),
+])
+def test_fold_bad_geometry_is_a_runtime_error(args, message):
+    """A zero kernel (or stride, dilation) is refused before fold divides by the kernel's
+    cell count: RuntimeError, as PyTorch, never ZeroDivisionError."""
+    for batch in ((1,), ()):
+        with pytest.raises(RuntimeError, match=message):
+            F.fold(pyth.ones(*batch, 4, 4), (3, 3), **args)
+        with pytest.raises(RuntimeError, match=message):
+            F.unfold(pyth.ones(*batch, 1, 3, 3), **args)
+    if torch is not None:
+        with pytest.raises(RuntimeError, match=message.split(" should")[0]):
+            TF.fold(torch.ones(1, 4, 4), (3, 3), **args)
+
+
 # ==== max unpooling and LP pooling =========================================================
 
 @needs_torch

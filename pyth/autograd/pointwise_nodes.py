@@ -225,11 +225,10 @@ def binary_number(op: Any, fn: Callable, x: Any, y: Any) -> Any:
 def _record_binary(op: Any, fn: Callable, x: Any, y: Any, ex: Any, ey: Any) -> Any:
     c = DIRECT_BINARY[op.name].get((type(x), type(y)))
     h = None
-    if c is not None:    # fn's own C call, without its frames
-        try:
-            h = c[0](x._h, y._h if c[3] else y)
-        except OverflowError:
-            h = None     # fn raises the proper error
+    if c is not None and (c[3] or type(y) is not int or
+                          _dt.SCALAR_INT_MIN <= y <= _dt.SCALAR_INT_MAX):
+        h = c[0](x._h, y._h if c[3] else y)   # fn's own C call, without its frames
+    # (an int beyond any scalar argument is left to fn, which raises the proper error)
     if h:
         r = _new(c[1])
         r._h = _gc(h, c[2])

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..autograd import no_grad
+from ..dtypes import short
 from ..factories import empty
 from ..shape_ops import cat
 from ..tensor import Tensor
@@ -437,8 +438,21 @@ def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None) -
 
 # ---- point to point ----------------------------------------------------------------------------
 
-def _p2p_peer(name: str, g: ProcessGroup, peer: Any, what: str, tensor: Any) -> None:
-    err = _first(_tensor_error(name, tensor), _rank_error(name, g, peer, what))
+def _tag_error(name: str, g: ProcessGroup, tag: Any) -> tuple | None:
+    """A message tag must be an int MPI carries: 0 <= tag <= MPI_TAG_UB (at least 32767)."""
+    if isinstance(tag, bool) or not isinstance(tag, int):
+        return local_error(TypeError, f"{name}: tag must be an int, got {type(tag).__name__}")
+    upper = g.comm.Get_attr(mpi().TAG_UB)
+    if not 0 <= tag <= upper:
+        return local_error(ValueError, f"{name}: tag={short(tag)} is outside the range "
+                                       f"of MPI message tags [0, {upper}]")
+    return None
+
+
+def _p2p_peer(name: str, g: ProcessGroup, peer: Any, what: str, tensor: Any,
+              tag: Any) -> None:
+    err = _first(_tensor_error(name, tensor), _rank_error(name, g, peer, what),
+                 _tag_error(name, g, tag))
     if err is not None:
         raise {"TypeError": TypeError}.get(err[0], ValueError)(err[1])
     if peer == _world_rank():
@@ -452,7 +466,7 @@ def isend(tensor: Tensor, dst: int | None = None, group: Any = None, tag: int = 
     if g is None:
         return None
     dst = _global(g, dst, group_dst)
-    _p2p_peer("send", g, dst, "dst", tensor)
+    _p2p_peer("send", g, dst, "dst", tensor, tag)
     buf = Buf(tensor)
     req = g.comm.Isend(buf.spec, dest=g.group_rank(dst), tag=tag)
     return Work("send", [req], None, [tensor], keep=[buf])
@@ -468,9 +482,13 @@ def irecv(tensor: Tensor, src: int | None = None, group: Any = None, tag: int = 
     MPI = mpi()
     src = _global(g, src, group_src)
     if src is not None:
-        _p2p_peer("recv", g, src, "src", tensor)
+        _p2p_peer("recv", g, src, "src", tensor, tag)
     elif not isinstance(tensor, Tensor):
         raise TypeError(f"recv: tensor must be a pyth.Tensor, got {type(tensor).__name__}")
+    else:
+        err = _tag_error("recv", g, tag)
+        if err is not None:
+            raise {"TypeError": TypeError}.get(err[0], ValueError)(err[1])
     buf = Buf(tensor, write=True)
     status = MPI.Status()
     source = MPI.ANY_SOURCE if src is None else g.group_rank(src)

@@ -125,6 +125,8 @@ def activation(x: Tensor, name: str, p0: float = 0.0, p1: float = 0.0,
     if not isinstance(x, Tensor):
         raise TypeError(f"{name.lower()}(): argument 'input' must be Tensor, not "
                         f"{type(x).__name__}")
+    if type(p0) is not float or type(p1) is not float:   # Python numbers as PyTorch's Scalars
+        p0, p1 = _dt.checked(p0, _dt.float64), _dt.checked(p1, _dt.float64)
     if inplace:
         if x.requires_grad and is_grad_enabled():
             if x.is_leaf:

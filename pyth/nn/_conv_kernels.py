@@ -18,7 +18,7 @@ from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
 from ..autograd import Function, is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, as_int64
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
 # the C layer of each (kind, rank of the operands): 4-D tensors are 2-D convolutions, 5-D 3-D ones
@@ -203,9 +203,10 @@ class ConvWeightGradFunction(Function):
 # ---- the functional front: arguments as PyTorch takes them --------------------------------------
 
 def _pair(v: Any, n: int, name: str) -> tuple:
-    if type(v) is int:
+    if type(v) is int and -(2**63) <= v < 2**63:
         return (v,) * n
-    t = tuple(int(e) for e in v) if isinstance(v, (tuple, list)) else (int(v),) * n
+    t = tuple(as_int64(int(e), "", name) for e in v) if isinstance(v, (tuple, list)) else \
+        (as_int64(int(v), "", name),) * n
     if len(t) == 1 and n > 1:
         t = t * n
     if len(t) != n:

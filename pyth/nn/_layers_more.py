@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._errors import not_implemented
-from ..tensor import Tensor
+from ..tensor import Tensor, as_int64
 
 
 def _ntuple(value: Any, n: int, name: str) -> tuple:
@@ -22,8 +22,8 @@ def _ntuple(value: Any, n: int, name: str) -> tuple:
     if isinstance(value, (tuple, list)):
         if len(value) != n:
             raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {value!r}")
-        return tuple(int(v) for v in value)
-    return (int(value),) * n
+        return tuple(as_int64(int(v), "", name) for v in value)
+    return (as_int64(int(value), "", name),) * n
 
 
 # ---- instance, RMS and local response normalisation -----------------------------------------
@@ -123,12 +123,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 def _blocks(op: str, spatial: tuple, kernel: tuple, dilation: tuple, padding: tuple,
             stride: tuple) -> tuple:
     """The grid of sliding blocks (rows, columns), checking the arguments as PyTorch does."""
-    for name, vals, low in (("kernel size", kernel, 1), ("dilation", dilation, 1),
-                            ("stride", stride, 1), ("padding", padding, 0)):
-        if min(vals) < low:
-            raise RuntimeError(f"{op}(): {name} should be "
-                               f"{'greater than zero' if low else 'non-negative'}, but got "
-                               f"{name} {list(vals)}")
+    _check_geometry(op, kernel, dilation, padding, stride)
     grid = tuple((s + 2 * p - (d * (k - 1) + 1)) // st + 1
                  for s, k, d, p, st in zip(spatial, kernel, dilation, padding, stride))
     if min(grid) < 1:
@@ -137,6 +132,18 @@ def _blocks(op: str, spatial: tuple, kernel: tuple, dilation: tuple, padding: tu
                            f", stride={list(stride)}, the array of sliding blocks would be "
                            f"{list(grid)}, but its components must be at least one")
     return grid
+
+
+def _check_geometry(op: str, kernel: tuple, dilation: tuple, padding: tuple,
+                    stride: tuple) -> None:
+    """RuntimeError for a kernel size, dilation or stride below one or a negative padding,
+    before anything divides by them."""
+    for name, vals, low in (("kernel size", kernel, 1), ("dilation", dilation, 1),
+                            ("stride", stride, 1), ("padding", padding, 0)):
+        if min(vals) < low:
+            raise RuntimeError(f"{op}(): {name} should be "
+                               f"{'greater than zero' if low else 'non-negative'}, but got "
+                               f"{name} {list(vals)}")
 
 
 def _block_index(spatial: tuple, kernel: tuple, dilation: tuple, padding: tuple,
@@ -193,6 +200,7 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
     kernel, dilation, padding, stride = _geometry(kernel_size, dilation, padding, stride)
     if min(size) < 1:
         raise RuntimeError(f"fold(): output_size should be greater than zero, got {list(size)}")
+    _check_geometry("fold", kernel, dilation, padding, stride)   # (cells divides below)
     x = input if input.dim() == 3 else input.unsqueeze(0)
     n, ckk, blocks = x.shape
     cells = kernel[0] * kernel[1]

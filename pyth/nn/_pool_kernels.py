@@ -16,7 +16,7 @@ from .._errors import check
 from .._ops import new_result
 from .._th import lib
 from ..autograd import Function, is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, as_int64
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
 
@@ -125,21 +125,9 @@ def pool(kind: str, x: Tensor, args: tuple) -> tuple:
 _WORDS = {1: "one", 2: "two", 3: "three"}
 
 
-def _int64(v: Any, name: str, op: str, pos: int | None = None) -> int:
-    """v as an int64 geometry argument; outside int64 PyTorch's error (ValueError for a lone
-    value, TypeError naming the position within a tuple), never cffi's OverflowError."""
-    i = int(v)
-    if -(2**63) <= i < 2**63:
-        return i
-    if pos is None:
-        raise ValueError("Overflow when unpacking long long")
-    raise TypeError(f"{op}(): argument '{name}' failed to unpack the object at pos {pos} with "
-                    f"error \"Overflow when unpacking long long\"")
-
-
 def _tuple(v: Any, n: int, name: str, op: str) -> tuple:
-    t = tuple(_int64(e, name, op, i + 1) for i, e in enumerate(v)) \
-        if isinstance(v, (tuple, list)) else (_int64(v, name, op),) * n
+    t = tuple(as_int64(int(e), op, name, i + 1) for i, e in enumerate(v)) \
+        if isinstance(v, (tuple, list)) else (as_int64(int(v), op, name),) * n
     if len(t) == 1:
         t = t * n
     if len(t) != n:
@@ -231,7 +219,7 @@ def avg_pool(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mo
     if nd == 1:
         k, s, p = (1, *k), (1, *s), (0, *p)
     args = (*k, *s, *p, int(ceil_mode), int(count_include_pad),
-            _int64(divisor_override or 0, "divisor_override", op))
+            as_int64(int(divisor_override or 0), op, "divisor_override"))
     return _back(pool("avg", x, args)[0], input, nd, batched)
 
 
@@ -246,8 +234,9 @@ def adaptive_pool(kind: str, input: Tensor, output_size: Any, nd: int,
         raise RuntimeError(f"{op}: output_size must be {nd}, got {output_size!r}")
     lead = x.dim() - nd
     sizes = tuple(int(x.size(lead + i)) if v is None else
-                  _int64(v, "output_size", op, i + 1 if isinstance(output_size, (tuple, list))
-                         else None) for i, v in enumerate(sizes))
+                  as_int64(int(v), op, "output_size",
+                           i + 1 if isinstance(output_size, (tuple, list)) else None)
+                  for i, v in enumerate(sizes))
     y, idx = pool(kind, x, (1, *sizes) if nd == 1 else sizes)
     y = _back(y, input, nd, batched)
     return (y, _back(idx, input, nd, batched, cast=False)) if return_indices else y

@@ -13,7 +13,7 @@ from .._th import ffi, lib
 from ..autograd import Function, is_grad_enabled
 from ..autograd.graph import _FREED, Saved
 from ..autograd.kernel_node import KernelNode, attach, next_edges
-from ..tensor import Tensor
+from ..tensor import Tensor, as_int64
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
 _REDUCTION = {"none": 0, "mean": 1, "sum": 2}
@@ -176,9 +176,10 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
         raise RuntimeError(f"nll_loss(): expected target of dtype int64 (class indices), got "
                            f"{target.dtype.real}")
     r = _REDUCTION[reduction]
+    ignore = as_int64(int(ignore_index), "nll_loss", "ignore_index")
     if x.requires_grad and is_grad_enabled():
-        return NLLFunction.apply(x, target, weight, r, int(ignore_index))
-    out, _ = _nll_raw(x, target, weight, r, int(ignore_index))
+        return NLLFunction.apply(x, target, weight, r, ignore)
+    out, _ = _nll_raw(x, target, weight, r, ignore)
     return out if out.dtype is x.dtype else out.to(x.dtype)
 
 

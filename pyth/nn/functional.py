@@ -13,7 +13,7 @@ from typing import Any
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._promotion import result_type
-from ..tensor import Tensor, as_dim
+from ..tensor import Tensor, as_dim, as_int64
 from . import _linear_kernels
 from ._reduction import legacy_reduction
 
@@ -467,7 +467,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          f"match target batch_size ({target.size(0)})")
     if weight is None and label_smoothing == 0 and input.dim() == 2 and \
             input.dtype in _CE_FUSED and target.dtype is _dt.int64:
-        return _ce_indices(input, target, reduction, int(ignore_index))
+        return _ce_indices(input, target, reduction,
+                           as_int64(int(ignore_index), "cross_entropy", "ignore_index"))
     cdim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, cdim)
     c = input.size(cdim)
