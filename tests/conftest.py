@@ -30,7 +30,9 @@ settings.load_profile(os.environ.get("PYTH_FUZZ", "ci"))
 # hooks, processes and queues, whole training loops, the command line, printing, schedulers,
 # keyword handling. Every other module's tests get the `c_core` marker, so a new test file is
 # sanitized unless it is listed here; CI's ASan + UBSan leg runs `-m c_core` (the C calls these
-# modules make are the same ones the marked modules drive with far more varied inputs).
+# modules make are the same ones the marked modules drive with far more varied inputs). A test
+# in a listed module that must run sanitized all the same (a crash-hunt regression) carries
+# `@pytest.mark.c_core` itself.
 PYTHON_SIDE = frozenset({
     "test_autograd", "test_autograd_gaps", "test_autograd_ops", "test_autograd_surface",
     "test_fuzz_grad", "test_gradient_validation",
@@ -38,7 +40,7 @@ PYTHON_SIDE = frozenset({
     "test_multiprocessing", "test_reliability_processes",
     "test_training_reliability", "test_training_speed", "test_lr_scheduler",
     "test_nn_module", "test_nn_utils", "test_printing", "test_surface_printing",
-    "test_hardening_py", "test_loss_keywords", "test_keyword_arguments",
+    "test_hardening_py",
 })
 
 

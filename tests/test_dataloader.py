@@ -444,6 +444,7 @@ class _Unsendable(Dataset):
         return t
 
 
+@pytest.mark.c_core
 @pytest.mark.parametrize("context", ["fork", "spawn"])
 @pytest.mark.parametrize("what,error,words", [
     ("lock", TypeError, "pickle"), ("lambda", Exception, "pickle"),
@@ -473,6 +474,7 @@ class _LocalError(Dataset):
         raise Cursed(f"sample {i}")
 
 
+@pytest.mark.c_core
 def test_a_worker_exception_that_cannot_be_pickled_still_arrives():
     loader = DataLoader(_LocalError(), batch_size=None, num_workers=1, timeout=60)
     with pytest.raises(Exception, match="in DataLoader worker process 0") as info:
@@ -489,6 +491,7 @@ class _UnpicklableSampler:
         return 1
 
 
+@pytest.mark.c_core
 def test_an_index_that_cannot_be_pickled_raises_in_the_main_process():
     loader = DataLoader(_ds(4), batch_size=None, sampler=_UnpicklableSampler(), num_workers=1,
                         timeout=60)

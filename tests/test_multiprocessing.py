@@ -309,6 +309,7 @@ def _queues():
             mp.get_context("fork").JoinableQueue()]
 
 
+@pytest.mark.c_core
 def test_put_of_a_tensor_whose_storage_cannot_be_shared_raises_in_the_caller():
     """np.from_dlpack(t) pins t's memory; put returned and the feeder thread printed the
     share_memory_() error, and get never returned. put itself raises now, and the queue goes on
@@ -331,6 +332,7 @@ def test_put_of_a_tensor_whose_storage_cannot_be_shared_raises_in_the_caller():
         q.join_thread()
 
 
+@pytest.mark.c_core
 @pytest.mark.parametrize("method", ["fork", "spawn"])
 def test_a_put_that_fails_after_pickling_keeps_no_descriptor(method):
     """put pickles first (the storage moves to shared memory, its descriptor is handed to the
