@@ -12,6 +12,7 @@
 # Environment:
 #   PYTH_SAN_DIR     where to build (default: a fresh temporary directory, removed afterwards)
 #   PYTH_SAN_KEEP=1  keep that directory (reuse it with PYTH_SAN_DIR to skip rebuilding)
+#   PYTH_SAN_BUILD_ONLY=1  build (into PYTH_SAN_DIR) and stop: CI builds while other tests run
 #   PYTH_FUZZ        hypothesis profile for the fuzz tests (see tests/conftest.py)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -41,6 +42,8 @@ san_so=$(ls "$dir"/lib/pyth/_th*.so | head -1)
 find "$dir/lib/pyth" -name '*.py' -delete
 (cd "$repo" && find pyth -name '*.py' -print0) |
   while IFS= read -r -d '' f; do install -D -m 644 "$repo/$f" "$dir/lib/$f"; done
+
+[[ "${PYTH_SAN_BUILD_ONLY:-0}" != 1 ]] || { echo "sanitize.sh: built $san_so"; exit 0; }
 
 # ---- run ----
 asan="$(gcc -print-file-name=libasan.so)"
