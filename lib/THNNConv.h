@@ -13,7 +13,7 @@
  * (kD = sD = dilD = 1, padF = 0) over 4-D tensors: one kernel serves both.
  *
  * Workspace. The columns of a call live in one buffer per calling thread, kept between calls
- * (issue 14: a small CNN step must not allocate and fault in megabytes every time), released
+ * (a small CNN step must not allocate and fault in megabytes every time), released
  * when the thread ends. Requests above TH_NN_WORKSPACE_CAP are allocated for the call only. */
 
 #ifndef TH_CDEF

@@ -17,19 +17,19 @@ from ._size import Size
 from .dtypes import (ALL_DTYPES, bfloat16, dtype, float16, float32, float64, get_default_dtype,
                      int8, int16, int32, int64, set_default_dtype, uint8)
 from .dtypes import bool_ as bool  # noqa: A001  (pyth.bool, as torch.bool)
-from .factories import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
-                        logspace, ones, ones_like, tensor, zeros, zeros_like)
+from ._prims.creation import (arange, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+                              logspace, ones, ones_like, tensor, zeros, zeros_like)
 from .memory import memory_stats
 from .random import (Generator, bernoulli, default_generator, get_rng_state, initial_seed,  # noqa: F401
                      manual_seed, multinomial, normal, rand, rand_like, randint, randint_like,
                      randn, randn_like, randperm, seed, set_rng_state)
-from . import pointwise as _pointwise
-from . import shape_ops as _shape_ops
-from . import matmul as _matmul
+from ._prims import pointwise as _pointwise
+from ._prims import shape as _shape_ops
+from ._prims import matmul as _matmul
 from . import linalg
-from . import reductions as _reductions
+from ._prims import reductions as _reductions
 from ._promotion import can_cast, promote_types, result_type
-from .sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
+from ._prims.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
 from .threads import get_grain_size, get_num_threads, set_grain_size, set_num_threads
 from .tensor import Tensor
@@ -43,7 +43,7 @@ for _d in ALL_DTYPES:
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
 globals().update(_pointwise.FUNCTIONS)
-from . import indexing_ops as _indexing_ops  # noqa: E402
+from ._prims import indexing as _indexing_ops  # noqa: E402
 globals().update(_indexing_ops.FUNCTIONS)
 globals().update(_shape_ops.FUNCTIONS)
 globals().update(_matmul.FUNCTIONS)
@@ -59,15 +59,15 @@ from . import nn  # noqa: E402
 
 __version__ = "0.1.0"
 
-# issue 17: the rest of PyTorch's surface (pyth/surface.py gathers the modules)
-from . import surface as _surface  # noqa: E402
-globals().update(_surface.FUNCTIONS)
+# the composed ops (pyth/_refs), gathered by pyth/_bind.py
+from . import _bind  # noqa: E402
+globals().update(_bind.FUNCTIONS)
 from .device import device  # noqa: E402,F401
 
-autograd._install_factories()  # again: surface replaced some factories (device= checks)
+autograd._install_factories()  # again: _bind replaced some factories (device= checks)
 
-# issue 12: checkpoints, DLPack, data loading and multiprocessing
+# checkpoints, DLPack, data loading and multiprocessing
 from .serialization import load, save  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
-from . import optim  # noqa: E402,F401  (issue 11: optimizers and schedulers)
+from . import optim  # noqa: E402,F401  (optimizers and schedulers)

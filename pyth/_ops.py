@@ -34,7 +34,7 @@ def as_tensor(x: Any, dt: _dt.dtype) -> Tensor:
         return x if x.dtype is dt else x.to(dt)
     if is_scalar(x):
         return _empty((), dt).fill_(scalar_value(x))
-    from .factories import tensor
+    from ._prims.creation import tensor
     return tensor(x, dtype=dt)
 
 

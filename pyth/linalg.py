@@ -451,7 +451,7 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
                 tol: Any = None, out: Tensor | None = None) -> Tensor:
     """The number of singular values (|eigenvalues| when hermitian) above
     max(atol, rtol * largest); rtol defaults to eps * max(m, n) when neither is given."""
-    from .pointwise import FUNCTIONS as pw
+    from ._prims.pointwise import FUNCTIONS as pw
     gt, maximum, mul = pw["gt"], pw["maximum"], pw["mul"]
     api = "linalg.matrix_rank"
     dt = _lapack_dtype(api, A)
@@ -461,7 +461,7 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
         atol, rtol = tol, 0.0
     m, n = A.shape[-2], A.shape[-1]
     if min(m, n) == 0:
-        from .factories import zeros
+        from ._prims.creation import zeros
         return result_of(api, zeros(tuple(A.shape[:-2]), dtype=_dt.int64), out)
     S = eigvalsh(A).abs() if hermitian else svdvals(A)
     if atol is None and rtol is None:
@@ -478,7 +478,7 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
 
 
 def _full_like(t: Tensor, value: float) -> Tensor:
-    from .factories import full_like
+    from ._prims.creation import full_like
     return full_like(t, value)
 
 
@@ -496,7 +496,7 @@ TOPLEVEL = {"det": det, "logdet": None, "slogdet": slogdet, "inverse": inv,
 
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
-    from .pointwise import FUNCTIONS as pw
+    from ._prims.pointwise import FUNCTIONS as pw
     _lapack_dtype("logdet", A)  # refuses float16 itself, where det has no kernel for it
     return pw["log"](det(A))
 

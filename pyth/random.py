@@ -278,7 +278,7 @@ _IGNORED = {"device": ("cpu", None), "requires_grad": (False,), "layout": (None,
             "pin_memory": (False,)}
 
 
-def _check_extra(op: str, kw: dict) -> None:
+def _check_keywords(op: str, kw: dict) -> None:
     """Accepts PyTorch's device / layout / ... keywords with the values pyth supports."""
     for k, v in kw.items():
         if k not in _IGNORED:
@@ -314,7 +314,7 @@ def rand(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | None
          out: Tensor | None = None, **kw: Any) -> Tensor:
     """Uniform[0, 1) samples of the given size (default float dtype)."""
     sizes = _sizes("rand", size, kw)
-    _check_extra("rand", kw)
+    _check_keywords("rand", kw)
     r = _output("rand", sizes, dtype, out, _dt.get_default_dtype(), "uniform")
     return _fill(r, "uniform", "rand", generator, 0.0, 1.0)
 
@@ -323,7 +323,7 @@ def randn(*size: Any, generator: Generator | None = None, dtype: _dt.dtype | Non
           out: Tensor | None = None, **kw: Any) -> Tensor:
     """Standard normal samples of the given size (default float dtype)."""
     sizes = _sizes("randn", size, kw)
-    _check_extra("randn", kw)
+    _check_keywords("randn", kw)
     r = _output("randn", sizes, dtype, out, _dt.get_default_dtype(), "normal")
     return _fill(r, "normal", "randn", generator, 0.0, 1.0)
 
@@ -349,7 +349,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: _dt.dtype | N
         raise TypeError(f"randint() takes at most 3 positional arguments ({len(args)} given)")
     if high is None:
         raise TypeError("randint(): missing the required argument 'high'")
-    _check_extra("randint", kw)
+    _check_keywords("randint", kw)
     low = 0 if low is None else _int64(low, "low", "randint")
     high = _int64(high, "high", "randint")
     r = _output("randint", parse_sizes((size,), "randint"), dtype, out, _dt.int64,
@@ -360,7 +360,7 @@ def randint(*args: Any, generator: Generator | None = None, dtype: _dt.dtype | N
 def randperm(n: int, *, generator: Generator | None = None, dtype: _dt.dtype | None = None,
              out: Tensor | None = None, **kw: Any) -> Tensor:
     """A random permutation of 0 .. n-1 (int64 unless dtype says otherwise)."""
-    _check_extra("randperm", kw)
+    _check_keywords("randperm", kw)
     n = _int64(n, "n", "randperm")
     r = _output("randperm", (0,), dtype, out, _dt.int64, "randperm")
     return _fill(r, "randperm", "randperm", generator, n)
@@ -389,7 +389,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
            out: Tensor | None = None, dtype: _dt.dtype | None = None, **kw: Any) -> Tensor:
     """Normal samples: mean and std tensors (broadcast together) or numbers; with two numbers
     a size is required."""
-    _check_extra("normal", kw)
+    _check_keywords("normal", kw)
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
         if size is None:
             raise TypeError("normal(): with a number for both mean and std, give a size")

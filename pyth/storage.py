@@ -53,7 +53,7 @@ class Storage:
             from .tensor import as_count
             n = as_count(data, "Storage")
             return wrap_storage(dt, check_ptr(dt.storage.newWithSize(n)), True)
-        from .factories import tensor
+        from ._prims.creation import tensor
         values = tensor(list(data), dtype=dt).reshape(-1)
         s = wrap_storage(dt, check_ptr(dt.storage.newWithSize(values.numel())), True)
         from .tensor import Tensor

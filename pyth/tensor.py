@@ -140,7 +140,7 @@ class Tensor:
         if isinstance(first, (int, np.integer, Size)) and not isinstance(first, bool):
             return _empty(parse_sizes(args, cls.__name__), dt)
         if len(args) == 1:
-            from .factories import tensor
+            from ._prims.creation import tensor
             return tensor(first, dtype=dt)
         raise TypeError(f"{cls.__name__}(): expected sizes, a sequence, a Storage or a Tensor")
 
@@ -404,7 +404,7 @@ class Tensor:
     def copy_(self, src: Any) -> "Tensor":
         """Copy src's values (any type, broadcast to self's shape) into self."""
         if not isinstance(src, Tensor):
-            from .factories import tensor
+            from ._prims.creation import tensor
             src = tensor(src, dtype=self.dtype)
         check(getattr(self.dtype.tensor, "copy" + src.dtype.real)(self._h, src._h))
         return self
@@ -555,11 +555,11 @@ class Tensor:
 
     # ---- indexing ----
     def __getitem__(self, index: Any) -> "Tensor":
-        from ._indexing import getitem
+        from ._prims.subscript import getitem
         return getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from ._indexing import setitem
+        from ._prims.subscript import setitem
         setitem(self, index, value)
 
     # ---- printing and introspection ----

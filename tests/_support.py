@@ -5,7 +5,7 @@
   `kw` (a message regex for pytest.raises).
 - data and layouts: `Triple` (one logical tensor in pyth, numpy and torch) for the fuzz suites;
   seeded sample values, (pyth, torch) pairs and their layouts (contiguous, transposed, stepped,
-  expanded) for the surface tests; for the op suites, distinct exact values
+  expanded) for the composed-op tests; for the op suites, distinct exact values
   (`distinct_values`), an operand in a layout (`LAYOUTS`, `laid_out_as`), a view over a fresh
   root (`ROOTED_LAYOUTS`, `rooted_view`) and storage geometry helpers.
 - comparisons: values, dtype and geometry against numpy/torch; `check_call` (same result or same
@@ -21,7 +21,7 @@
   check, and parameter copies between a pyth and a torch module.
 
 Users: most suites; the differential fuzz suites (test_fuzz_*.py, test_hardening_py.py), the
-surface tests (test_surface_*.py), the op suites (test_views.py, test_indexing*.py,
+composed-op tests (test_*_composed.py), the op suites (test_views.py, test_indexing*.py,
 test_copy.py, test_storage.py, ...) and the layer tests (test_nn_*.py). conftest.py's directory
 is on sys.path, so tests import it as `_support`; fixtures live in conftest.py.
 """

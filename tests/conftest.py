@@ -34,12 +34,12 @@ settings.load_profile(os.environ.get("PYTH_FUZZ", "ci"))
 # in a listed module that must run sanitized all the same (a crash-hunt regression) carries
 # `@pytest.mark.c_core` itself.
 PYTHON_SIDE = frozenset({
-    "test_autograd", "test_autograd_gaps", "test_autograd_ops", "test_autograd_surface",
+    "test_autograd", "test_autograd_corners", "test_autograd_ops", "test_autograd_special",
     "test_fuzz_grad", "test_gradient_validation",
     "test_cli", "test_dataloader", "test_distributed", "test_fork_after_threads",
     "test_multiprocessing", "test_reliability_processes",
     "test_training_reliability", "test_training_speed", "test_lr_scheduler",
-    "test_nn_module", "test_nn_utils", "test_printing", "test_surface_printing",
+    "test_nn_module", "test_nn_utils", "test_printing", "test_printoptions",
     "test_hardening_py",
 })
 

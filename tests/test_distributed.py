@@ -124,7 +124,7 @@ except ImportError as e:
 """
 
 
-def test_without_mpi4py_the_error_names_the_extra():
+def test_without_mpi4py_the_error_names_the_optional_dependency():
     r = subprocess.run([sys.executable, "-c", _NO_MPI4PY], capture_output=True, text=True,
                        timeout=120, env=_env(1), cwd=HERE, check=False)
     assert r.returncode == 0, r.stderr

@@ -40,7 +40,7 @@ def _rows(lib, dt):  # (2, 3) logits and their class targets
 
 # (op named in the message, expected type, dtypes, call(lib, F, dt)); lib is pyth or torch,
 # F its nn.functional.
-# -- pointwise (pyth/pointwise.py's kinds table) --
+# -- pointwise (pyth/_prims/pointwise.py's kinds table) --
 POINTWISE = [
     ("lerp", NIE, INTS + BOOL, lambda lib, F, dt: lib.lerp(_t(lib, dt, 3), _t(lib, dt, 3), 0.5)),
     ("lerp", NIE, INTS, lambda lib, F, dt: _t(lib, dt, 3).lerp_(_t(lib, dt, 3), 0.5)),

@@ -1,6 +1,6 @@
 """The short paths must give what the general paths give.
 
-Small ops take shortcuts (pyth/pointwise.py's _DIRECT tables calling the C <op>New entry
+Small ops take shortcuts (pyth/_prims/pointwise.py's _DIRECT tables calling the C <op>New entry
 points; THTensor_(run)'s one-row path for small contiguous operands in generic/THTensorMath.c),
 and the thread decision weighs an op's bytes (THParallel_worth). Each shortcut is checked
 against an oracle: numpy for values, the out= form (which never takes the shortcut) for the

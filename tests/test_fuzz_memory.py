@@ -1,4 +1,4 @@
-"""Fuzzing the memory rules of the core (issue 18): geometry near the int64 limits, exports
+"""Fuzzing the memory rules of the core: geometry near the int64 limits, exports
 that outlive mutations of their tensor, threads that mutate structure under other threads'
 ops, and foreign numpy memory (read-only, misaligned, odd bool bytes).
 

@@ -5,7 +5,7 @@ tests/_support.py: transposed, stepped, offset, expanded; 0-dim and size-0 inclu
 every form (function, method, out=, in-place, operator), and the outcome must be PyTorch's:
 the same exception class, or the same dtype, shape and values (bit-exact for exact ops, within
 a few units in the last place of the result type for transcendental ones). Adding an op to
-pyth.pointwise means adding one row here. Example counts come from the hypothesis profile
+pyth._prims.pointwise means adding one row here. Example counts come from the hypothesis profile
 (tests/conftest.py: PYTH_FUZZ=ci|long|san).
 """
 

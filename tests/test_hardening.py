@@ -1,4 +1,4 @@
-"""Regression tests for the core's hardening (issue 18): each defect class an outside crash
+"""Regression tests for the core's hardening: each defect class an outside crash
 hunt found, as its minimal example. They run in the sanitized suite too (scripts/sanitize.sh),
 where a read or write out of bounds fails the run even if the answer happens to look right."""
 

@@ -1,4 +1,4 @@
-"""Regression and property tests for the Python-side classes of issue 18.
+"""Regression and property tests for the Python-side defect classes of the crash hunts.
 
 - Class 14: index values outside int64 (or outside the dim) raise IndexError naming the dim and
   size, instead of wrapping (`t[[2**64 - 1]]` was `t[-1]`).

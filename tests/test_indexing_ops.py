@@ -1,4 +1,4 @@
-"""Oracle tests for pyth's indexing ops (pyth/indexing_ops.py, generic/THTensorIndex.c).
+"""Oracle tests for pyth's indexing ops (pyth/_prims/indexing.py, generic/THTensorIndex.c).
 
 Every op is compared with numpy where numpy has an equivalent (np.take, np.take_along_axis,
 np.put, np.add.at / np.multiply.at for duplicate indices, boolean masks, np.argwhere) and with
@@ -591,7 +591,7 @@ def test_threaded_kernels_match_numpy(name, layout):
 
 @pytest.mark.parametrize("name", ["float32", "int16", "bool", "bfloat16"])
 def test_single_advanced_index_routes_to_kernels(name, monkeypatch):
-    from pyth import _indexing
+    from pyth._prims import subscript as _indexing
 
     def general(p):
         raise AssertionError("the general offsets path was used")

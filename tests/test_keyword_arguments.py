@@ -73,7 +73,7 @@ def _swallowed(f: Any) -> str | None:
 def test_scan_reaches_the_api() -> None:
     names = {q for q, _ in _callables()}
     assert len(names) > 500
-    assert "pyth.nn.functional.mse_loss" in names and "pyth.factories.zeros" in names
+    assert "pyth.nn.functional.mse_loss" in names and "pyth._prims.creation.zeros" in names
 
 
 def test_no_public_function_swallows_keywords() -> None:
@@ -86,7 +86,7 @@ def test_no_public_function_swallows_keywords() -> None:
     lambda: pyth.nn.functional.mse_loss(pyth.ones(2), pyth.ones(2), bogus=3),
     lambda: pyth.nn.functional.binary_cross_entropy(pyth.ones(2) / 2, pyth.ones(2), bogus=3),
     lambda: pyth.zeros(2, bogus=3),
-    lambda: pyth.factories.zeros(2, bogus=3),
+    lambda: pyth._prims.creation.zeros(2, bogus=3),
     lambda: pyth.autograd.gradcheck(lambda x: x, (pyth.ones(1, dtype=pyth.float64),), bogus=1),
     lambda: pyth.empty_strided((2,), (1,), bogus=1),
     lambda: pyth.range(0, 3, bogus=1),

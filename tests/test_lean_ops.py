@@ -1,4 +1,4 @@
-"""The short paths of small ops (issue 14) give the general path's results and errors: in-place
+"""The short paths of small ops give the general path's results and errors: in-place
 binary methods calling their C op directly, unary methods inlined outside autograd, the lean
 record of full reductions, and saved outputs kept by their C handle alone."""
 

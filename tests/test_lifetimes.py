@@ -301,7 +301,7 @@ def test_from_numpy_of_a_view_keeps_the_base_alive():
     assert wb() is None
 
 
-def test_from_numpy_does_not_hold_extra_references():
+def test_from_numpy_holds_no_needless_references():
     a = np.arange(10.0)
     rc = sys.getrefcount(a)
     t = pyth.from_numpy(a)

@@ -1,4 +1,4 @@
-"""Oracle tests for the matrix products (pyth/matmul.py over generic/THTensorBlas.c).
+"""Oracle tests for the matrix products (pyth/_prims/matmul.py over generic/THTensorBlas.c).
 
 numpy is the oracle for values: float results are compared with numpy's float64 product of
 the same inputs; integer results with numpy's int64 product cast back to the dtype, which

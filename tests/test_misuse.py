@@ -271,7 +271,7 @@ CASES = [
     ("inplace_expanded", "e33.add_(1)", RuntimeError, r"single memory location"),
     ("inplace_exp_int", "i3.exp_()", RuntimeError, r"can't be cast to the desired output type Long"),
     ("inplace_clamp_no_bounds", "v5.clamp_()", RuntimeError, r"at least one of 'min' or 'max'"),
-    # ---- layers, losses, optimizers, data (issue 15: each names the layer and the sizes) ----
+    # ---- layers, losses, optimizers, data (each names the layer and the sizes) ----
     ("conv2d_channels", "pyth.nn.Conv2d(3, 4, 3)(pyth.randn(2, 4, 8, 8))", RuntimeError,
      r"weight of size \[4, 3, 3, 3\], expected input\[2, 4, 8, 8\] to have 3 channels, but got 4"),
     ("conv2d_rank", "pyth.nn.Conv2d(3, 4, 3)(pyth.randn(8, 8))", RuntimeError,

@@ -1,4 +1,4 @@
-"""The CNN kernels' fast paths (issue 14) against PyTorch and numpy: MaxPool2d(2)'s vector path
+"""The CNN kernels' fast paths against PyTorch and numpy: MaxPool2d(2)'s vector path
 (float32) and its scalar twin (float64), the select-form ReLU / Hardtanh gradients, and the
 convolution's run-wise im2col / col2im for stride-1 "same"-width grids, with NaN, infinities,
 ties, non-contiguous and edge-sized operands."""

@@ -1,4 +1,4 @@
-"""Oracle tests for pointwise math (pyth/pointwise.py, lib/THMathOps.h, generic/THTensorMath.c).
+"""Oracle tests for pointwise math (pyth/_prims/pointwise.py, lib/THMathOps.h, generic/THTensorMath.c).
 
 PyTorch is the primary oracle (result dtype, shape, values, and whether a call is an error):
 every op runs on identical inputs in both libraries, with identical layouts (contiguous,

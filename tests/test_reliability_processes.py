@@ -1,4 +1,4 @@
-"""Failures of whole processes (issue 15, items 2 and 3): a checkpoint writer killed mid-save or
+"""Failures of whole processes: a checkpoint writer killed mid-save or
 stopped by a full disk keeps the previous file; a main process interrupted mid-epoch leaves no
 worker behind; a thousand tensors through a queue leave no shared memory and no descriptor.
 

@@ -1,4 +1,4 @@
-"""Oracle tests for pyth's construction / shape ops (pyth/shape_ops.py, generic/THTensorShape.c).
+"""Oracle tests for pyth's construction / shape ops (pyth/_prims/shape.py, generic/THTensorShape.c).
 
 cat/concatenate/stack/hstack/vstack/dstack, split, chunk, unbind, flip/fliplr/flipud/rot90,
 roll, repeat/tile, tril/triu (+ in place), diag, diagonal and meshgrid are checked against
@@ -744,7 +744,7 @@ def test_function_and_method_forms_agree():
 
 
 # --------------------------------------------------------------------------------------------
-# arange / linspace / logspace with float steps and int dtypes (pyth/factories.py)
+# arange / linspace / logspace with float steps and int dtypes (pyth/_prims/creation.py)
 # --------------------------------------------------------------------------------------------
 
 ARANGE_CASES = [(0, 1, 0.1), (1, 1.3, 0.1), (1, 0, -0.1), (0, -1, -0.3), (0.5,), (10,),

@@ -1,4 +1,4 @@
-"""Small results, cheaply: the struct cache and the contiguous fast path (issue 14).
+"""Small results, cheaply: the struct cache and the contiguous fast path.
 
 - The struct cache (lib/THGeneral.h, THStructCache_*): tensor headers (with their size/stride
   arrays inline up to 4 dims) and storage structs go back to bounded per-thread lists when freed

@@ -1,4 +1,4 @@
-"""Reliability of the training stack over long runs and threads (issue 15, items 4 and 5).
+"""Reliability of the training stack over long runs and threads.
 
 - Long runs: thousands of steps of the main job's models keep pyth's live bytes exactly flat
   and the process RSS flat within 1 % once warm (a leak of one small tensor per step would

@@ -1,4 +1,4 @@
-"""The lean training path (issue 14) keeps PyTorch's semantics: gradients a leaf keeps without
+"""The lean training path keeps PyTorch's semantics: gradients a leaf keeps without
 a copy are never shared with anything else, the fused layer nodes are recorded only when
 needed, and libgomp's spin setting leaves the user's environment alone."""
 

@@ -418,7 +418,7 @@ def test_unfold_size0_like_torch():
     assert u.numel() == 0
 
 
-def test_unfold_torch_extra():
+def test_unfold_against_torch_corners():
     torch = pytest.importorskip("torch")
     for shape, args in [((), (0, 1, 1)), ((5,), (0, 0, 1)), ((5,), (0, 0, 2)),
                         ((0, 3), (1, 2, 1)), ((4, 0), (0, 2, 2))]:

@@ -81,7 +81,7 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     r = engine.run_backward(outs, gs, retain_graph, create_graph, ins, accumulate=False,
                             allow_unused=bool(allow_unused))
     if materialize_grads:
-        from ..factories import zeros_like
+        from .._prims.creation import zeros_like
         r = [g if g is not None else zeros_like(x) for g, x in zip(r, ins)]
     return tuple(r)
 

@@ -1322,6 +1322,9 @@ _INPLACE_SPECIAL = {"copy_": "copy_", "fill_": "fill_", "zero_": "zero_",
                     "cumprod_": "cumprod"}
 
 _installed = [False]
+_MODULE_OF = {"indexing_ops": "_prims.indexing", "pointwise": "_prims.pointwise",
+              "reductions": "_prims.reductions", "shape_ops": "_prims.shape",
+              "sorting": "_prims.sorting", "matmul": "_prims.matmul", "_indexing": "_prims.subscript"}
 _SIGNATURES: dict[str, Callable] = {}
 
 
@@ -1330,7 +1333,7 @@ def install() -> None:
         return
     _installed[0] = True
     import importlib
-    mods = {n: importlib.import_module("pyth." + n) for n in
+    mods = {n: importlib.import_module("pyth." + _MODULE_OF.get(n, n)) for n in
             ("indexing_ops", "pointwise", "reductions", "shape_ops", "sorting", "matmul",
              "linalg", "_indexing")}
     pointwise, _indexing = mods["pointwise"], mods["_indexing"]
@@ -1353,8 +1356,8 @@ def install() -> None:
         sources.update(mods[n].FUNCTIONS)
     sources["split"] = mods["shape_ops"]._split_size   # FUNCTIONS' split dispatches to it
     sources["cholesky_solve"] = mods["linalg"].TOPLEVEL["cholesky_solve"]
-    sources["pinv"] = importlib.import_module("pyth.linalg_extra").LINALG["pinv"]
-    sources["relu"] = importlib.import_module("pyth.math_extra").FUNCTIONS["relu"]
+    sources["pinv"] = importlib.import_module("pyth._refs.linalg").LINALG["pinv"]
+    sources["relu"] = importlib.import_module("pyth._refs.pointwise").FUNCTIONS["relu"]
     sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
     places = _Places()
     for name, op in TABLE.items():
@@ -1367,8 +1370,8 @@ def install() -> None:
         if getattr(raw, "__wrapped__", None) is not None:
             continue
         _function_op(name, raw, op, places)
-    math_extra = sys.modules["pyth.math_extra"]   # its methods are put on Tensor later
-    math_extra.METHODS["relu"] = _method_of(math_extra.FUNCTIONS["relu"])
+    refs_pointwise = sys.modules["pyth._refs.pointwise"]   # its methods are put on Tensor later
+    refs_pointwise.METHODS["relu"] = _method_of(refs_pointwise.FUNCTIONS["relu"])
     shape_ops = mods["shape_ops"]
     for n in ("flip", "tile"):
         w = shape_ops.FUNCTIONS[n]
@@ -1429,11 +1432,11 @@ def _install_operators(pointwise: Any) -> None:
                                           for n in pointwise_nodes.BINARY})
     for name, table in pointwise._DIRECT_UNARY.items():
         setattr(Tensor, name, _unary_method(table, T[name], F[name]))
-    reduced = sys.modules["pyth.reductions"].FUNCTIONS
+    reduced = sys.modules["pyth._prims.reductions"].FUNCTIONS
     for name in pointwise_nodes.REDUCTIONS:   # t.sum(), t.mean(): the C reduction, inlined
         table = {dt.tensor_class: _full_reduction_new(dt, name) for dt in (P.float32, P.float64)}
         setattr(Tensor, name, _unary_method(table, T[name], reduced[name]))
-    mm = sys.modules["pyth.matmul"].FUNCTIONS["matmul"]
+    mm = sys.modules["pyth._prims.matmul"].FUNCTIONS["matmul"]
     Tensor.__matmul__ = _matmul_operator(mm)
     Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
                                               else NotImplemented)
@@ -1673,7 +1676,7 @@ def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
                 return fast(self, other)
             return w(other, self)
     elif hasattr(fast, "table"):   # t + u: the direct C call inlined (one frame in all)
-        table, slow, run = fast.table, fast.slow, sys.modules["pyth.pointwise"]._run_direct
+        table, slow, run = fast.table, fast.slow, sys.modules["pyth._prims.pointwise"]._run_direct
         new, gc = object.__new__, ffi.gc
 
         state = grad_mode.state

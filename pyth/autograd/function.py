@@ -215,5 +215,5 @@ def once_differentiable(fn: Any) -> Any:
 
 # ---- names the functions above use, imported last so that import cycles resolve -------------
 from . import anomaly  # noqa: E402
-from ..factories import zeros  # noqa: E402
+from .._prims.creation import zeros  # noqa: E402
 from .record import alias  # noqa: E402

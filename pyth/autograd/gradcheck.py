@@ -56,7 +56,7 @@ def _unravel(k: int, shape: tuple) -> tuple:
 
 def _analytical(fn: Callable, inputs: tuple) -> list:
     """The same Jacobian from backward passes, one per output element."""
-    from ..factories import zeros_like
+    from .._prims.creation import zeros_like
     from . import grad as autograd_grad
     outs = _outputs(fn, inputs)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
@@ -155,7 +155,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
         o = _outputs(func, xs)
         diff = [xs[i] for i in diff_idx]
         gs = autograd_grad(o, diff, gos, create_graph=True, allow_unused=True)
-        from ..factories import zeros_like
+        from .._prims.creation import zeros_like
         return tuple(g if g is not None else zeros_like(x) for g, x in zip(gs, diff))
     return gradcheck(first, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception)

@@ -117,7 +117,7 @@ def _pad(grads: list, n: int) -> list:
 
 
 def _zeros(shape: tuple, dt: Any) -> Tensor:
-    from ..factories import zeros
+    from .._prims.creation import zeros
     return zeros(shape, dtype=dt)
 
 
@@ -170,7 +170,7 @@ def _fit(r: Any, meta: Any) -> Any:
         return None
     shape, dt = meta
     if not isinstance(r, Tensor):
-        from ..factories import full
+        from .._prims.creation import full
         return full(shape, r, dtype=dt)
     rs = shape_of(r)
     if rs != shape:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._numpy import export
 from ..autograd import no_grad
-from ..factories import empty
+from .._prims.creation import empty
 from ._mpi import mpi
 from .reduce_op import RAW16
 

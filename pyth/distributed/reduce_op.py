@@ -91,7 +91,7 @@ def mpi_op(op: ReduceOp, dtype: _dt.dtype) -> Any:
 def _raw16_reducer(fn: Callable[[Any, Any], Any], dtype: _dt.dtype) -> Callable:
     """An MPI user function reducing raw 16-bit words as dtype with pyth's kernels."""
     from .._numpy import export
-    from ..factories import empty
+    from .._prims.creation import empty
 
     def reduce(inbuf: Any, inoutbuf: Any, datatype: Any) -> None:
         src = np.frombuffer(inbuf, np.uint16)

@@ -13,5 +13,5 @@ from .parameter import Buffer, Parameter
 
 __all__ = ["Buffer", "Parameter", "functional", "init", *_modules_all]
 
-from . import utils  # noqa: E402,F401  (issue 11: clip_grad, parameters_to_vector)
+from . import utils  # noqa: E402,F401  (clip_grad, parameters_to_vector)
 from . import parallel  # noqa: E402,F401  (DistributedDataParallel)

@@ -21,12 +21,12 @@ from ..tensor import Tensor
 
 
 def _where(c: Tensor, a: Any, b: Any) -> Tensor:
-    from ..pointwise import where
+    from .._prims.pointwise import where
     return where(c, a, b)
 
 
 def _full_like(x: Tensor, v: float) -> Tensor:
-    from ..factories import full_like
+    from .._prims.creation import full_like
     return full_like(x, v)
 
 

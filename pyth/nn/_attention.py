@@ -72,7 +72,7 @@ def _score_bias(attn_mask: Tensor | None, is_causal: bool, length: int, source: 
                 dtype: Any) -> Tensor | None:
     """The float bias added to the scores: -inf where a bool mask (or the causal triangle) says
     a key takes no part, a float mask as it is; None without a mask."""
-    from ..factories import ones, zeros
+    from .._prims.creation import ones, zeros
     if is_causal:
         attn_mask = ones(length, source, dtype=_dt.bool_).tril()
     if attn_mask is None or attn_mask.dtype is not _dt.bool_:
@@ -120,7 +120,7 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_
                     target_type: Any, check_other: bool = True) -> Tensor | None:
     """A bool mask (True = leave out) turned into a float one of target_type (-inf where True);
     a float mask as it is. Warns when the two masks of one call have different dtypes."""
-    from ..factories import zeros
+    from .._prims.creation import zeros
     if mask is None:
         return None
     if mask.dtype is not _dt.bool_ and not mask.dtype.is_floating_point:
@@ -271,7 +271,7 @@ def _project(query: Tensor, key: Tensor, value: Tensor, separate: bool,
 def _append_bias_kv(k: Tensor, v: Tensor, bias_k: Tensor | None, bias_v: Tensor | None,
                     static_k: Tensor | None, static_v: Tensor | None, bsz: int) -> tuple:
     """k and v with bias_k / bias_v appended as one more key position (both or neither)."""
-    from ..shape_ops import cat
+    from .._prims.shape import cat
     if bias_k is None and bias_v is None:
         return k, v, False
     if bias_k is None or bias_v is None:
@@ -285,7 +285,7 @@ def _append_bias_kv(k: Tensor, v: Tensor, bias_k: Tensor | None, bias_v: Tensor 
 
 def _append_zero_attn(k: Tensor, v: Tensor) -> tuple:
     """(N * heads, S, head_dim) k and v with one more key position of zeros."""
-    from ..shape_ops import cat
+    from .._prims.shape import cat
     zk = k.new_zeros((k.size(0), 1, k.size(2)))
     zv = v.new_zeros((v.size(0), 1, v.size(2)))
     return cat([k, zk], 1), cat([v, zv], 1)
@@ -306,7 +306,7 @@ def _weights_path(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
                   dropout_p: float) -> tuple:
     """Attention with its weights kept: softmax(q k^T / sqrt(d) + mask) (a plain softmax, so a
     row with every key masked is NaN, as in PyTorch), then dropout, then times v."""
-    from ..matmul import baddbmm
+    from .._prims.matmul import baddbmm
     from .functional import dropout, softmax
     q = q * math.sqrt(1.0 / q.size(-1))
     kt = k.transpose(-2, -1)

@@ -384,4 +384,4 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
 
 
 # ---- names the functions above use, imported last so that import cycles resolve -------------
-from ..factories import zeros  # noqa: E402
+from .._prims.creation import zeros  # noqa: E402

@@ -26,7 +26,7 @@ def _kernel(name: str, dt: _dt.dtype) -> Any:
 def _lengths(x: Any, name: str) -> Tensor:
     """input_lengths / target_lengths as a 1-D int64 tensor (from an integral tensor of any
     shape, or a tuple or list of ints)."""
-    from ..factories import tensor
+    from .._prims.creation import tensor
     if isinstance(x, Tensor):
         if x.dtype.is_floating_point or x.dtype is _dt.bool_:
             raise RuntimeError(f"ctc_loss(): {name} must be integral, got {x.dtype.real}")

@@ -12,7 +12,7 @@ from ..tensor import Tensor
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 of shape (*tensor.shape, num_classes): 1 at each value's position, else 0;
     num_classes=-1 takes the largest value + 1."""
-    from ..factories import zeros
+    from .._prims.creation import zeros
     if tensor.dtype is not _dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:
@@ -38,7 +38,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """input divided by its p-norm over dim, the norm held at least eps (zero rows stay 0)."""
-    from ..pointwise import div
+    from .._prims.pointwise import div
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom if out is None else div(input, denom, out=out)
 
@@ -57,7 +57,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     the norms takes no part in the gradient."""
     from ..autograd import no_grad
     from ..linalg import vector_norm
-    from ..shape_extra import broadcast_tensors
+    from .._refs.shape import broadcast_tensors
     x1, x2 = _floating_pair("cosine_similarity", x1, x2)
     x1, x2 = broadcast_tensors(x1, x2)
     n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()

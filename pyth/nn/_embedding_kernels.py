@@ -51,7 +51,7 @@ def _frequency_scale(indices: Tensor, rows: int, dt: _dt.dtype) -> Tensor:
     import numpy as np
     ix = indices.numpy().reshape(-1)
     counts = np.bincount(ix, minlength=rows) if ix.size else np.zeros(rows, dtype=np.int64)
-    from ..factories import tensor
+    from .._prims.creation import tensor
     return tensor(1.0 / counts[ix], dtype=dt).reshape(*indices.shape, 1)
 
 
@@ -73,7 +73,7 @@ class Embedding(Function):
             g = g * _frequency_scale(indices, weight.size(0), g.dtype)
         if is_grad_enabled():  # create_graph: the same map as recorded ops
             return _composed_grad(g, weight, indices, ctx.padding_idx), None, None, None
-        from ..factories import zeros
+        from .._prims.creation import zeros
         gw = zeros(tuple(weight.shape), dtype=dt)
         check(_kernel("accGradParameters", dt)(gw._h, indices._h, g.to(dt)._h,
                                                ctx.padding_idx, 1.0))
@@ -147,7 +147,7 @@ class EmbeddingBag(Function):
         gc = g.to(dt)
         gw = gp = None
         if ctx.needs_input_grad[0]:
-            from ..factories import zeros
+            from .._prims.creation import zeros
             gw = zeros(tuple(weight.shape), dtype=dt)
             check(_bag_kernel("accGradParameters", dt)(
                 gw._h, indices._h, offsets._h, gc._h,
@@ -167,7 +167,7 @@ def _bag_grad_composed(g: Tensor, weight: Tensor, psw: Tensor | None, args: tupl
     psw (index_add into the rows), for create_graph."""
     import numpy as np
 
-    from ..factories import tensor, zeros
+    from .._prims.creation import tensor, zeros
     indices, offsets, maxi, mode, last, pad, by_freq = args
     rows, dim = weight.shape
     if mode == 2:
@@ -215,7 +215,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     offsets (bag starts). padding_idx positions count for nothing; empty bags give zeros."""
     import warnings
 
-    from ..factories import arange, zeros
+    from .._prims.creation import arange, zeros
     if (isinstance(weight, Tensor) and isinstance(input, Tensor)
             and weight.dtype in (_dt.int64, _dt.int32) and input.dtype.is_floating_point):
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage "

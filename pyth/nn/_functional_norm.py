@@ -156,6 +156,6 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
 
 # ---- names the functions above use, imported last so that import cycles resolve -------------
 from ..autograd import no_grad  # noqa: E402
-from ..factories import empty  # noqa: E402
+from .._prims.creation import empty  # noqa: E402
 from ._embedding_kernels import embedding as _emb, renorm_  # noqa: E402
 from ._norm_kernels import normalization  # noqa: E402

@@ -330,7 +330,7 @@ def _affine_grid(theta: Tensor, spatial: tuple, align: bool) -> Tensor:
     base is allocated first, checked (MemoryError when it cannot be had), and filled through
     broadcasting views, so no temporary is larger than an axis before that allocation has
     succeeded; the product allocates the result, checked as well."""
-    from ..factories import empty
+    from .._prims.creation import empty
     ft = np.float64 if theta.dtype is _dt.float64 else np.float32
     k = len(spatial)
     base = empty(*spatial, k + 1, dtype=theta.dtype)

@@ -152,7 +152,7 @@ def _block_index(spatial: tuple, kernel: tuple, dilation: tuple, padding: tuple,
     unpadded image (0 where the cell lies in the padding), and a bool mask of the cells inside
     it (None when every cell is). The padding is never materialised, so the work and memory
     are the result's, however large the padding."""
-    from ..factories import arange
+    from .._prims.creation import arange
     (kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow) = kernel, dilation, padding, stride, grid
     rows = arange(kh).reshape(kh, 1, 1, 1) * dh + arange(oh).reshape(1, 1, oh, 1) * sh - ph
     cols = arange(kw).reshape(1, kw, 1, 1) * dw + arange(ow).reshape(1, 1, 1, ow) * sw - pw
@@ -192,7 +192,7 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
          padding: Any = 0, stride: Any = 1) -> Tensor:
     """col2im: (N, C*kh*kw, L) -> (N, C, *output_size), each block's cells summed back into
     place (overlaps add up); an unbatched (C*kh*kw, L) gives (C, *output_size)."""
-    from ..factories import zeros
+    from .._prims.creation import zeros
     if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[input.dim() - 2:]):
         raise RuntimeError(f"fold(): expected a non-empty 2D or 3D (batch mode) input, with an "
                            f"optional 0-size batch dim, got {list(input.shape)}")
@@ -250,7 +250,7 @@ def _unpool_size(input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
 def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, stride: Any,
                 padding: Any, output_size: Any) -> Tensor:
     """Scatters each value to its index in the flattened spatial output (zeros elsewhere)."""
-    from ..factories import zeros
+    from .._prims.creation import zeros
     name = f"max_unpool{nd}d"
     kernel = _ntuple(kernel_size, nd, "kernel_size")
     stride = _ntuple(stride if stride is not None else kernel_size, nd, "stride")

@@ -36,7 +36,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """x above 0, a * x at or below it: a drawn uniformly from [lower, upper] per element while
     training, (lower + upper) / 2 otherwise."""
     from ..autograd import no_grad
-    from ..pointwise import where
+    from .._prims.pointwise import where
     from .functional import leaky_relu
     if lower > upper:
         raise RuntimeError(f"rrelu(): lower bound ({lower}) should be less than or equal to the "
@@ -64,7 +64,7 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
     """Replaces dropped units (elements, or whole channels when feature) with SELU's negative
     saturation, then a * x + b restores the input's mean and variance."""
     from ..autograd import no_grad
-    from ..factories import empty
+    from .._prims.creation import empty
     _check_p(p)
     if p == 0.0 or not training or input.numel() == 0:
         return input
@@ -130,7 +130,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows i < j of an (N, M) input, in row-major
     order of the pairs: N * (N - 1) / 2 values."""
-    from ..creation import triu_indices
+    from .._refs.creation import triu_indices
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:
@@ -146,7 +146,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
 def _safe_norm(diff: Tensor, p: float) -> Tensor:
     """The p-norm of each row, whose gradient at a zero row is zero (as PyTorch's pdist)."""
-    from ..pointwise import where
+    from .._prims.pointwise import where
     if p == 0:
         return (diff != 0).to(diff.dtype).sum(1)
     if diff.size(1) == 0:             # empty rows are 0 apart, whatever the norm

@@ -88,7 +88,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     """input where target is 1, max(0, margin - input) where target is -1 (input is typically
     a distance; any other target value adds both terms, as PyTorch's). Integer inputs keep
     their dtype, the margin truncated to it."""
-    from ..pointwise import where
+    from .._prims.pointwise import where
     reduction = _reduction_of(size_average, reduce, reduction)
     far = (_scalar_in(margin, input.dtype) - input).clamp_min(0)
     loss = where(target != 1, far, 0) + where(target != -1, input, 0)
@@ -99,7 +99,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)): a smooth two-class hinge. The loss has input's dtype and
     shape (target must broadcast to it), as PyTorch's computes it in place of a copy of input."""
-    from ..shape_extra import broadcast_shapes
+    from .._refs.shape import broadcast_shapes
     reduction = _reduction_of(size_average, reduce, reduction)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"soft_margin_loss(): expected a floating point input, got "
@@ -137,7 +137,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1, the cosine
     taken along the last dim with EPSILON added to each squared norm. Inputs (N, D) with target
     (N), or unbatched (D) with a 0-dim target."""
-    from ..pointwise import where
+    from .._prims.pointwise import where
     reduction = _reduction_of(size_average, reduce, reduction)
     dim = target.dim()
     if dim > 1:
@@ -157,7 +157,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def _triplet(distance: Callable[[Tensor, Tensor], Tensor], anchor: Tensor, positive: Tensor,
              negative: Tensor, margin: float, swap: bool) -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) per triplet; swap takes min(d(a, n), d(p, n))."""
-    from ..pointwise import minimum
+    from .._prims.pointwise import minimum
     d_neg = distance(anchor, negative)
     if swap:
         d_neg = minimum(d_neg, distance(positive, negative))
@@ -225,7 +225,7 @@ def _kernel_dtypes(op: str, input: Tensor, target: Tensor) -> None:
 
 def _hinge(z: Tensor, keep: Tensor) -> Tensor:
     """z where keep and z > 0, else 0: a kernel's `if (z > 0)` sum term (no gradient at z = 0)."""
-    from ..pointwise import where
+    from .._prims.pointwise import where
     return where(keep & (z > 0), z, 0)
 
 
@@ -259,7 +259,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 def _multi_margin(x: Tensor, y: Tensor, p: int, margin: float,
                   weight: Tensor | None) -> Tensor:
     """multi_margin_loss per sample of x (N, C) with class indices y (N)."""
-    from ..factories import arange
+    from .._prims.creation import arange
     n, c = x.shape
     if n and not bool(((y >= 0) & (y < c)).all()):
         raise RuntimeError(f"multi_margin_loss(): target out of range: class indices must lie "
@@ -301,7 +301,7 @@ def _multilabel_margin(x: Tensor, y: Tensor) -> Tensor:
     """multilabel_margin_loss per sample of x (N, C), targets y (N, C): the hinges of every
     (listed target j, class i) pair, in (N, J, C) blocks of at most _PAIR_BLOCK elements, J
     running over the longest target list only."""
-    from ..factories import zeros
+    from .._prims.creation import zeros
     n, c = x.shape
     listed = (y < 0).to(_dt.int64).cumsum(1) == 0      # the entries before the first -1
     idx = y.clamp_min(0)
@@ -342,7 +342,7 @@ def _gaussian_var(input: Tensor, var: Tensor | float) -> Tensor:
     element), input's shape less the last dim (one per sample, unsqueezed), or input's dims
     with the mismatched sizes adding up to 1 (a size-1 dim to broadcast); a float fills
     input's shape."""
-    from ..factories import ones_like
+    from .._prims.creation import ones_like
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")

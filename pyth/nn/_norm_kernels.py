@@ -46,13 +46,13 @@ def _h(t: Tensor | None) -> Any:
 # ---- kernel calls ------------------------------------------------------------------------------
 # kind -> (C name, extra forward arguments, extra backward arguments) from the Function's args
 
-def _bn_extra(args: tuple, dt: _dt.dtype) -> tuple:
+def _bn_arguments(args: tuple, dt: _dt.dtype) -> tuple:
     running_mean, running_var, training, momentum, eps = args
     return (_h(running_mean), _h(running_var), int(training), float(momentum), float(eps))
 
 
 _KERNELS: dict[str, tuple[str, Callable, Callable]] = {
-    "batch_norm": ("BatchNormalization", _bn_extra, lambda a: (int(a[2]),)),
+    "batch_norm": ("BatchNormalization", _bn_arguments, lambda a: (int(a[2]),)),
     "layer_norm": ("LayerNormalization",
                    lambda a, dt: (_numel(a[0]), float(a[1])), lambda a: (_numel(a[0]),)),
     "group_norm": ("GroupNormalization",

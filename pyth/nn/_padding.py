@@ -48,7 +48,7 @@ def _pad_parts(x: Tensor, dim: int, before: int, after: int, mode: str) -> list:
 def _pad_nonzero(x: Tensor, pads: tuple, mode: str) -> Tensor:
     """x padded on its last len(pads) // 2 dims (pads: (before, after) per dim, first dim
     first) by concatenating views, so the padding is differentiable."""
-    from ..shape_ops import cat
+    from .._prims.shape import cat
     nd = len(pads) // 2
     copied = False
     for i in range(nd):
@@ -88,8 +88,8 @@ def _fill_value(value: float, dtype: _dt.dtype) -> float | int | bool:
 
 def _pad_constant(x: Tensor, pad: tuple, value: float) -> Tensor:
     """x with pad[2i], pad[2i+1] elements before and after dim -1-i (negative ones crop)."""
-    from ..factories import full
-    from ..shape_ops import cat
+    from .._prims.creation import full
+    from .._prims.shape import cat
     fill = _fill_value(value, x.dtype)
     out = x
     for i in range(len(pad) // 2):

@@ -154,7 +154,7 @@ class NLLFunction(Function):
 
 def _nll_grad_composed(g: Tensor, x: Tensor, target: Tensor, weight: Tensor | None,
                        ctx: Any) -> Tensor:
-    from ..factories import zeros
+    from .._prims.creation import zeros
     keep = target != ctx.ignore_index
     t = target.masked_fill(~keep, 0)
     wt = weight.to(x.dtype)[t] if weight is not None else zeros(t.shape, dtype=x.dtype) + 1

@@ -550,8 +550,8 @@ from ._layers_random import (alpha_dropout, dropout3d,  # noqa: E402, F401
 
 # ---- names the functions above use, imported last so that import cycles resolve -------------
 from ..autograd import no_grad as _no_grad  # noqa: E402
-from ..factories import _checked, _no_bool  # noqa: E402
-from ..pointwise import where as _where  # noqa: E402
+from .._prims.creation import _checked, _no_bool  # noqa: E402
+from .._prims.pointwise import where as _where  # noqa: E402
 from ._activation_kernels import activation as _activation  # noqa: E402
 from ._softmax_kernels import (cross_entropy_indices as _ce_indices,  # noqa: E402
                                nll_loss as _nll, softmax as _sm)

@@ -153,7 +153,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR of a normal one, signs fixed by R's diagonal."""
     from .. import linalg
-    from ..factories import empty
+    from .._prims.creation import empty
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:

@@ -32,7 +32,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         if data is None:
-            from ..factories import empty
+            from .._prims.creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor, got {type(data).__name__}")

@@ -16,7 +16,7 @@ from .._errors import check
 from .._th import ffi, lib
 from ..autograd import graph as _graph
 from ..autograd import no_grad
-from ..factories import tensor
+from .._prims.creation import tensor
 from ..tensor import Tensor
 
 _REAL = {_dt.float32: "Float", _dt.float64: "Double"}

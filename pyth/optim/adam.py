@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..factories import zeros_like
+from .._prims.creation import zeros_like
 from . import _kernels
 from ._validate import at_least_zero, flags
 from .optimizer import Optimizer

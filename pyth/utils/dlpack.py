@@ -273,7 +273,7 @@ def _tensor_over(t_dl, owner: Any, read_only: bool) -> Tensor:
 
 
 def _empty(dt: _dt.dtype, shape: list) -> Tensor:
-    from ..factories import empty
+    from .._prims.creation import empty
     return empty(*shape, dtype=dt) if shape else empty((), dtype=dt)
 
 

@@ -142,7 +142,7 @@ def _parse(buf: Any) -> tuple[dict, dict, int]:
 def _tensor(dt: _dt.dtype, shape: list, raw: Any) -> Tensor:
     """A new tensor holding raw; its buffer's length (from the C element type) must be raw's."""
     from .._th import ffi
-    from ..factories import empty
+    from .._prims.creation import empty
     from ..serialization import _raw
     out = empty(*shape, dtype=dt) if shape else empty((), dtype=dt)
     dest = _raw(out.storage())

@@ -244,7 +244,7 @@ class PReLU(Module):
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
                  dtype: Any = None) -> None:
         from ... import dtypes as _dt
-        from ...factories import full
+        from ..._prims.creation import full
         from ..parameter import Parameter
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
@@ -313,7 +313,7 @@ class MultiheadAttention(Module):
     def _make_parameters(self, bias: bool, add_bias_kv: bool, dtype: Any) -> None:
         """Registers the projections in PyTorch's order (so named_parameters pair up)."""
         from ... import dtypes as _dt
-        from ...factories import empty
+        from ..._prims.creation import empty
         from ..parameter import Parameter
         dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
         e = self.embed_dim

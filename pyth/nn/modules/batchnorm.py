@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import dtypes as _dt
-from ...factories import ones, tensor, zeros
+from ..._prims.creation import ones, tensor, zeros
 from ...tensor import Tensor
 from .. import functional as F
 from .module import Module

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ... import dtypes as _dt
-from ...factories import empty
+from ..._prims.creation import empty
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init

@@ -14,7 +14,7 @@ import warnings
 from typing import Any, Callable
 
 from ... import dtypes as _dt
-from ...factories import empty, zeros
+from ..._prims.creation import empty, zeros
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init

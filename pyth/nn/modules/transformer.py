@@ -37,7 +37,7 @@ def _activation_fn(activation: str | Callable) -> Callable:
 def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
     """(sz, sz) float mask: 0 on and below the diagonal, -inf above (position i sees j <= i)."""
     from ... import dtypes as _dt
-    from ...factories import full
+    from ..._prims.creation import full
     dt = _dt.resolve(dtype) if dtype is not None else _dt.float32
     return full((sz, sz), float("-inf"), dtype=dt).triu(1)
 

@@ -23,7 +23,7 @@ from ...autograd.graph import AccumulateGrad
 from ...distributed.collectives import _all_reduce
 from ...distributed.process_group import ProcessGroup
 from ...distributed.reduce_op import ReduceOp
-from ...factories import empty
+from ..._prims.creation import empty
 
 _UNFINISHED = ("Expected to have finished reduction in the prior iteration before starting a "
                "new one. This error indicates that your module has parameters that were not "

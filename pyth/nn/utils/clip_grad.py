@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Iterable
 
 from ...autograd import no_grad
-from ...factories import tensor
+from ..._prims.creation import tensor
 from ...tensor import Tensor
 
 __all__ = [
@@ -38,7 +38,7 @@ def get_total_norm(tensors: _Tensors, norm_type: float = 2.0, error_if_nonfinite
                    foreach: bool | None = None) -> Tensor:
     """The norm of the norms of tensors: the norm of all their elements as one vector."""
     from ...linalg import vector_norm
-    from ...shape_ops import stack
+    from ..._prims.shape import stack
     _no_foreach(foreach)
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)

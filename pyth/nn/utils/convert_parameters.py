@@ -11,7 +11,7 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """The parameters flattened and concatenated in order (differentiable, a copy)."""
-    from ...shape_ops import cat
+    from ..._prims.shape import cat
     return cat([p.view(-1) for p in parameters])
 
 

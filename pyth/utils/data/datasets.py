@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ...factories import from_numpy
+from ..._prims.creation import from_numpy
 from .dataset import Dataset
 
 

@@ -99,7 +99,7 @@ class WeightedRandomSampler(Sampler):
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got "
                              f"replacement={replacement}")
-        from ...factories import tensor
+        from ..._prims.creation import tensor
         w = weights if isinstance(weights, Tensor) else tensor(list(weights))
         self.weights = w.double()
         if self.weights.dim() != 1:

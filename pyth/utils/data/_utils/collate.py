@@ -100,5 +100,5 @@ def default_convert(data: Any) -> Any:
 # ---- names the functions above use, imported last so that import cycles resolve ------------
 from .... import dtypes as _dt
 from .... import stack
-from ....factories import tensor
+from ...._prims.creation import tensor
 from .worker import get_worker_info

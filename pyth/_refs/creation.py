@@ -10,10 +10,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes as _dt
-from . import factories as _f
-from .device import check_device
-from .tensor import Tensor, parse_sizes
+from .. import dtypes as _dt
+from .._prims import creation as _f
+from ..device import check_device
+from ..tensor import Tensor, parse_sizes
 
 # keyword -> the values pyth accepts (PyTorch's defaults); device is validated on its own, and
 # requires_grad is passed on to the wrapped factory (autograd decides what it means)
@@ -81,7 +81,7 @@ def _device_checked(fn: Callable, name: str) -> Callable:
 
 
 def _random_factories() -> dict:
-    from . import random as _r
+    from .. import random as _r
     return {n: _device_checked(getattr(_r, n), n) for n in (
         "rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like")}
 

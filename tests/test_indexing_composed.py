@@ -1,4 +1,4 @@
-"""Issue 17 indexing ops against PyTorch: index_put(_), take_along_dim, scatter_reduce,
+"""Composed indexing ops against PyTorch: index_put(_), take_along_dim, scatter_reduce,
 fill_diagonal_, *_scatter, on every dtype and on non-contiguous inputs."""
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable
 
-from . import dtypes as _dt
-from . import linalg as _la
-from ._ops import as_method
-from .pointwise import FUNCTIONS as P
-from .tensor import Tensor
+from .. import dtypes as _dt
+from .. import linalg as _la
+from .._ops import as_method
+from .._prims.pointwise import FUNCTIONS as P
+from ..tensor import Tensor
 
 _SVD = namedtuple("svd", ["U", "S", "V"])
 _QR = namedtuple("qr", ["Q", "R"])
@@ -26,9 +26,9 @@ def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -
 
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor L."""
-    from .linalg_extra import _eye_like
+    from .linalg import _eye_like
     _la._lapack_dtype("cholesky_inverse", L, no_kernel="ih")
-    from ._ops import result_of
+    from .._ops import result_of
     return result_of("cholesky_inverse", _la.cholesky_solve(_eye_like(L), L, upper), out)
 
 
@@ -40,7 +40,7 @@ def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """U, S, V with input = U diag(S) V^T (V, not Vh; thin when some=True)."""
-    from .factories import zeros
+    from .._prims.creation import zeros
     if not compute_uv:
         S = _la.svdvals(input)
         m, n = input.size(-2), input.size(-1)
@@ -54,7 +54,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any =
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False, *, out: Any = None) -> Any:
     """(X, copy of A) with A X = b (A^T X = b when transpose=True), A triangular."""
-    from .linalg_extra import solve_triangular
+    from .linalg import solve_triangular
     _la._lapack_dtype("triangular_solve", A, b, no_kernel="ih")
     M = A.mT if transpose else A
     x = solve_triangular(M, b, upper=upper != transpose, unitriangular=unitriangular)
@@ -63,7 +63,7 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None) -> Any:
     """Approximate rank-q SVD (U, S, V) by a randomised range finder with niter power steps."""
-    from .random import randn
+    from ..random import randn
     if not A.dtype.is_floating_point or A.dtype is _dt.bfloat16:
         # PyTorch fails on A's product with its float32 random matrix; float16 reaches qr
         raise RuntimeError(f"svd_lowrank: expected a float16, float32 or float64 tensor, got "

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from . import dtypes as _dt
-from . import linalg as _la
-from ._errors import not_implemented
-from ._ops import as_method, as_tensor, result_of
-from .pointwise import FUNCTIONS as P
-from .tensor import Tensor
+from .. import dtypes as _dt
+from .. import linalg as _la
+from .._errors import not_implemented
+from .._ops import as_method, as_tensor, result_of
+from .._prims.pointwise import FUNCTIONS as P
+from ..tensor import Tensor
 
 
 def _square(api: str, A: Tensor) -> None:
@@ -26,7 +26,7 @@ def _square(api: str, A: Tensor) -> None:
 
 
 def _eye_like(A: Tensor) -> Tensor:
-    from .factories import eye
+    from .._prims.creation import eye
     n = A.size(-1)
     return eye(n, dtype=A.dtype).expand(*A.size()).contiguous()
 
@@ -59,7 +59,7 @@ def _is_zero(x: Any) -> bool:
 
 
 def _dt_eps(dt: _dt.dtype) -> float:
-    from .dtype_info import finfo
+    from ..dtype_info import finfo
     return finfo(dt).eps
 
 
@@ -145,13 +145,13 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
 
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting (pyth.matmul)."""
-    from .matmul import matmul as mm
+    from .._prims.matmul import matmul as mm
     return mm(input, other, out=out)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along dim (broadcast)."""
-    from .math_extra import cross as c
+    from .pointwise import cross as c
     return c(input, other, dim, out=out)
 
 
@@ -171,8 +171,8 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """Vandermonde matrix: columns x**0, x**1, ..., x**(N-1) (increasing powers)."""
-    from .reductions import cumprod
-    from .shape_ops import cat
+    from .._prims.reductions import cumprod
+    from .._prims.shape import cat
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     if x.dtype.kind == "b":
@@ -253,7 +253,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (or X A = B when left=False), reading only A's upper or lower triangle."""
-    from .shape_ops import tril, triu
+    from .._prims.shape import tril, triu
     _la._lapack_dtype("linalg.solve_triangular", A, B, no_kernel="ih")
     T = triu(A) if upper else tril(A)
     if unitriangular:
@@ -353,8 +353,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-, 1- or 2-D) placed along the diagonal of one matrix."""
-    from .factories import zeros
-    from ._promotion import result_type
+    from .._prims.creation import zeros
+    from .._promotion import result_type
     mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:

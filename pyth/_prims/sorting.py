@@ -13,11 +13,11 @@ import operator
 from collections import namedtuple
 from typing import Any
 
-from . import dtypes as _dt
-from ._errors import check, not_implemented
-from ._ops import as_method, new_result, store_pair
-from ._th import ffi
-from .tensor import Tensor, as_dim
+from .. import dtypes as _dt
+from .._errors import check, not_implemented
+from .._ops import as_method, new_result, store_pair
+from .._th import ffi
+from ..tensor import Tensor, as_dim
 
 # ---- the table: op -> element kinds it accepts (PyTorch refuses bool for the selections) ----
 

@@ -10,12 +10,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _numpy
-from . import dtypes as _dt
-from ._errors import check, check_ptr
-from ._promotion import promote_types
-from ._th import ffi, lib
-from .tensor import Tensor, _empty, as_count, c_sizes, parse_sizes, wrap
+from .. import _numpy
+from .. import dtypes as _dt
+from .._errors import check, check_ptr
+from .._promotion import promote_types
+from .._th import ffi, lib
+from ..tensor import Tensor, _empty, as_count, c_sizes, parse_sizes, wrap
 
 
 # ---- from Python data ----
@@ -133,7 +133,7 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
 def _overflow(data: Any, dt: _dt.dtype) -> Exception:
     """The error for data holding a value dt cannot hold: PyTorch's ValueError for an integer
     outside int64 (it fails to unpack it), RuntimeError for a value outside dt's range."""
-    from ._indexing import _flat_ints
+    from .subscript import _flat_ints
     if not dt.is_floating_point:
         leaves = _flat_ints(data if isinstance(data, (list, tuple)) else [data]) or []
         big = next((v for v in leaves if not -(2**63) <= v < 2**63), None)

@@ -1,5 +1,5 @@
-"""Derivatives of the special functions and binary ops that came with the tensor surface
-(issue 17): gradcheck in float64 and PyTorch's gradients."""
+"""Derivatives of the special functions and the binary ops PyTorch has beside the basic ones:
+gradcheck in float64 and PyTorch's gradients."""
 
 from __future__ import annotations
 

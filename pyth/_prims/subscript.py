@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dt
-from ._errors import check
-from ._th import ffi, lib
-from .tensor import wrap
+from .. import dtypes as _dt
+from .._errors import check
+from .._th import ffi, lib
+from ..tensor import wrap
 
 _ADVANCED, _MASK = "advanced", "mask"
 _OUTSIDE = "outside"  # an advanced index holding a value outside int64: always out of bounds
@@ -401,8 +401,8 @@ def setitem(t, index: Any, value: Any) -> None:
 
 
 # ---- names the functions above use, imported last so that import cycles resolve -------------
-from ._ops import conflicts  # noqa: E402
-from .factories import tensor  # noqa: E402
-from .indexing_ops import (index_copy_, index_fill_, index_select, masked_fill_,  # noqa: E402
-                           masked_scatter_, masked_select)
-from .tensor import Tensor, _empty, c_sizes  # noqa: E402
+from .._ops import conflicts  # noqa: E402
+from .creation import tensor  # noqa: E402
+from .indexing import (index_copy_, index_fill_, index_select, masked_fill_, masked_scatter_,
+                       masked_select)
+from ..tensor import Tensor, _empty, c_sizes  # noqa: E402

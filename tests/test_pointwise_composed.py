@@ -1,4 +1,4 @@
-"""Issue 17 math against PyTorch: the new pointwise ops (C kernels and compositions) on every
+"""Composed and kernel-backed pointwise math against PyTorch: the new pointwise ops (C kernels and compositions) on every
 dtype and layout, their edge values, and the 1-D helpers (searchsorted, bucketize, bincount,
 diff, kron, cross, cummax/cummin)."""
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import dtypes as _dt
-from ._errors import check
-from ._ops import into, is_scalar, new_result, scalar_value
-from ._promotion import can_cast, promote_types
-from .tensor import Tensor
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import into, is_scalar, new_result, scalar_value
+from .._promotion import can_cast, promote_types
+from ..tensor import Tensor
 
 # How PyTorch names the element types in its dtype-mismatch messages.
 _C_NAMES = {_dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",

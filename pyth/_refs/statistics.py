@@ -8,11 +8,11 @@ import itertools
 import math
 from typing import Any, Callable, Sequence
 
-from . import dtypes as _dt
-from ._errors import not_implemented
-from ._ops import as_method, as_tensor, result_of
-from .pointwise import FUNCTIONS as P
-from .tensor import Tensor, as_int64
+from .. import dtypes as _dt
+from .._errors import not_implemented
+from .._ops import as_method, as_tensor, result_of
+from .._prims.pointwise import FUNCTIONS as P
+from ..tensor import Tensor, as_int64
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
@@ -79,8 +79,8 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None =
               weight: Tensor | None = None, density: bool = False, out: Any = None) -> Any:
     """(hist, bin_edges): counts (or weight sums) of input in bins (an int or the edges)."""
     from collections import namedtuple
-    from .factories import linspace, zeros
-    from .math_extra import searchsorted
+    from .._prims.creation import linspace, zeros
+    from .pointwise import searchsorted
     x = input.reshape(-1)
     dt = input.dtype
     if dt not in (_dt.float32, _dt.float64):
@@ -117,7 +117,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None =
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
     """Derivative estimates along each dim: central differences inside, one-sided (first or
     second order) at the edges; spacing is a step per dim or the coordinates."""
-    from .shape_ops import cat
+    from .._prims.shape import cat
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if input.dtype in (_dt.uint8, _dt.bool_):
@@ -231,7 +231,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    from .linalg import vector_norm
+    from ..linalg import vector_norm
     others = [k for k in range(input.dim()) if k != dim % max(input.dim(), 1)]
     norms = vector_norm(input, p, others, keepdim=True) if others else P["abs"](input)
     factor = P["where"](P["gt"](norms, maxnorm), P["div"](maxnorm, P["add"](norms, 1e-7)),
@@ -241,7 +241,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (in dims dim1, dim2 of the result) whose diagonal holds input's last dim."""
-    from .factories import zeros
+    from .._prims.creation import zeros
     n = input.size(-1) + abs(offset)
     nd = input.dim() + 1
     d1, d2 = dim1 % nd, dim2 % nd
@@ -258,13 +258,13 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with input's elements (flattened) on diagonal offset."""
-    from .shape_ops import diag
+    from .._prims.shape import diag
     return diag(input.reshape(-1), offset)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """All length-r combinations of a 1-D tensor's elements, one per row (itertools order)."""
-    from .factories import tensor, empty
+    from .._prims.creation import tensor, empty
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.size())}")
     r = as_int64(r, "combinations", "r")
@@ -282,7 +282,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """Vandermonde matrix of a 1-D tensor: decreasing powers unless increasing=True."""
-    from .linalg_extra import vander as lv
+    from .linalg import vander as lv
     if x.dim() != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     if N is not None and N < 0:
@@ -295,7 +295,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
 def unravel_index(indices: Any, shape: Any) -> tuple:
     """Coordinates in shape of flat indices, one tensor per dim."""
-    from .factories import tensor
+    from .._prims.creation import tensor
     idx = indices if isinstance(indices, Tensor) else tensor(indices)
     if idx.dtype.is_floating_point or idx.dtype is _dt.bool_:
         raise TypeError("expected 'indices' to be integer dtype, but got "
@@ -314,7 +314,7 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                   include_self: bool = True) -> Tensor:
     """self's slices index[k] along dim combined with source's slice k by reduce ('prod',
     'mean', 'amax', 'amin')."""
-    from .indexing_extra import scatter_reduce_
+    from .indexing import scatter_reduce_
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")

@@ -1,4 +1,4 @@
-"""Issue 17, the coverage additions against PyTorch: aliases and in-place forms, inverse
+"""Aliases and legacy names against PyTorch: aliases and in-place forms, inverse
 hyperbolic functions, exp2/ldexp/frexp/mvlgamma, statistics helpers, the older LAPACK names,
 the extra creation functions and the legacy Tensor methods."""
 
@@ -49,7 +49,7 @@ UNARY = {
 
 @pytest.mark.parametrize("name", DTYPE_NAMES)
 @pytest.mark.parametrize("op", sorted(UNARY))
-def test_more_against_torch(op, name):
+def test_alias_against_torch(op, name):
     torch = torch_or_skip()
     fn, (lo, hi) = UNARY[op]
     p, t = make_pair(sample((4, 6), name, (op,), lo, hi), name)
@@ -174,7 +174,7 @@ def test_older_lapack_names(name):
     assert pc.U.shape == (4, 2) and pc.V.shape == (3, 2)
 
 
-def test_creation_more(tmp_path):
+def test_creation_from_memory(tmp_path):
     torch = torch_or_skip()
     for args in ((1, 4), (0, 1, 0.25), (3, 0, -1)):
         assert_same(pyth.range(*args), torch.range(*args))

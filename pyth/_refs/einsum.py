@@ -17,9 +17,9 @@ from __future__ import annotations
 import string
 from typing import Any, Sequence
 
-from ._ops import as_tensor
-from ._promotion import result_type
-from .tensor import Tensor
+from .._ops import as_tensor
+from .._promotion import result_type
+from ..tensor import Tensor
 
 _LETTERS = string.ascii_letters
 

@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from . import dtypes as _dt
-from ._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
-                   scalar_value)
-from ._errors import check, not_implemented, raise_error
-from ._promotion import category, result_type
-from ._th import ffi, lib
-from .tensor import Tensor, _empty, wrap
+from .. import dtypes as _dt
+from .._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
+                    scalar_value)
+from .._errors import check, not_implemented, raise_error
+from .._promotion import category, result_type
+from .._th import ffi, lib
+from ..tensor import Tensor, _empty, wrap
 
 # ---- dtype rules -----------------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
     if not isinstance(a, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
     if a.dtype.kind not in kinds:
-        from .factories import full
+        from .creation import full
         return result_of(name, full(a.size(), constant, dtype=_dt.bool_), out)
     fn = getattr(a.dtype.tensor, name)
     return into(name, _dt.bool_, out, lambda r: fn(r._h, a._h))
@@ -514,7 +514,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None, *,
           out: Tensor | None = None) -> Tensor:
     """condition ? input : other elementwise, all broadcast together."""
     if input is None and other is None:
-        from .indexing_ops import nonzero
+        from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor) or condition.dtype not in (_dt.bool_, _dt.uint8):
         got = condition.dtype.real if isinstance(condition, Tensor) else type(condition).__name__

@@ -1,4 +1,4 @@
-"""Issue 17: set_printoptions / printoptions, finfo / iinfo, __format__."""
+"""set_printoptions / printoptions, finfo / iinfo, __format__."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 17 linear algebra additions against PyTorch: pinv, matrix_power, multi_dot, matmul,
+"""Composed linear algebra against PyTorch: pinv, matrix_power, multi_dot, matmul,
 cross, vecdot, vander, cond, matrix_exp, tensorinv/tensorsolve, solve_triangular, eig (a clear
 error), trace, cdist, tensordot, inner, block_diag, chain_matmul."""
 

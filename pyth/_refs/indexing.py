@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from . import dtypes as _dt
-from ._ops import as_method, as_tensor, result_of
-from .pointwise import FUNCTIONS as P
-from .tensor import Tensor, as_int64
+from .. import dtypes as _dt
+from .._ops import as_method, as_tensor, result_of
+from .._prims.pointwise import FUNCTIONS as P
+from ..tensor import Tensor, as_int64
 
 where = P["where"]
 
@@ -25,11 +25,11 @@ def _need_tensor(op: str, x: Any, name: str = "input") -> None:
 
 def _index_tensors(op: str, indices: Sequence[Any]) -> list:
     """The index tensors as int64, bool masks expanded to their nonzero coordinates."""
-    from .indexing_ops import nonzero
+    from .._prims.indexing import nonzero
     out = []
     for ix in indices:
         if not isinstance(ix, Tensor):
-            from .factories import tensor
+            from .._prims.creation import tensor
             ix = tensor(ix)
         if ix.dtype in (_dt.bool_, _dt.uint8):
             out.extend(nonzero(ix, as_tuple=True))
@@ -44,7 +44,7 @@ def _index_tensors(op: str, indices: Sequence[Any]) -> list:
 def index_put_(self: Tensor, indices: Sequence[Any], values: Any,
                accumulate: bool = False) -> Tensor:
     """self[indices] = values (or += with accumulate=True, duplicates summed)."""
-    from .shape_extra import broadcast_tensors
+    from .shape import broadcast_tensors
     _need_tensor("index_put_", self, "self")
     idx = _index_tensors("index_put_", tuple(indices))
     if len(idx) > self.dim():
@@ -95,8 +95,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
                    out: Tensor | None = None) -> Tensor:
     """Values of input at indices along dim (input and indices broadcast on the other dims);
     dim None: indices into the flattened input."""
-    from .indexing_ops import gather
-    from .shape_extra import _wrap
+    from .._prims.indexing import gather
+    from .shape import _wrap
     _need_tensor("take_along_dim", input)
     if indices.dtype is not _dt.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
@@ -127,7 +127,7 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                     include_self: bool = True) -> Tensor:
     """self's elements at index along dim combined with src by reduce: 'sum', 'prod', 'mean',
     'amax' or 'amin' (include_self=False: self's old values there are left out)."""
-    from .shape_extra import _wrap
+    from .shape import _wrap
     _need_tensor("scatter_reduce_", self, "self")
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch accepts these too
     if reduce not in ("sum", "prod", "mean", "amax", "amin"):
@@ -152,7 +152,7 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         raise RuntimeError(f"index {hi if hi >= self.size(d) else lo} is out of bounds for "
                            f"dimension {d} with size {self.size(d)}")
     if reduce in ("sum", "mean", "prod"):  # the C scatter kernels (add, multiply)
-        from .factories import zeros_like, ones_like as ones_of
+        from .._prims.creation import zeros_like, ones_like as ones_of
         if not include_self:
             self.scatter_(d, index, value=1 if reduce == "prod" else 0)
         if reduce == "prod":
@@ -171,8 +171,8 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     # first take the reduction's identity (-inf / the dtype's minimum for amax, ...)
     if not include_self:
         self.scatter_(d, index, value=_identity(self.dtype, reduce))
-    from ._errors import check
-    from ._th import lib
+    from .._errors import check
+    from .._th import lib
     mode = lib.TH_REDUCE_AMAX if reduce == "amax" else lib.TH_REDUCE_AMIN
     src = src if src.dtype is self.dtype else src.to(self.dtype)
     check(self.dtype.tensor.scatter(self._h, d, index._h, src._h, mode))
@@ -223,7 +223,7 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     diag.fill_(fill_value)
     rows, cols = self.size(0), self.size(1)
     if wrap and n == 2 and rows > cols + 1:
-        from .factories import arange
+        from .._prims.creation import arange
         pos = arange(0, rows * cols, cols + 1)
         r, c = P["floor_divide"](pos, cols), P["remainder"](pos, cols)
         self[r, c] = fill_value

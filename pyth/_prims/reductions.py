@@ -18,13 +18,13 @@ from __future__ import annotations
 import collections
 from typing import Any, Callable, NamedTuple
 
-from . import dtypes as _dt
-from ._errors import check, not_implemented
-from ._ops import conflicts, new_result, store_pair
-from ._promotion import result_type
-from ._size import Size
-from ._th import ffi
-from .tensor import Tensor, as_count, as_dim
+from .. import dtypes as _dt
+from .._errors import check, not_implemented
+from .._ops import conflicts, new_result, store_pair
+from .._promotion import result_type
+from .._size import Size
+from .._th import ffi
+from ..tensor import Tensor, as_count, as_dim
 
 # ---- dims --------------------------------------------------------------------------------------
 
@@ -281,7 +281,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     _require_tensor("norm", input)
     if isinstance(p, str):
         if p != "fro":  # 'nuc' and other matrix norms: pyth.linalg computes them (SVD)
-            from .linalg import matrix_norm
+            from ..linalg import matrix_norm
             mdim = (-2, -1) if dim is None else dim
             r = matrix_norm(input if dtype is None else input.to(dtype), p, mdim, keepdim)
             return r if out is None else out.resize_(r.size()).copy_(r)

@@ -13,11 +13,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import dtypes as _dt
-from ._errors import check
-from ._ops import as_method, conflicts, into, is_scalar, result_of, scalar_value
-from ._th import lib
-from .tensor import Tensor, as_dim
+from .. import dtypes as _dt
+from .._errors import check
+from .._ops import as_method, conflicts, into, is_scalar, result_of, scalar_value
+from .._th import lib
+from ..tensor import Tensor, as_dim
 
 # ---- argument checks -------------------------------------------------------------------------
 

@@ -11,13 +11,13 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
-from . import dtypes as _dt
-from ._errors import check, not_implemented
-from ._ops import as_method, as_tensor, into, new_result, result_of
-from ._promotion import result_type
-from ._th import lib
-from .pointwise import FUNCTIONS as P
-from .tensor import Tensor, _empty, as_dim, as_int64
+from .. import dtypes as _dt
+from .._errors import check, not_implemented
+from .._ops import as_method, as_tensor, into, new_result, result_of
+from .._promotion import result_type
+from .._th import lib
+from .._prims.pointwise import FUNCTIONS as P
+from ..tensor import Tensor, _empty, as_dim, as_int64
 
 where, isnan, eq = P["where"], P["isnan"], P["eq"]
 
@@ -97,7 +97,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
     dt = input.dtype
     if not dt.is_floating_point:
         return result_of("nan_to_num", input.clone(), out)
-    from .dtype_info import finfo
+    from ..dtype_info import finfo
     big = finfo(dt).max
     nan = _dt.as_double(nan)   # (C doubles in PyTorch: any int a double holds)
     hi = big if posinf is None else _dt.as_double(posinf)
@@ -162,7 +162,7 @@ def _round_(self: Tensor, *, decimals: int = 0) -> Tensor:
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (same dtypes; broadcast)."""
-    from .reductions import _isclose
+    from .._prims.reductions import _isclose
     _need_tensor("isclose", input)
     _need_tensor("isclose", other)
     if input.dtype is not other.dtype:
@@ -236,7 +236,7 @@ def _full_bool(input: Tensor, value: bool) -> Tensor:
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """True where an element of elements is in test_elements."""
-    from .sorting import sort
+    from .._prims.sorting import sort
     e = elements if isinstance(elements, Tensor) else as_tensor(elements, result_type(
         elements, test_elements))
     t = test_elements if isinstance(test_elements, Tensor) else as_tensor(
@@ -275,8 +275,8 @@ def _next16(a: Any, b: Any, bf16: bool) -> Any:
 
 def nextafter(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """The next representable value after input towards other."""
-    from .factories import from_numpy
-    from .shape_extra import broadcast_tensors
+    from .._prims.creation import from_numpy
+    from .shape import broadcast_tensors
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         dt = result_type(input, other)
         if dt in (_dt.float16, _dt.bfloat16):
@@ -328,7 +328,7 @@ def _thnn_softmax(x: Tensor, dim: Any, log: bool, op: str) -> Tensor | None:
     if x.dtype is not _dt.float32 and x.dtype is not _dt.float64:
         return None
     if not _THNN_SOFTMAX:
-        from .nn._softmax_kernels import softmax as kernel
+        from ..nn._softmax_kernels import softmax as kernel
         _THNN_SOFTMAX.append(kernel)
     return _THNN_SOFTMAX[0](x, as_dim(dim, op), log)
 
@@ -370,12 +370,12 @@ def _result_type(name: str) -> type:
 
 
 def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> Any:
-    from ._errors import check
-    from ._ops import new_result
+    from .._errors import check
+    from .._ops import new_result
     _need_tensor(op, input)
     dt = input.dtype
     if out is not None:
-        from ._ops import out_checked
+        from .._ops import out_checked
         values, indices = out
         if values.dtype is not dt or indices.dtype is not _dt.int64:
             raise RuntimeError(f"{op}(): expected out tensors of dtypes {dt.name} and int64, "
@@ -386,7 +386,7 @@ def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> An
     check(dt.tensor.cumextreme(values._h, indices._h, input._h, as_dim(dim, op),
                                int(minimum)))
     if out is not None:
-        from ._ops import written
+        from .._ops import written
         written(out)
     if out is None and input.dim() > 0 and _records(input):
         values = input.gather(int(dim), indices)  # the same values, recorded: grads scatter
@@ -395,7 +395,7 @@ def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> An
 
 def _records(t: Tensor) -> bool:
     """Whether an op on t is recorded for autograd (t requires grad, grad mode on)."""
-    from .autograd import is_grad_enabled
+    from ..autograd import is_grad_enabled
     return t._ag is not None and t.requires_grad and is_grad_enabled()
 
 
@@ -407,7 +407,7 @@ class _Polygamma:
     @classmethod
     def get(cls):
         if cls.fn is None:
-            from .autograd import Function
+            from ..autograd import Function
 
             class PolygammaBackward(Function):
                 @staticmethod
@@ -441,7 +441,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                  sorter: Tensor | None = None) -> Tensor:
     """For each value, the index where inserting it keeps the innermost dim sorted (a binary
     search per value in C: generic/THTensorSort.c)."""
-    from .indexing_ops import gather
+    from .._prims.indexing import gather
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"side can only be 'left' or 'right' but got {side}")
@@ -465,8 +465,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                                f"value tensor must match, but we got boundaries tensor "
                                f"{list(seq.size())} and input value tensor "
                                f"{list(vals.size())}")
-    from ._errors import check
-    from ._ops import new_result
+    from .._errors import check
+    from .._ops import new_result
     out_dt = _dt.int32 if out_int32 else _dt.int64
     r = new_result(_dt.int64)
     check(dt.tensor.searchsorted(r._h, seq.contiguous()._h, vals.contiguous()._h, int(right)))
@@ -485,7 +485,7 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value 0..max of a 1-D non-negative integer tensor (weighted sums)."""
-    from .factories import zeros, ones
+    from .._prims.creation import zeros, ones
     _need_tensor("bincount", input)
     if input.dtype.kind not in "ui":
         raise not_implemented("bincount", input.dtype, "expects integer tensors")
@@ -510,7 +510,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """n-th forward difference along dim (prepend/append joined first); bool gives !=."""
-    from .shape_ops import cat
+    from .._prims.shape import cat
     _need_tensor("diff", input)
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -546,8 +546,8 @@ def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along dim (default: the first dim of size 3)."""
-    from .shape_extra import broadcast_tensors
-    from .shape_ops import stack
+    from .shape import broadcast_tensors
+    from .._prims.shape import stack
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     a, b = broadcast_tensors(input, other)
@@ -578,7 +578,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1,
 
 def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Replace each element x by callable(x) (slow: a Python call per element)."""
-    from .factories import tensor
+    from .._prims.creation import tensor
     vals = [callable(x) for x in self.reshape(-1).tolist()]
     if vals:
         self.copy_(tensor(vals, dtype=self.dtype).reshape(self.size()))
@@ -587,7 +587,7 @@ def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
 
 def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Replace each element x by callable(x, y), y from tensor broadcast to self's shape."""
-    from .factories import tensor as make
+    from .._prims.creation import tensor as make
     other = tensor.expand(*self.size()).reshape(-1).tolist()
     vals = [callable(x, y) for x, y in zip(self.reshape(-1).tolist(), other)]
     if vals:

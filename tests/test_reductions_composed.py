@@ -1,4 +1,4 @@
-"""Issue 17 reductions, sorting additions and einsum against PyTorch (every dtype, transposed /
+"""Composed reductions, sorting additions and einsum against PyTorch (every dtype, transposed /
 stepped / expanded / zero-size inputs)."""
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Sequence
 
-from . import dtypes as _dt
-from . import shape_ops as _so
-from ._errors import not_implemented
-from ._size import Size
-from .tensor import Tensor, as_dim, parse_sizes
+from .. import dtypes as _dt
+from .._prims import shape as _so
+from .._errors import not_implemented
+from .._size import Size
+from ..tensor import Tensor, as_dim, parse_sizes
 
 
 def _wrap(d: Any, n: int, op: str) -> int:
@@ -309,8 +309,8 @@ def _check_repeats(repeats: Tensor) -> None:
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along dim) repeated repeats times (an int or a tensor)."""
-    from .indexing_ops import index_select
-    from .factories import arange, tensor
+    from .._prims.indexing import index_select
+    from .._prims.creation import arange, tensor
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
         _check_repeats(counts)
@@ -352,7 +352,7 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
 def _repeat_index(counts: Tensor) -> Tensor:
     """0 repeated counts[0] times, 1 counts[1] times, ...: a 1 is added where each run starts
     (several where runs are empty) and the running sum, less one, numbers the runs."""
-    from .factories import zeros, ones
+    from .._prims.creation import zeros, ones
     total = int(counts.sum()) if counts.numel() else 0
     starts = counts.cumsum(0) - counts
     marks = zeros(total + 1, dtype=_dt.int64).index_add_(0, starts, ones(counts.numel(),

@@ -8,10 +8,10 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
-from . import dtypes as _dt
-from ._ops import as_method, as_tensor, result_of
-from .pointwise import FUNCTIONS as P
-from .tensor import Tensor, _empty
+from .. import dtypes as _dt
+from .._ops import as_method, as_tensor, result_of
+from .._prims.pointwise import FUNCTIONS as P
+from ..tensor import Tensor, _empty
 
 where, isnan = P["where"], P["isnan"]
 
@@ -115,16 +115,16 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """log(cumsum(exp(input))) along dim without overflow or underflow (a C scan accumulating
     by logaddexp in double: generic/THTensorReduce.c)."""
-    from ._errors import check
-    from ._ops import into
-    from .shape_extra import _wrap
+    from .._errors import check
+    from .._ops import into
+    from .shape import _wrap
     _need_tensor("logcumsumexp", input)
     dt = input.dtype
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.real}'")
     d = _wrap(dim, input.dim(), "logcumsumexp")
     if out is None and input.dim() > 0 and input._ag is not None and input.requires_grad:
-        from .autograd import is_grad_enabled
+        from ..autograd import is_grad_enabled
         if is_grad_enabled():
             return _logcumsumexp_function().apply(input, d)
     return into("logcumsumexp", dt, out, lambda r: dt.tensor.logcumsumexp(r._h, input._h, d))
@@ -138,7 +138,7 @@ def _logcumsumexp_function():
     grad_i = sum_{k >= i} g_k exp(x_i - r_k), computed around c = max r (a constant per slice)
     as exp(x - c) * reverse_cumsum(g * exp(c - r)), in recorded ops (create_graph works)."""
     if not _LCSE:
-        from .autograd import Function
+        from ..autograd import Function
 
         class LogcumsumexpBackward(Function):
             @staticmethod
@@ -177,8 +177,8 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
               out: Tensor | None, ignore_nan: bool) -> Tensor:
-    from .sorting import sort
-    from .shape_ops import stack
+    from .._prims.sorting import sort
+    from .._prims.shape import stack
     _need_tensor(op, input)
     dt = input.dtype
     if dt not in (_dt.float32, _dt.float64):
@@ -204,7 +204,7 @@ def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpola
         x = input.reshape(-1)
         d = 0
     else:
-        from .shape_extra import _wrap
+        from .shape import _wrap
         d = _wrap(dim, input.dim(), op)
         x = input.movedim(d, -1) if input.dim() else input.reshape(1)
     sorted_x = sort(x, -1).values          # NaN sorts last
@@ -267,8 +267,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
                        dim: int | None = None) -> Any:
     """input with each run of equal consecutive elements (or slices along dim) kept once;
     optionally the run each element belongs to and the run lengths."""
-    from .factories import tensor, arange
-    from .shape_ops import cat
+    from .._prims.creation import tensor, arange
+    from .._prims.shape import cat
     _need_tensor("unique_consecutive", input)
     if dim is None:
         x = input.reshape(-1)
@@ -281,7 +281,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         values = x.masked_select(starts) if n else x.clone()
         inv_shape = input.size()
     else:
-        from .shape_extra import _wrap
+        from .shape import _wrap
         d = _wrap(dim, input.dim(), "unique_consecutive")
         x = input.movedim(d, 0)
         n = x.size(0)

@@ -1,4 +1,4 @@
-"""Issue 17: devices, Size, creation helpers and shape ops against PyTorch (every dtype,
+"""Devices, Size, creation helpers and shape ops against PyTorch (every dtype,
 transposed / stepped / expanded / zero-size inputs)."""
 
 from __future__ import annotations

@@ -19,12 +19,12 @@ import operator
 from itertools import product
 from typing import Any, Sequence
 
-from . import dtypes as _dt
-from ._errors import check
-from ._promotion import can_cast, promote_types
-from ._th import ffi, lib
-from ._ops import as_method, conflicts, result_of
-from .tensor import Tensor, _empty, as_count, as_dim, as_index, c_sizes, parse_sizes, wrap
+from .. import dtypes as _dt
+from .._errors import check
+from .._promotion import can_cast, promote_types
+from .._th import ffi, lib
+from .._ops import as_method, conflicts, result_of
+from ..tensor import Tensor, _empty, as_count, as_dim, as_index, c_sizes, parse_sizes, wrap
 
 
 # ---- helpers -----------------------------------------------------------------------------------
