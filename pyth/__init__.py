@@ -33,6 +33,8 @@ from ._prims.sorting import argsort, kthvalue, median, mode, msort, nanmedian, s
 from .storage import Storage
 from .threads import get_grain_size, get_num_threads, set_grain_size, set_num_threads
 from .tensor import Tensor
+from . import _bind
+_bind.kernel_methods()
 
 # legacy aliases
 byte, char, short, int, long = uint8, int8, int16, int32, int64  # noqa: A001
@@ -60,8 +62,7 @@ from . import nn  # noqa: E402
 __version__ = "0.1.0"
 
 # the composed ops (pyth/_refs), gathered by pyth/_bind.py
-from . import _bind  # noqa: E402
-globals().update(_bind.FUNCTIONS)
+globals().update(_bind.composed())
 from .device import device  # noqa: E402,F401
 
 autograd._install_factories()  # again: _bind replaced some factories (device= checks)

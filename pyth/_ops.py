@@ -11,6 +11,8 @@ from . import dtypes as _dt
 from ._errors import check
 from ._promotion import can_cast
 from ._th import ffi, lib
+from .autograd.grad_mode import state as _grad_state
+from .autograd.graph import bump_out, out_error, out_requires_grad
 from .tensor import Tensor, _empty, wrap
 
 
@@ -190,18 +192,16 @@ def assign_inplace(op: str, self: Tensor, r: Tensor) -> Tensor:
 def out_checked(op: str, out: Any, *results: Any) -> None:
     """out= under autograd, as PyTorch: with grad mode on, neither out nor the result written
     into it (computed from inputs) may require grad (RuntimeError naming op)."""
-    from .autograd import grad_mode, record
-    if not grad_mode.state.enabled:
+    if not _grad_state.enabled:
         return
-    if record.out_requires_grad(out) or record.out_requires_grad(
+    if out_requires_grad(out) or out_requires_grad(
             tuple(t for t in results if isinstance(t, Tensor))):
-        raise record.out_error(op)
+        raise out_error(op)
 
 
 def written(out: Any) -> None:
     """out was written directly (not through copy_, which counts itself): its version moves on."""
-    from .autograd import record
-    record.bump_out(out)
+    bump_out(out)
 
 
 def result_of(op: str, r: Tensor, out: Tensor | None, strict: bool = False) -> Tensor:

@@ -20,6 +20,7 @@ from typing import Any
 from . import dtypes as _dt
 from ._restricted_pickle import RestrictedUnpickler, UnpicklingError
 from ._size import Size
+from .storage import new_storage as _new_storage, storage_bytes as _raw
 from .storage import Storage
 from .tensor import Tensor
 
@@ -166,7 +167,6 @@ class _Reader:
         return s
 
     def _read_storage(self, dt: _dt.dtype, key: str, numel: int) -> Storage:
-        from .serialization import _new_storage, _raw
         member = f"{self._prefix}/data/{key}"
         try:
             info = self._zip.getinfo(member)

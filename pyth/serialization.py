@@ -37,6 +37,7 @@ from . import dtypes as _dt
 from ._size import Size
 from ._th import ffi, lib
 from .storage import Storage, wrap_storage
+from .storage import new_storage as _new_storage, storage_bytes as _raw
 from .tensor import Tensor
 
 MAGIC = b"\x89PYTH-CKPT\r\n\x1a\n\0\0"
@@ -56,13 +57,6 @@ def _align(n: int) -> int:
     return -(-n // ALIGN) * ALIGN
 
 
-def _raw(s: Storage) -> memoryview:
-    """The bytes of a storage, without copying: sized by its C element type, which no Python
-    attribute can change."""
-    n = s._h.size * ffi.sizeof(ffi.typeof(s._h.data).item)
-    if n == 0:
-        return memoryview(b"")
-    return memoryview(ffi.buffer(s._h.data, n))
 
 
 # ---- saving ------------------------------------------------------------------------------------
@@ -424,9 +418,6 @@ def _check_entry(i: int, entry: Any, data_end: int) -> tuple:
     return dt, numel, offset, nbytes, crc
 
 
-def _new_storage(dt: _dt.dtype, n: int) -> Storage:
-    from ._errors import check_ptr
-    return wrap_storage(dt, check_ptr(dt.storage.newWithSize(n)), True)
 
 
 def _mapped_storage(dt: _dt.dtype, n: int, view: memoryview) -> Storage:

@@ -41,6 +41,20 @@ def wrap_storage(dt: _dt.dtype, ptr, owned: bool) -> "Storage":
     return s
 
 
+def storage_bytes(s: "Storage") -> memoryview:
+    """The bytes of a storage, without copying: sized by its C element type, which no Python
+    attribute can change."""
+    n = s._h.size * ffi.sizeof(ffi.typeof(s._h.data).item)
+    if n == 0:
+        return memoryview(b"")
+    return memoryview(ffi.buffer(s._h.data, n))
+
+
+def new_storage(dt: _dt.dtype, n: int) -> "Storage":
+    """A new storage of n elements of dt (uninitialised)."""
+    return wrap_storage(dt, check_ptr(dt.storage.newWithSize(n)), True)
+
+
 class Storage:
     """A flat buffer of one element type; tensors are views on it."""
 

@@ -121,6 +121,12 @@ class Tensor:
     __slots__ = ("_h", "_ag", "_vb", "__weakref__")  # _ag: autograd state (None: not in a graph)
     # _vb: for a view, the tensor it views (autograd's `_base`; None, or unset, otherwise)
     dtype: _dt.dtype = None  # set on each per-type class
+    # Bound by pyth/_bind.py from the layers above, which this module does not import: data
+    # (lists, numbers, arrays) -> a new tensor of a dtype (pyth/_prims/creation.py), and t[...],
+    # t[...] = v (pyth/_prims/subscript.py).
+    _from_data: Any
+    __getitem__: Any
+    __setitem__: Any
 
     # ---- construction (legacy forms) ----
     def __new__(cls, *args: Any) -> "Tensor":
@@ -140,8 +146,7 @@ class Tensor:
         if isinstance(first, (int, np.integer, Size)) and not isinstance(first, bool):
             return _empty(parse_sizes(args, cls.__name__), dt)
         if len(args) == 1:
-            from ._prims.creation import tensor
-            return tensor(first, dtype=dt)
+            return cls._from_data(first, dt)
         raise TypeError(f"{cls.__name__}(): expected sizes, a sequence, a Storage or a Tensor")
 
     @staticmethod
@@ -404,8 +409,7 @@ class Tensor:
     def copy_(self, src: Any) -> "Tensor":
         """Copy src's values (any type, broadcast to self's shape) into self."""
         if not isinstance(src, Tensor):
-            from ._prims.creation import tensor
-            src = tensor(src, dtype=self.dtype)
+            src = self._from_data(src, self.dtype)
         check(getattr(self.dtype.tensor, "copy" + src.dtype.real)(self._h, src._h))
         return self
 
@@ -552,15 +556,6 @@ class Tensor:
     def __reduce_ex__(self, protocol: int):
         return (_rebuild_tensor, (self.storage(), self.storage_offset(), tuple(self.size()),
                                   self.stride()))
-
-    # ---- indexing ----
-    def __getitem__(self, index: Any) -> "Tensor":
-        from ._prims.subscript import getitem
-        return getitem(self, index)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        from ._prims.subscript import setitem
-        setitem(self, index, value)
 
     # ---- printing and introspection ----
     def __repr__(self) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import array
 import math
 import numbers
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -130,10 +131,27 @@ def tensor(data: Any, dtype: _dt.dtype | None = None, requires_grad: bool = Fals
     return src.to(dt, copy=True) if src.dtype is not dt else src.clone()
 
 
+def _flat_ints(item: Any) -> list | None:
+    """The leaves of nested lists / tuples as Python ints, or None when one is not an integer."""
+    out: list = []
+    stack = [item]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(reversed(x))
+        elif isinstance(x, (bool, float, np.bool_, np.floating)):
+            return None
+        else:
+            try:
+                out.append(operator.index(x))
+            except TypeError:
+                return None
+    return out
+
+
 def _overflow(data: Any, dt: _dt.dtype) -> Exception:
     """The error for data holding a value dt cannot hold: PyTorch's ValueError for an integer
     outside int64 (it fails to unpack it), RuntimeError for a value outside dt's range."""
-    from .subscript import _flat_ints
     if not dt.is_floating_point:
         leaves = _flat_ints(data if isinstance(data, (list, tuple)) else [data]) or []
         big = next((v for v in leaves if not -(2**63) <= v < 2**63), None)
@@ -409,3 +427,11 @@ def eye(n: int, m: int | None = None, dtype: _dt.dtype | None = None) -> Tensor:
     out = zeros(n, m, dtype=dtype)
     _filled(out.diagonal(), 1)
     return out
+
+
+def _from_data(data: Any, dt: _dt.dtype) -> Tensor:
+    """data as a new tensor of dtype dt (legacy constructors, copy_ from data)."""
+    return tensor(data, dtype=dt)
+
+
+METHODS: dict[str, Any] = {"_from_data": staticmethod(_from_data)}

@@ -24,7 +24,11 @@ import numpy as np
 from .. import dtypes as _dt
 from .._errors import check
 from .._th import ffi, lib
-from ..tensor import wrap
+from .._ops import conflicts
+from ..tensor import Tensor, _empty, c_sizes, wrap
+from .creation import _flat_ints, tensor
+from .indexing import (index_copy_, index_fill_, index_select, masked_fill_, masked_scatter_,
+                       masked_select)
 
 _ADVANCED, _MASK = "advanced", "mask"
 _OUTSIDE = "outside"  # an advanced index holding a value outside int64: always out of bounds
@@ -78,23 +82,6 @@ def _outside_int64(item: Any, arr: np.ndarray) -> int | None:
             return next((v for v in values if not _INT64_MIN <= v <= _INT64_MAX), None)
     return None
 
-
-def _flat_ints(item: Any) -> list | None:
-    """The leaves of nested lists / tuples as Python ints, or None when one is not an integer."""
-    out: list = []
-    stack = [item]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (list, tuple)):
-            stack.extend(reversed(x))
-        elif isinstance(x, (bool, float, np.bool_, np.floating)):
-            return None
-        else:
-            try:
-                out.append(operator.index(x))
-            except TypeError:
-                return None
-    return out
 
 
 def _consumed(kind: str, item: Any) -> int:
@@ -400,9 +387,4 @@ def setitem(t, index: Any, value: Any) -> None:
                                         offsets.size, values._h))
 
 
-# ---- names the functions above use, imported last so that import cycles resolve -------------
-from .._ops import conflicts  # noqa: E402
-from .creation import tensor  # noqa: E402
-from .indexing import (index_copy_, index_fill_, index_select, masked_fill_, masked_scatter_,
-                       masked_select)
-from ..tensor import Tensor, _empty, c_sizes  # noqa: E402
+METHODS: dict[str, Any] = {"__getitem__": getitem, "__setitem__": setitem}

@@ -21,6 +21,7 @@ from typing import Any
 
 from .._size import Size
 from .._th import ffi
+from ..tensor import Tensor
 from .grad_mode import state as _grad_state
 
 _seq = itertools.count()
@@ -42,6 +43,35 @@ def version_of(t: Any) -> int:
 def bump(t: Any) -> None:
     """An in-place op wrote t's storage."""
     t._h.storage.version += 1
+
+
+# ---- out= (read by every op's out= path in pyth/_ops.py) ---------------------------------
+
+def _outs(out: Any) -> tuple:
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+def out_requires_grad(out: Any) -> bool:
+    """Whether an out= tensor (or one of a tuple of them) requires grad."""
+    for o in _outs(out):
+        m = getattr(o, "_ag", None)
+        if m is not None and (m.requires_grad or m.grad_fn is not None):
+            return True
+    return False
+
+
+def bump_out(out: Any) -> None:
+    """out= wrote these tensors: their versions move on, as an in-place op's do, so a node
+    that saved one of them refuses to use the overwritten values."""
+    if counting[0]:
+        for o in _outs(out):
+            if isinstance(o, Tensor):
+                bump(o)
+
+
+def out_error(name: str) -> RuntimeError:
+    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                        "differentiation, but one of the arguments requires grad.")
 
 
 class Meta:

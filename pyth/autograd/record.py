@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
-from .graph import _FREED, Info, Meta, Node, Saved, _seq, bump, counting, shape_of, version_of
+from .graph import (_FREED, Info, Meta, Node, Saved, _seq, bump, bump_out, counting,  # noqa: F401
+                    out_error, out_requires_grad, shape_of, version_of)
 from .variable import edge_of
 
 _state = grad_mode.state
@@ -500,38 +501,11 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
 
 # ---- out= ------------------------------------------------------------------------------------
 
-def _outs(out: Any) -> tuple:
-    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
-
-
-def out_requires_grad(out: Any) -> bool:
-    """Whether an out= tensor (or one of a tuple of them) requires grad."""
-    for o in _outs(out):
-        m = getattr(o, "_ag", None)
-        if m is not None and (m.requires_grad or m.grad_fn is not None):
-            return True
-    return False
-
-
-def bump_out(out: Any) -> None:
-    """out= wrote these tensors: their versions move on, as an in-place op's do, so a node
-    that saved one of them refuses to use the overwritten values."""
-    if counting[0]:
-        for o in _outs(out):
-            if isinstance(o, Tensor):
-                bump(o)
-
-
 def _written(r: Any, kwargs: dict) -> Any:
     out = kwargs.get("out")
     if out is not None:
         bump_out(out)
     return r
-
-
-def out_error(name: str) -> RuntimeError:
-    return RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                        "differentiation, but one of the arguments requires grad.")
 
 
 # ---- views remember their base -----------------------------------------------------------------

@@ -55,12 +55,12 @@ _user_ops: dict = {}
 
 
 def _minimum(a: Any, b: Any) -> Any:
-    from .. import minimum
+    from .._prims.pointwise import minimum
     return minimum(a, b)
 
 
 def _maximum(a: Any, b: Any) -> Any:
-    from .. import maximum
+    from .._prims.pointwise import maximum
     return maximum(a, b)
 
 

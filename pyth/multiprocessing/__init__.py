@@ -21,32 +21,10 @@ import multiprocessing as _mp
 from multiprocessing import *  # noqa: F401,F403
 
 from .queues import JoinableQueue, Queue, get_context  # noqa: F811 (pickling in put)
-from .reductions import init_reductions
+from .reductions import (get_all_sharing_strategies, get_sharing_strategy, init_reductions,
+                         set_sharing_strategy)
 
 __all__ = list(getattr(_mp, "__all__", [])) + [
     "set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies"]
-
-_STRATEGIES = ("file_descriptor", "file_system")
-_strategy = "file_descriptor"
-
-
-def set_sharing_strategy(new_strategy: str) -> None:
-    """Choose how shared storages travel: "file_descriptor" or "file_system"."""
-    global _strategy
-    if new_strategy not in _STRATEGIES:
-        raise ValueError(f"set_sharing_strategy(): unknown strategy {new_strategy!r}; "
-                         f"expected one of {_STRATEGIES}")
-    _strategy = new_strategy
-
-
-def get_sharing_strategy() -> str:
-    """The current sharing strategy."""
-    return _strategy
-
-
-def get_all_sharing_strategies() -> set:
-    """The strategies this platform supports."""
-    return set(_STRATEGIES)
-
 
 init_reductions()

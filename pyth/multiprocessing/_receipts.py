@@ -23,7 +23,19 @@ from typing import Any
 
 import numpy as np
 
+from .._th import ffi
+
 SLOTS = 1 << 16
+
+
+def _shared_fd(s: Any) -> int:
+    """The descriptor of s's shared memory, moving s there first (in place) if needed."""
+    if s.allocator_name() != "shared":
+        s.share_memory_()
+    ctx = ffi.cast("THMapAllocatorContext *", s._h.allocatorContext)
+    if ctx.fd < 0:
+        raise RuntimeError("share: this shared storage has no descriptor to pass on")
+    return ctx.fd
 
 
 class Book:
@@ -31,8 +43,8 @@ class Book:
     waiting for theirs."""
 
     def __init__(self) -> None:
-        from .. import uint8, zeros
-        from .reductions import _shared_fd
+        from .._prims.creation import zeros
+        from ..dtypes import uint8
         self.pid = os.getpid()
         self.flags_tensor = zeros(SLOTS, dtype=uint8)
         self.path = f"/proc/{self.pid}/fd/{_shared_fd(self.flags_tensor.storage())}"

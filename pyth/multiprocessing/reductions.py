@@ -21,22 +21,13 @@ from .._th import ffi, lib
 from ..storage import Storage, wrap_storage
 from ..tensor import Tensor
 from . import _receipts
+from ._receipts import _shared_fd
 
 # inode of the shared memory -> the storage mapping it in this process
 _received: weakref.WeakValueDictionary[tuple, Storage] = weakref.WeakValueDictionary()
 
 _FLAGS = (lib.TH_ALLOCATOR_MAPPED_SHARED | lib.TH_ALLOCATOR_MAPPED_SHAREDMEM
           | lib.TH_ALLOCATOR_MAPPED_KEEPFD)
-
-
-def _shared_fd(s: Storage) -> int:
-    """The descriptor of s's shared memory, moving s there first (in place) if needed."""
-    if s.allocator_name() != "shared":
-        s.share_memory_()
-    ctx = ffi.cast("THMapAllocatorContext *", s._h.allocatorContext)
-    if ctx.fd < 0:
-        raise RuntimeError("share: this shared storage has no descriptor to pass on")
-    return ctx.fd
 
 
 def _from_fd(dtype_name: str, size: int, fd: int) -> Storage:
@@ -77,12 +68,34 @@ def rebuild_storage_filename(dtype_name: str, size: int, path: str, book: str | 
     return s
 
 
+_STRATEGIES = ("file_descriptor", "file_system")
+_strategy = "file_descriptor"
+
+
+def set_sharing_strategy(new_strategy: str) -> None:
+    """Choose how shared storages travel: "file_descriptor" or "file_system"."""
+    global _strategy
+    if new_strategy not in _STRATEGIES:
+        raise ValueError(f"set_sharing_strategy(): unknown strategy {new_strategy!r}; "
+                         f"expected one of {_STRATEGIES}")
+    _strategy = new_strategy
+
+
+def get_sharing_strategy() -> str:
+    """The current sharing strategy."""
+    return _strategy
+
+
+def get_all_sharing_strategies() -> set:
+    """The strategies this platform supports."""
+    return set(_STRATEGIES)
+
+
 def rebuild_storage_empty(dtype_name: str) -> Storage:
     return _dt._dtype_by_name(dtype_name).storage_class(0)
 
 
 def reduce_storage(s: Storage) -> tuple:
-    from . import get_sharing_strategy
     if len(s) == 0:  # nothing to share
         return (rebuild_storage_empty, (s.dtype.name,))
     fd = _shared_fd(s)

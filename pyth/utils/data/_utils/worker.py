@@ -91,7 +91,7 @@ def worker_loop(kind: str, dataset: Any, index_queue: Any, result_queue: Any, do
                 auto_collation: bool, collate_fn: Callable, drop_last: bool, base_seed: int,
                 init_fn: Callable | None, worker_id: int, num_workers: int) -> None:
     global _worker_info
-    from .... import manual_seed
+    from ....random import manual_seed
     from .fetch import make_fetcher
     parent = os.getppid()
     try:
