@@ -10,7 +10,15 @@ from typing import Any, Callable
 
 from . import _printoptions, dtype_info
 from . import device as _device
+from . import linalg as _linalg
+from . import random as _random
 from ._prims import creation as _creation
+from ._prims import indexing as _indexing
+from ._prims import matmul as _matmul
+from ._prims import pointwise as _pointwise
+from ._prims import reductions as _reductions
+from ._prims import shape as _shape
+from ._prims import sorting as _sorting
 from ._prims import subscript as _subscript
 from .tensor import Tensor
 
@@ -21,9 +29,14 @@ def _bind_methods(table: dict[str, Any]) -> None:
 
 
 def kernel_methods() -> None:
-    """Tensor's methods that live in the kernel-backed layer: data -> tensor, t[...]."""
-    _bind_methods(_creation.METHODS)
-    _bind_methods(_subscript.METHODS)
+    """The kernel-backed ops' methods and operators (pyth/_prims, pyth.linalg, pyth.random)."""
+    _bind_methods(_random.METHODS)
+    for name, fn in _pointwise.DEFAULT_METHODS.items():   # Tensor's own methods come first
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, fn)
+    for m in (_pointwise, _shape, _matmul, _linalg, _reductions, _sorting, _indexing, _creation,
+              _subscript):
+        _bind_methods(m.METHODS)
 
 
 def composed() -> dict[str, Callable]:

@@ -517,9 +517,4 @@ def _tensor_norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = 
 TOPLEVEL["norm"] = _tensor_norm
 
 
-def _install() -> None:
-    for name, fn in TOPLEVEL.items():
-        setattr(Tensor, name, fn)
-
-
-_install()
+METHODS: dict[str, Any] = dict(TOPLEVEL)

@@ -436,15 +436,13 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 lambda r: fn(r._h, g, input._h, n, bool(replacement)), inputs=(input,))
 
 
-# ---- installation -------------------------------------------------------------------------------
+# ---- tables (pyth/_bind.py binds them) --------------------------------------------------------------
 
-_METHODS = {
+METHODS: dict[str, Any] = {
     "uniform_": uniform_, "normal_": normal_, "exponential_": exponential_, "cauchy_": cauchy_,
     "log_normal_": log_normal_, "geometric_": geometric_, "bernoulli_": bernoulli_,
     "random_": random_, "bernoulli": bernoulli, "multinomial": multinomial,
 }
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
 
 FUNCTIONS: dict[str, Any] = {
     "Generator": Generator, "default_generator": default_generator, "manual_seed": manual_seed,

@@ -264,11 +264,7 @@ FUNCTIONS: dict[str, Callable] = dict(_FUNCTIONS)
 FUNCTIONS.update({name: _out_of_place(name) for name in _INPLACE})
 
 
-def _install() -> None:
-    for name, fn in FUNCTIONS.items():
-        setattr(Tensor, name, as_method(fn))
-    for name, (primitive, _) in _INPLACE.items():
-        setattr(Tensor, name + "_", primitive)
-
-
-_install()
+METHODS: dict[str, Any] = {
+    **{name: as_method(fn) for name, fn in FUNCTIONS.items()},
+    **{name + "_": primitive for name, (primitive, _) in _INPLACE.items()},
+}

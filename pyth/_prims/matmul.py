@@ -266,16 +266,11 @@ def _imatmul(self: Tensor, other: Any) -> Tensor:
     return self.copy_(r)
 
 
-def _install() -> None:
-    for name, fn in FUNCTIONS.items():
-        setattr(Tensor, name, fn)
-    for op in _ADD_OPS:
-        setattr(Tensor, op + "_", _inplace_add(op))
-    Tensor.__matmul__ = lambda self, other: (
-        matmul(self, other) if isinstance(other, Tensor) else NotImplemented)
-    Tensor.__rmatmul__ = lambda self, other: (
-        matmul(other, self) if isinstance(other, Tensor) else NotImplemented)
-    Tensor.__imatmul__ = _imatmul
-
-
-_install()
+METHODS: dict[str, Any] = {
+    **FUNCTIONS, **{op + "_": _inplace_add(op) for op in _ADD_OPS},
+    "__matmul__": lambda self, other: (
+        matmul(self, other) if isinstance(other, Tensor) else NotImplemented),
+    "__rmatmul__": lambda self, other: (
+        matmul(other, self) if isinstance(other, Tensor) else NotImplemented),
+    "__imatmul__": _imatmul,
+}

@@ -671,52 +671,48 @@ def _inplace_unary(name: str):
     return method
 
 
-def _install() -> None:
-    for name, fn in FUNCTIONS.items():
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, as_method(fn))
+def _methods() -> dict[str, Any]:
+    """The in-place forms and Python operators (the plain methods are DEFAULT_METHODS)."""
+    m: dict[str, Any] = {}
     for name in _BINARY:
-        setattr(Tensor, name + "_", _inplace_binary(name))
+        m[name + "_"] = _inplace_binary(name)
     for name in _UNARY:
-        setattr(Tensor, name + "_", _inplace_unary(name))
-    Tensor.div_ = lambda self, other, *, rounding_mode=None: _binary(  # noqa: E731
+        m[name + "_"] = _inplace_unary(name)
+    m["div_"] = lambda self, other, *, rounding_mode=None: _binary(
         _rounding(rounding_mode), self, other, _inplace=True)
-    Tensor.where = lambda self, condition, other: where(condition, self, other)  # noqa: E731
-    Tensor.logical_not_ = lambda self: _set_from(self, _predicate("logical_not", self),  # noqa: E731
-                                                 "logical_not_")
-    Tensor.clamp_ = lambda self, min=None, max=None: clamp(self, min, max, _inplace=True)  # noqa: E731
-    Tensor.clip_ = Tensor.clamp_
-    Tensor.lerp_ = lambda self, end, weight: lerp(self, end, weight, _inplace=True)  # noqa: E731
-    Tensor.addcmul_ = lambda self, t1, t2, *, value=1: _addc(  # noqa: E731
+    m["where"] = lambda self, condition, other: where(condition, self, other)
+    m["logical_not_"] = lambda self: _set_from(self, _predicate("logical_not", self),
+                                               "logical_not_")
+    m["clamp_"] = m["clip_"] = lambda self, min=None, max=None: clamp(self, min, max,
+                                                                      _inplace=True)
+    m["lerp_"] = lambda self, end, weight: lerp(self, end, weight, _inplace=True)
+    m["addcmul_"] = lambda self, t1, t2, *, value=1: _addc(
         "addcmul", self, t1, t2, value, None, True)
-    Tensor.addcdiv_ = lambda self, t1, t2, *, value=1: _addc(  # noqa: E731
+    m["addcdiv_"] = lambda self, t1, t2, *, value=1: _addc(
         "addcdiv", self, t1, t2, value, None, True)
-
-    for name in _BINARY:
-        _DIRECT[name] = _direct_table(name)
-        _INPLACE_DIRECT[name] = _inplace_table(name)
     operators = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div",
                  "floordiv": "floor_divide", "mod": "remainder", "pow": "pow",
                  "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
                  "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift"}
     for py, name in operators.items():
         fn = FUNCTIONS[name]
-        setattr(Tensor, f"__{py}__", _direct_op(name, fn))
-        setattr(Tensor, f"__r{py}__", lambda self, other, _f=fn: _f(other, self))
-        setattr(Tensor, f"__i{py}__", _inplace_binary(name))
+        m[f"__{py}__"] = _direct_op(name, fn)
+        m[f"__r{py}__"] = lambda self, other, _f=fn: _f(other, self)
+        m[f"__i{py}__"] = _inplace_binary(name)
     for py in ("add", "mul"):  # commutative: a Python number on the left is the same call
-        setattr(Tensor, f"__r{py}__", _direct_op(py, getattr(Tensor, f"__r{py}__")))
+        m[f"__r{py}__"] = _direct_op(py, m[f"__r{py}__"])
     for py in ("eq", "ne", "lt", "le", "gt", "ge"):
-        setattr(Tensor, f"__{py}__", _direct_op(py, lambda self, other, _n=py: _binary(
-            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented))
-    Tensor.__hash__ = object.__hash__
-    Tensor.__neg__ = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
+        m[f"__{py}__"] = _direct_op(py, lambda self, other, _n=py: _binary(
+            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented)
+    m["__hash__"] = object.__hash__
+    m["__neg__"] = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
         _raise(RuntimeError("negation, the `-` operator, on a bool tensor is not supported; "
                             "use logical_not() or ~ instead"))
-    Tensor.__pos__ = lambda self: self if self.dtype is not _dt.bool_ else _raise(RuntimeError(
+    m["__pos__"] = lambda self: self if self.dtype is not _dt.bool_ else _raise(RuntimeError(
         "the `+` operator, on a bool tensor is not supported"))
-    Tensor.__abs__ = lambda self: _unary("abs", self)
-    Tensor.__invert__ = lambda self: _unary("bitwise_not", self)
+    m["__abs__"] = lambda self: _unary("abs", self)
+    m["__invert__"] = lambda self: _unary("bitwise_not", self)
+    return m
 
 
 def _set_from(self: Tensor, r: Tensor, op: str) -> Tensor:
@@ -728,4 +724,12 @@ def _raise(e: Exception):
     raise e
 
 
-_install()
+for _name in _BINARY:
+    _DIRECT[_name] = _direct_table(_name)
+    _INPLACE_DIRECT[_name] = _inplace_table(_name)
+del _name
+
+# Tensor methods (pyth/_bind.py binds them): the functions as methods where Tensor has no method
+# of that name yet, then the in-place forms and the operators.
+DEFAULT_METHODS: dict[str, Any] = {name: as_method(fn) for name, fn in FUNCTIONS.items()}
+METHODS: dict[str, Any] = _methods()

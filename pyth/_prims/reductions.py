@@ -490,11 +490,5 @@ FUNCTIONS: dict[str, Any] = {
 }
 
 
-def _install() -> None:
-    for name, fn in FUNCTIONS.items():   # input is the first parameter: self, as a method
-        setattr(Tensor, name, fn)
-    Tensor.cumsum_ = _scan_("cumsum")
-    Tensor.cumprod_ = _scan_("cumprod")
-
-
-_install()
+# input is the first parameter: self, as a method
+METHODS: dict[str, Any] = {**FUNCTIONS, "cumsum_": _scan_("cumsum"), "cumprod_": _scan_("cumprod")}

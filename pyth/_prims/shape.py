@@ -632,6 +632,3 @@ METHODS: dict[str, Any] = {
     "tril_": tril_, "triu_": triu_,
 }
 
-for _name, _fn in METHODS.items():
-    setattr(Tensor, _name, _fn)
-del _name, _fn

@@ -187,5 +187,4 @@ FUNCTIONS: dict[str, Any] = {"sort": sort, "argsort": argsort, "msort": msort, "
                              "mode": mode, "unique": unique}
 
 
-for _name, _fn in FUNCTIONS.items():
-    setattr(Tensor, _name, as_method(_fn))
+METHODS: dict[str, Any] = {name: as_method(fn) for name, fn in FUNCTIONS.items()}
