@@ -20,6 +20,7 @@ from ._prims import reductions as _reductions
 from ._prims import shape as _shape
 from ._prims import sorting as _sorting
 from ._prims import subscript as _subscript
+from .storage import Storage
 from .tensor import Tensor
 
 
@@ -29,7 +30,10 @@ def _bind_methods(table: dict[str, Any]) -> None:
 
 
 def kernel_methods() -> None:
-    """The kernel-backed ops' methods and operators (pyth/_prims, pyth.linalg, pyth.random)."""
+    """The kernel-backed ops' methods and operators (pyth/_prims, pyth.linalg, pyth.random), and
+    the two conversions Storage borrows from the layers above it."""
+    Storage._from_data = _creation.METHODS["_from_data"]
+    Storage._as_tensor = Tensor._on_storage   # a plain function here: s._as_tensor() views s
     _bind_methods(_random.METHODS)
     for name, fn in _pointwise.DEFAULT_METHODS.items():   # Tensor's own methods come first
         if not hasattr(Tensor, name):

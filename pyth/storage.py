@@ -15,6 +15,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from . import dtypes as _dt
+from ._arguments import as_count
 from ._errors import check, check_ptr
 from ._th import ffi, lib
 
@@ -60,18 +61,20 @@ class Storage:
 
     __slots__ = ("_h", "__weakref__")
     dtype: _dt.dtype = None
+    # Bound by pyth/_bind.py from the layers above (this module does not import them): data ->
+    # a new tensor of a dtype (pyth/_prims/creation.py), and a 1-D tensor viewing all of a
+    # storage (pyth/tensor.py).
+    _from_data: Any
+    _as_tensor: Any
 
     def __new__(cls, data: int | Iterable[Any] = 0) -> "Storage":
         dt = cls.dtype or _dt.get_default_dtype()
         if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
-            from .tensor import as_count
             n = as_count(data, "Storage")
             return wrap_storage(dt, check_ptr(dt.storage.newWithSize(n)), True)
-        from ._prims.creation import tensor
-        values = tensor(list(data), dtype=dt).reshape(-1)
+        values = cls._from_data(list(data), dt).reshape(-1)
         s = wrap_storage(dt, check_ptr(dt.storage.newWithSize(values.numel())), True)
-        from .tensor import Tensor
-        Tensor._on_storage(s).copy_(values)
+        s._as_tensor().copy_(values)
         return s
 
     # ---- construction from files and shared memory ----
@@ -145,8 +148,7 @@ class Storage:
         return iter(self.tolist())
 
     def tolist(self) -> list:
-        from .tensor import Tensor
-        return Tensor._on_storage(self).tolist()
+        return self._as_tensor().tolist()
 
     def fill_(self, value: Any) -> "Storage":
         self.dtype.storage.fill(self._h, self.dtype.to_c(value))
@@ -161,7 +163,6 @@ class Storage:
 
     def resize_(self, size: int) -> "Storage":
         """Grow or shrink to size elements, keeping the prefix."""
-        from .tensor import as_count
         check(self.dtype.storage.resize(self._h, as_count(size, "resize_")))
         return self
 
@@ -178,8 +179,7 @@ class Storage:
         return out.copy_(self)
 
     def __reduce__(self):
-        from .tensor import Tensor
-        data = Tensor._on_storage(self).clone()
+        data = self._as_tensor().clone()
         raw = bytes(ffi.buffer(data._h.storage.data, self.nbytes())) if self.nbytes() else b""
         return (_rebuild_storage, (self.dtype.name, raw))
 

@@ -430,7 +430,7 @@ def eye(n: int, m: int | None = None, dtype: _dt.dtype | None = None) -> Tensor:
 
 
 def _from_data(data: Any, dt: _dt.dtype) -> Tensor:
-    """data as a new tensor of dtype dt (legacy constructors, copy_ from data)."""
+    """data as a new tensor of dtype dt (legacy constructors, copy_ from data, Storage(data))."""
     return tensor(data, dtype=dt)
 
 
