@@ -53,5 +53,7 @@ def composed() -> dict[str, Callable]:
     for m in modules:
         names.update(getattr(m, "FUNCTIONS", {}))
         _bind_methods(getattr(m, "METHODS", {}))
+    for name, fn in linalg.LINALG.items():   # pyth.linalg: the kernel-backed module's namespace
+        setattr(_linalg, name, fn)
     _device.install(Tensor)
     return names

@@ -377,9 +377,7 @@ LINALG: dict[str, Callable] = {
     "cross": cross, "vecdot": vecdot, "diagonal": diagonal, "vander": vander, "cond": cond,
     "matrix_exp": matrix_exp, "tensorinv": tensorinv, "tensorsolve": tensorsolve,
     "solve_triangular": solve_triangular, "eig": eig, "eigvals": eigvals,
-}
-for _name, _fn in LINALG.items():
-    setattr(_la, _name, _fn)
+}   # pyth.linalg's composed functions (pyth/_bind.py adds them to that namespace)
 
 FUNCTIONS: dict[str, Callable] = {
     "matrix_power": matrix_power, "chain_matmul": chain_matmul, "tensordot": tensordot,
