@@ -83,7 +83,7 @@ def _score_bias(attn_mask: Tensor | None, is_causal: bool, length: int, source: 
 def _safe_softmax(scores: Tensor) -> Tensor:
     """softmax over the last dim, giving 0 (not NaN) on rows where every score is -inf, as
     PyTorch's attention does; those rows are also kept out of the gradient."""
-    from .functional import softmax
+    from ._activations import softmax
     dead = (scores == _NEG_INF).all(-1, keepdim=True)
     if not bool(dead.any()):
         return softmax(scores, -1)
@@ -98,7 +98,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     broadcast; scale defaults to 1/sqrt(E). A bool mask marks the keys that take part, a float
     mask is added; is_causal keeps key j for query i when j <= i. Dropout (dropout_p > 0)
     applies to the weights whatever the module's mode, as in PyTorch."""
-    from .functional import dropout
+    from ._dropout import dropout
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     if enable_gqa:
         key, value = _repeat_heads(query, key, value)
@@ -174,7 +174,7 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, weights: tuple,
                    bias: Tensor | None) -> tuple:
     """q, k, v = query W_q^T + b_q, key W_k^T + b_k, value W_v^T + b_v; the biases are the
     thirds of bias. Shapes are checked against the embedding sizes first."""
-    from .functional import linear
+    from ._linear import linear
     e = query.size(-1)
     biases = _split_bias(bias)
     for name, x, w, b in zip(("query", "key", "value"), (query, key, value), weights, biases):
@@ -190,7 +190,7 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, weights: tuple,
 def _packed_projection(query: Tensor, key: Tensor, value: Tensor, weight: Tensor,
                        bias: Tensor | None) -> tuple:
     """The in-projection through one (3E, E) weight; self-attention makes one product."""
-    from .functional import linear
+    from ._linear import linear
     if query is key and key is value:
         return linear(query, weight, bias).chunk(3, -1)
     return _in_projection(query, key, value, weight.chunk(3), bias)
@@ -307,7 +307,8 @@ def _weights_path(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
     """Attention with its weights kept: softmax(q k^T / sqrt(d) + mask) (a plain softmax, so a
     row with every key masked is NaN, as in PyTorch), then dropout, then times v."""
     from .._prims.matmul import baddbmm
-    from .functional import dropout, softmax
+    from ._activations import softmax
+    from ._dropout import dropout
     q = q * math.sqrt(1.0 / q.size(-1))
     kt = k.transpose(-2, -1)
     scores = q.bmm(kt) if attn_mask is None else baddbmm(attn_mask, q, kt)
@@ -332,7 +333,7 @@ def multi_head_attention_forward(
     unbatched (L, E), (S, E)): project, split into heads, attend, join and project out.
     Returns (output (L, N, E), weights (N, L, S) averaged over heads, (N, heads, L, S) when
     not averaged, or None when need_weights is False). Masks: True (or -inf) leaves a key out."""
-    from .functional import linear
+    from ._linear import linear
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -73,3 +73,33 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """The p-norm of x1 - x2 + eps over the last dim (x1 and x2 broadcast together)."""
     inner = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, inner, keepdim=keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distance between every pair of rows i < j of an (N, M) input, in row-major
+    order of the pairs: N * (N - 1) / 2 values."""
+    from .._refs.creation import triu_indices
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"pdist only supports floating-point dtypes, got "
+                           f"{input.dtype.real}")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.size(0)
+    pairs = triu_indices(n, n, 1)
+    diff = input.index_select(0, pairs[0]) - input.index_select(0, pairs[1])
+    return _safe_norm(diff, float(p))
+
+
+def _safe_norm(diff: Tensor, p: float) -> Tensor:
+    """The p-norm of each row, whose gradient at a zero row is zero (as PyTorch's pdist)."""
+    from .._prims.pointwise import where
+    if p == 0:
+        return (diff != 0).to(diff.dtype).sum(1)
+    if diff.size(1) == 0:             # empty rows are 0 apart, whatever the norm
+        return diff.sum(1)
+    nonzero = (diff != 0).any(1, keepdim=True)
+    safe = where(nonzero, diff, diff * 0 + 1)
+    norms = safe.norm(p, 1)
+    return where(nonzero.squeeze(1), norms, norms * 0)

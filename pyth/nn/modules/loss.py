@@ -106,7 +106,7 @@ class CrossEntropyLoss(_Loss):
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
-# ---- ranking, embedding, multi-label and likelihood losses (pyth/nn/_losses_more.py) ----------
+# ---- ranking, embedding, multi-label and likelihood losses (pyth/nn/_losses.py) ----------
 
 class _WeightedLoss(_Loss):
     """A loss with an optional per-class weight, kept as a buffer (PyTorch's private base)."""

@@ -56,7 +56,7 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _stack(ts: list) -> Tensor:
-    from ... import stack
+    from ..._prims.shape import stack
     return stack(ts, 0)
 
 
@@ -213,7 +213,7 @@ class RNNBase(Module):
                                             reverse=d == 1)
                 outs.append(out)
                 finals.append(state)
-            from ... import cat
+            from ..._prims.shape import cat
             x = outs[0] if dirs == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)

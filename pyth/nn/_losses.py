@@ -1,17 +1,5 @@
-"""The ranking, embedding, multi-label and likelihood losses: F.margin_ranking_loss,
-F.hinge_embedding_loss, F.soft_margin_loss, F.multilabel_soft_margin_loss,
-F.cosine_embedding_loss, F.triplet_margin_loss, F.triplet_margin_with_distance_loss,
-F.multi_margin_loss, F.multilabel_margin_loss, F.poisson_nll_loss and F.gaussian_nll_loss.
-
-Each is a composition of differentiable tensor ops written with PyTorch's formula, so values
-and gradients are PyTorch's and no kernel or backward of its own is needed. The margin losses
-that PyTorch runs as C kernels (multi_margin, multilabel_margin) keep a kernel's strict
-`z > 0` test through `where`, so a hinge exactly at its kink passes no gradient, as there.
-
-Reductions: PyTorch checks the reduction name in three ways, and each loss here keeps the one
-its PyTorch counterpart uses (_reduction_of, _named_reduction, the loss's own message); the
-legacy size_average / reduce pair maps to a name first (_legacy_reduction).
-"""
+"""Loss functions: regression, classification (THNN softmax kernels), ranking, embedding,
+multi-label and likelihood losses, with PyTorch's reductions and legacy keywords."""
 
 from __future__ import annotations
 
@@ -21,22 +9,249 @@ from typing import Any, Callable
 
 from .. import dtypes as _dt
 from .._errors import not_implemented
-from ..tensor import Tensor
-from ._reduction import legacy_reduction as _legacy_reduction
+from .._prims.pointwise import where as _where
+from .._promotion import result_type
+from ..tensor import as_int64, Tensor
+from ._activations import log_softmax
+from ._reduction import legacy_reduction, legacy_reduction as _legacy_reduction
+from ._softmax_kernels import cross_entropy_indices as _ce_indices, nll_loss as _nll
 
-EPSILON = 1e-12                   # cosine_embedding_loss: added to each squared norm
-_KERNEL_DTYPES = (_dt.float32, _dt.float64)   # the dtypes PyTorch's margin kernels take
-_PAIR_BLOCK = 1 << 22            # multilabel_margin: elements in one (N, J, C) block of hinges
 
+_CE_FUSED = (_dt.float32, _dt.float64)
 _REDUCE: dict[str, Callable[[Tensor], Tensor]] = {
     "none": lambda loss: loss,
     "mean": lambda loss: loss.mean(),
     "sum": lambda loss: loss.sum(),
 }
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_same_size(name: str, input: Tensor, target: Tensor) -> None:
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the "
+                      f"input size ({list(input.shape)}). This will likely lead to incorrect "
+                      f"results due to broadcasting. Please ensure they have the same size.",
+                      stacklevel=3)
+
+
+def _need_floating(name: str, *tensors: Tensor) -> None:
+    """NotImplementedError, as PyTorch, for a loss whose computing dtype is not floating."""
+    dt = result_type(*tensors) if len(tensors) > 1 else tensors[0].dtype
+    if not dt.is_floating_point:
+        raise not_implemented(name, dt, "expects floating point tensors")
+
+
+def _weighted(loss: Tensor, weight: Tensor | None, input: Tensor, reduction: str,
+              mean_by_weight: bool = True) -> Tensor:
+    """loss reduced, or with an elementwise weight (of input's size) as PyTorch's regression
+    losses take one: 'mean' divides by the weights' sum (mean_by_weight) or the count."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     "'sum'.")
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _check_same_size("mse_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _need_floating("mse_loss", input, target)
+    d = input - target
+    return _weighted(d * d, weight, input, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    _check_same_size("l1_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    return _weighted((input - target).abs(), weight, input, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: L1)."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _check_same_size("smooth_l1_loss", input, target)
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    _need_floating("smooth_l1_loss", input, target)
+    d = (input - target).abs()
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
+               delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _check_same_size("huber_loss", input, target)
+    _need_floating("huber_loss", input, target)
+    d = (input - target).abs()
+    return _weighted(_where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), weight, input,
+                     reduction, mean_by_weight=False)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: Any = None, reduce: Any = None,
+                         reduction: str = "mean") -> Tensor:
+    """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as PyTorch does."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
+                         f"the input size ({list(input.shape)}) is deprecated. Please ensure "
+                         f"they have the same size.")
+    _need_floating("binary_cross_entropy", input)
+    if input.numel() and not bool(((input >= 0) & (input <= 1)).all()):
+        raise RuntimeError("binary_cross_entropy(): all elements of input should be between 0 "
+                           f"and 1, got values in [{input.min().item()}, {input.max().item()}]")
+    loss = -(target * input.log().clamp(min=-100) +
+             (1 - target) * (1 - input).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average: Any = None,
+                                     reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """BCE of sigmoid(input), computed stably: (1 - t) x + l * (log(1 + e^-|x|) + max(-x, 0))
+    with l = 1 + (pos_weight - 1) t."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
+                         f"({list(input.shape)})")
+    _need_floating("binary_cross_entropy_with_logits", input)
+    softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + e^-x)
+    if pos_weight is not None:
+        lw = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + lw * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """target * (log target - input) pointwise (input holds log-probabilities)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        import warnings
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        safe = _where(target > 0, target, target * 0 + 1)
+        loss = _where(target > 0, target * (safe.log() - input), target * 0)
+    if reduction == "batchmean":
+        return loss.sum() / input.size(0) if input.dim() else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+             reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] (times the class weight), reduced; targets == ignore_index count
+    nothing."""
+    if input.dim() >= 2 and target.dim() >= 1 and target.size(0) != input.size(0):
+        raise ValueError(f"nll_loss(): expected input batch_size ({input.size(0)}) to match "
+                         f"target batch_size ({target.size(0)})")
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    return _nll(input, target, weight, reduction, ignore_index)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """nll_loss(log_softmax(input, 1), target) for class indices; for class probabilities
+    (target of input's shape), -sum(target * log_softmax(input, 1)); label_smoothing mixes in
+    the uniform distribution, as PyTorch does."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if input.dim() >= 2 and target.dim() >= 1 and not target.dtype.is_floating_point and \
+            target.size(0) != input.size(0):
+        raise ValueError(f"cross_entropy(): expected input batch_size ({input.size(0)}) to "
+                         f"match target batch_size ({target.size(0)})")
+    if weight is None and label_smoothing == 0 and input.dim() == 2 and \
+            input.dtype in _CE_FUSED and target.dtype is _dt.int64:
+        return _ce_indices(input, target, reduction,
+                           as_int64(int(ignore_index), "cross_entropy", "ignore_index"))
+    cdim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, cdim)
+    c = input.size(cdim)
+    wshape = [1] * input.dim()
+    wshape[cdim] = c
+    if target.dtype.is_floating_point:  # class probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"cross_entropy(): expected target of the input's shape "
+                               f"{list(input.shape)} for class probabilities, got "
+                               f"{list(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        prod = logp * target
+        if weight is not None:
+            prod = prod * weight.reshape(wshape)
+        loss = -prod.sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (loss.numel() if input.dim() > 1 else 1)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return nll
+    keep = (target != ignore_index)
+    lw = logp * weight.reshape(wshape) if weight is not None else logp
+    smooth = -lw.sum(cdim) * keep.to(logp.dtype)
+    if reduction == "mean":
+        if weight is not None:
+            t = target.masked_fill(~keep, 0)
+            denom = (weight[t] * keep.to(weight.dtype)).sum()
+        else:
+            denom = keep.sum()
+        smooth = smooth.sum() / denom
+    else:
+        smooth = _reduce(smooth, reduction)
+    return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
+
+
+EPSILON = 1e-12                   # cosine_embedding_loss: added to each squared norm
+
+
+_KERNEL_DTYPES = (_dt.float32, _dt.float64)   # the dtypes PyTorch's margin kernels take
+
+
+_PAIR_BLOCK = 1 << 22            # multilabel_margin: elements in one (N, J, C) block of hinges
+
+
 _OLD_NAMES = {"elementwise_mean": "mean"}    # PyTorch's former name, still accepted with a warning
 
-
-# ---- reductions -------------------------------------------------------------------------------
 
 def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
     """The checked reduction of a loss PyTorch runs natively: the legacy pair first, then the
@@ -69,8 +284,6 @@ def _same_dims(op: str, **tensors: Tensor) -> None:
         raise RuntimeError(f"{op}(): expected {', '.join(tensors)} of one number of dims, got "
                            f"sizes {sizes}")
 
-
-# ---- pairwise and pointwise margins ------------------------------------------------------------
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: Any = None, reduce: Any = None,
@@ -117,7 +330,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
                                 reduction: str = "mean") -> Tensor:
     """One binary cross-entropy on logits per class (last dim), averaged over the classes:
     -(t log sigmoid(x) + (1 - t) log sigmoid(-x)), times weight, summed over classes / C."""
-    from .functional import logsigmoid
+    from ._activations import logsigmoid
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -128,8 +341,6 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     per_sample = loss.sum(input.dim() - 1) / input.size(-1)
     return _REDUCE[_named_reduction(reduction, "is not valid")](per_sample)
 
-
-# ---- embeddings -----------------------------------------------------------------------------------
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None,
@@ -199,8 +410,6 @@ def triplet_margin_with_distance_loss(
                     swap)
     return _REDUCE[reduction](loss)
 
-
-# ---- multi-class and multi-label margins (PyTorch's C kernels, composed) -------------------------
 
 def _frames(op: str, input: Tensor) -> tuple[int, int]:
     """(samples, classes) of a margin kernel's input: (N, C) with C > 0, (C) with C > 0, or a
@@ -317,8 +526,6 @@ def _multilabel_margin(x: Tensor, y: Tensor) -> Tensor:
         total = part if total is None else total + part
     return total / c
 
-
-# ---- likelihoods ----------------------------------------------------------------------------------
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,

@@ -458,11 +458,11 @@ def test_margin_kernels_match_numpy(reduction):
 def test_multilabel_margin_large_classes_in_blocks(monkeypatch):
     """More (target, class) pairs than one block holds: the blocks add up to the one-block
     result and the kernel's loops."""
-    from pyth.nn import _losses_more
+    from pyth.nn import _losses
     x = normal(3, 7)
     y = np.array([[6, 0, 2, 5, 1, -1, 3], [4, 4, 4, 4, 4, 4, 4], [0, 1, 2, 3, 4, 5, -1]])
     whole = F.multilabel_margin_loss(pyth.tensor(x), pyth.tensor(y), reduction="none")
-    monkeypatch.setattr(_losses_more, "_PAIR_BLOCK", 3 * 7 * 2)
+    monkeypatch.setattr(_losses, "_PAIR_BLOCK", 3 * 7 * 2)
     blocks = F.multilabel_margin_loss(pyth.tensor(x), pyth.tensor(y), reduction="none")
     near(blocks, values(whole), 1e-15)
     near(blocks, np_multilabel_margin(x, y), 1e-12)

@@ -1,0 +1,248 @@
+"""Non-linear activations: the pointwise THNN kernels (generic/THNNActivation.c), softmax and
+its relatives (generic/THNNSoftMax.c), and the compositions (prelu, glu, rrelu, gumbel_softmax)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._errors import not_implemented
+from .._prims.creation import _checked, _no_bool
+from .._prims.pointwise import where as _where
+from ..tensor import as_dim, Tensor
+from ._activation_kernels import activation as _activation
+from ._dropout import _apply
+from ._softmax_kernels import softmax as _sm
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point \
+            and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
+        return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    return _activation(input, "ReLU", inplace=inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _activation(input, "ELU", alpha, inplace=inplace)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got "
+                           f"{approximate!r}")
+    return _activation(input, "GELU" if approximate == "none" else "GELUTanh")
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _activation(input, "SiLU", inplace=inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return _activation(input, "Softplus", beta, threshold)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
+    return _activation(input, "SELU", inplace=inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x above 0, alpha * (exp(x / alpha) - 1) below: an ELU continuously differentiable."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _activation(input, "CELU", alpha, inplace=inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _activation(input, "Mish", inplace=inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6: a piecewise-quadratic SiLU."""
+    return _activation(input, "Hardswish", inplace=inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
+    return _activation(input, "Hardsigmoid", inplace=inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), without overflow for large |x|."""
+    return _activation(input, "LogSigmoid")
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """0 on [-lambd, lambd], else x."""
+    return _activation(input, "Hardshrink", lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """0 on [-lambd, lambd], else x shrunk towards 0 by lambd."""
+    if lambd < 0:
+        raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
+    return _activation(input, "Softshrink", lambd)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """value where x <= threshold, else x (integers too, as PyTorch's)."""
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        _no_bool("threshold", input.dtype)   # both taken as the input's type, as PyTorch's
+        th, v = (_checked(a, input.dtype, "threshold") for a in (threshold, value))
+        out = _where(input <= th, v, input).to(input.dtype)
+        return input.copy_(out) if inplace else out
+    return _activation(input, "Threshold", threshold, value, inplace=inplace)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|) (composed, as PyTorch's)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x) (composed, as PyTorch's)."""
+    return input - input.tanh()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x above 0, weight * x below, one learnt slope per channel (dim 1) or one for all."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"prelu(): \"prelu_cpu\" not implemented for "
+                                  f"'{input.dtype.real}'")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype.real} and "
+                           f"{weight.dtype.real}")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.dim()}")
+    channels = input.size(1) if input.dim() >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {weight.numel()} and channel size = "
+                           f"{channels}.")
+    if weight.numel() != 1 and input.dim() >= 2:
+        weight = weight.reshape([1, channels] + [1] * (input.dim() - 2))
+    elif weight.dim() == 1:
+        weight = weight.reshape([])
+    return _where(input > 0, input, weight * input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), a and b the two halves of input along dim."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"glu(): \"glu_cpu\" not implemented for "
+                                  f"'{input.dtype.real}'")
+    d = dim % input.dim() if -input.dim() <= dim < input.dim() else dim
+    size = input.size(d)
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def _softmax_dim(ndim: int, name: str = "softmax") -> int:
+    import warnings
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                  f"to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along dim, computed around the slice's maximum."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return _sm(input, as_dim(dim, "softmax"), False)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype: Any = None) -> Tensor:
+    """x - log(sum(exp(x))) along dim, computed around the slice's maximum."""
+    if dim is None:
+        dim = _softmax_dim(input.dim())
+    if dtype is not None:
+        input = input.to(dtype)
+    return _sm(input, as_dim(dim, "log_softmax"), True)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+            dtype: Any = None) -> Tensor:
+    """softmax(-x) along dim."""
+    if dim is None:
+        dim = _softmax_dim(input.dim(), "softmin")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _sm(-input, as_dim(dim, "softmin"), False)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """x above 0, a * x at or below it: a drawn uniformly from [lower, upper] per element while
+    training, (lower + upper) / 2 otherwise."""
+    from ..autograd import no_grad
+    from .._prims.pointwise import where
+    if lower > upper:
+        raise RuntimeError(f"rrelu(): lower bound ({lower}) should be less than or equal to the "
+                           f"upper bound ({upper})")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("rrelu", input.dtype, "expects a floating point input")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    with no_grad():
+        slopes = input.new_empty(tuple(input.shape)).uniform_(lower, upper)
+        noise = where(input <= 0, slopes, slopes * 0 + 1)
+    return _apply(input, noise, None, inplace)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """rrelu in place."""
+    return rrelu(input, lower, upper, training, True)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """softmax((logits + Gumbel noise) / tau) along dim: a differentiable sample from the
+    categorical distribution; hard=True returns its one-hot argmax with the soft gradient."""
+    from ..autograd import no_grad
+    from ._softmax_kernels import softmax
+    with no_grad():
+        gumbels = -logits.new_empty(tuple(logits.shape)).exponential_().log()
+    soft = softmax((logits + gumbels) / tau, dim, False)
+    if not hard:
+        return soft
+    with no_grad():
+        index = soft.argmax(dim, keepdim=True)
+        one_hot = soft.new_zeros(tuple(soft.shape)).scatter_(dim, index, 1.0)
+    return one_hot - soft.detach() + soft
