@@ -53,7 +53,8 @@ globals().update(linalg.TOPLEVEL)
 globals().update(_reductions.FUNCTIONS)
 
 from . import autograd  # noqa: E402
-autograd._install()
+autograd._install(*_bind.composed_with_formulas())
+_bind.requires_grad_factories(globals())
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 
@@ -65,7 +66,7 @@ __version__ = "0.1.0"
 globals().update(_bind.composed())
 from .device import device  # noqa: E402,F401
 
-autograd._install_factories()  # again: _bind replaced some factories (device= checks)
+_bind.requires_grad_factories(globals())  # again: composed() replaced some factories
 
 # checkpoints, DLPack, data loading and multiprocessing
 from .serialization import load, save  # noqa: E402

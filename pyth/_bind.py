@@ -43,6 +43,39 @@ def kernel_methods() -> None:
         _bind_methods(m.METHODS)
 
 
+def composed_with_formulas() -> tuple[dict[str, Callable], dict[str, Any]]:
+    """The composed ops autograd records with a formula of their own (raw forms), and the
+    methods table where their Tensor methods sit."""
+    from ._refs import linalg, pointwise
+    return {"pinv": linalg.LINALG["pinv"], "relu": pointwise.FUNCTIONS["relu"]}, pointwise.METHODS
+
+
+_FACTORIES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+              "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "rand_like",
+              "randn_like", "normal", "tensor")
+
+
+def _requires_grad(raw: Callable) -> Callable:
+    def factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        t = raw(*args, **kwargs)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+    factory.__name__ = raw.__name__
+    factory.__doc__ = raw.__doc__
+    factory.__wrapped__ = raw
+    factory._takes_requires_grad = True
+    return factory
+
+
+def requires_grad_factories(namespace: dict[str, Any]) -> None:
+    """The factories in namespace take requires_grad= (those that do not already)."""
+    for name in _FACTORIES:
+        raw = namespace.get(name)
+        if raw is not None and not getattr(raw, "_takes_requires_grad", False):
+            namespace[name] = _requires_grad(raw)
+
+
 def composed() -> dict[str, Callable]:
     """Bind the composed ops' methods and the device surface; return their namespace names."""
     from ._refs import (aliases, creation, creation_memory, einsum, indexing, lapack, linalg,

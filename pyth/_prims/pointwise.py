@@ -356,7 +356,8 @@ def _direct_op(name: str, slow: Any) -> Any:
     def op(a: Any, b: Any) -> Tensor:
         entry = table.get((type(a), type(b)))
         return slow(a, b) if entry is None else _run_direct(entry, a, b)
-    op.table, op.slow = table, slow   # for autograd's operators, which inline the lookup
+    op.table, op.slow, op.run = table, slow, _run_direct   # for autograd's operators, which
+    # inline the lookup
     return op
 
 

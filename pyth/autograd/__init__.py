@@ -86,44 +86,9 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
     return tuple(r)
 
 
-def _install() -> None:
+def _install(composed: dict, composed_methods: dict) -> None:
+    """Record the ops (pyth/_bind.py passes the composed ones that have formulas)."""
     from ..tensor import Tensor
     variable.install(Tensor)
-    derivatives.install()
-    _install_factories()
-
-
-def _install_factories() -> None:
-    """Factories take requires_grad=."""
-    import pyth
-
-    names = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "normal"]
-    for name in names:
-        raw = getattr(pyth, name, None)
-        if raw is None or getattr(raw, "_takes_requires_grad", False):
-            continue
-
-        def make(raw: Any) -> Any:
-            def factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
-                t = raw(*args, **kwargs)
-                if requires_grad:
-                    t.requires_grad_(True)
-                return t
-            factory.__name__ = raw.__name__
-            factory.__doc__ = raw.__doc__
-            factory.__wrapped__ = raw
-            factory._takes_requires_grad = True
-            return factory
-        setattr(pyth, name, make(raw))
-    current = pyth.tensor  # factories.tensor, or a richer form installed over it
-    if not getattr(current, "_takes_requires_grad", False):
-        def tensor(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
-            t = current(*args, **kwargs)
-            if requires_grad:
-                t.requires_grad_(True)
-            return t
-        tensor.__doc__ = current.__doc__
-        tensor.__wrapped__ = current
-        tensor._takes_requires_grad = True
-        pyth.tensor = tensor
+    derivatives.install(composed, composed_methods)
 

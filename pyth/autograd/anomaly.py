@@ -6,15 +6,16 @@ import traceback
 import warnings
 from typing import Any
 
-from . import record
+# whether anomaly mode is on (read by record.py and the engine on each call)
+_anomaly = [False]
 
 
 def enabled() -> bool:
-    return record._anomaly[0]
+    return _anomaly[0]
 
 
 def is_anomaly_enabled() -> bool:
-    return record._anomaly[0]
+    return _anomaly[0]
 
 
 def remember(node: Any) -> None:
@@ -49,13 +50,13 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self) -> None:
-        self.prev = record._anomaly[0]
-        record._anomaly[0] = True
+        self.prev = _anomaly[0]
+        _anomaly[0] = True
         warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
                       "and should only be enabled for debugging.", UserWarning, stacklevel=2)
 
     def __exit__(self, *exc: object) -> None:
-        record._anomaly[0] = self.prev
+        _anomaly[0] = self.prev
 
     def __call__(self, fn: Any) -> Any:
         import functools
@@ -71,11 +72,11 @@ class set_detect_anomaly:
     """set_detect_anomaly(True) turns it on now, or inside a with block."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
-        self.prev = record._anomaly[0]
-        record._anomaly[0] = bool(mode)
+        self.prev = _anomaly[0]
+        _anomaly[0] = bool(mode)
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        record._anomaly[0] = self.prev
+        _anomaly[0] = self.prev

@@ -78,7 +78,7 @@ def backward_plain(t: Any) -> None:
     if e is None:
         raise RuntimeError(_no_grad_message(0))
     seed = _seed(t, None, 0)
-    if record._anomaly[0]:
+    if anomaly._anomaly[0]:
         run_backward([t], [seed], False, False)
     else:
         _run_all([(e, seed)], False, False)
@@ -95,7 +95,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
             raise RuntimeError(_no_grad_message(i))
         roots.append((e, _seed(t, g, i)))
 
-    if inputs is None and not record._anomaly[0]:
+    if inputs is None and not anomaly._anomaly[0]:
         _run_all(roots, retain_graph, create_graph)
         return None
 
@@ -173,7 +173,7 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
             elif not any(g is not None for g in grads):
                 outs = [None] * len(node._next)
             else:
-                if record._anomaly[0]:
+                if anomaly._anomaly[0]:
                     outs = anomaly.run_checked(node, grads)
                 else:
                     outs = node.apply(grads)

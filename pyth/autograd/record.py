@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
+from .anomaly import _anomaly, remember
 from .graph import (_FREED, Info, Meta, Node, Saved, _seq, bump, bump_out, counting,  # noqa: F401
                     out_error, out_requires_grad, shape_of, version_of)
 from .variable import edge_of
@@ -466,7 +467,6 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
         node = _make_node(op, a, xs, edges)
         _attach(op, node, result, a, xs[0] if xs else None)
         if _anomaly[0]:
-            from .anomaly import remember
             remember(node)
         return result
 
@@ -564,7 +564,6 @@ def mark_view(r: Tensor, first: Any) -> None:
     r._vb = vb
 
 
-_anomaly = [False]
 
 
 # ---- in-place ops --------------------------------------------------------------------------------
@@ -673,7 +672,7 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
         if m is None:
             self._ag = m = Meta(False)
         if view_geom is not None:
-            from .derivatives import CopySlices, view_of_base_node
+            from .view_nodes import CopySlices, view_of_base_node
             cs = CopySlices(base, view_geom, node, base_edge)
             bmeta = base._ag
             if bmeta is None:
@@ -691,7 +690,6 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
         if "result" in op.save:
             node.saved["result"] = Saved(self, (node, 0))
         if _anomaly[0]:
-            from .anomaly import remember
             remember(node)
         return r
 

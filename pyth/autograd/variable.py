@@ -30,7 +30,7 @@ def edge_of(t: Any):
 def _regenerate_view_fn(t: Any, m: Meta) -> None:
     """The base was modified in place after this view was made: the view's values now come
     from the base's new grad_fn, through an as_strided view of it."""
-    from .derivatives import view_of_base_node
+    from .view_nodes import view_of_base_node
     from .record import is_multi_view, multi_view_message
     if is_multi_view(m.grad_fn):   # PyTorch refuses: the pieces share one node
         raise RuntimeError(multi_view_message(m.output_nr, m.grad_fn, base=True))

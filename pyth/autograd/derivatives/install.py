@@ -1,0 +1,500 @@
+"""Puts the recording wrappers (record.py) in place of the forward functions: in the pyth
+namespace, in the modules that define them, and as Tensor methods and operators."""
+
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from .. import grad_mode, pointwise_nodes
+from ... import dtypes as _dt
+from ..._errors import raise_error
+from ..._th import ffi, lib
+from ...dtypes import ALL_DTYPES
+from ...tensor import Tensor, wrap
+from ..anomaly import _anomaly
+from ..record import differentiable, geometry, in_place, mark_view, Op
+from ._common import P, TABLE
+from .indexing import _is_view_index
+from .pointwise import C_GRADS
+
+
+# ---- install -------------------------------------------------------------------------------
+
+
+
+def _modules() -> list:
+    return [m for name, m in sys.modules.items()
+            if m is not None and (name == "pyth" or name.startswith("pyth.")) and
+            not name.startswith("pyth.autograd")]
+
+
+class _Places:
+    """Where each function sits in the pyth namespace, the modules' globals and their tables
+    (dicts): built once, so that replacing the ~130 recorded functions is not a scan of every
+    module per function (that scan was a fifth of `import pyth`). Rebuilt when modules were
+    imported since."""
+
+    def __init__(self) -> None:
+        self.places: dict[int, list] = {}
+        self.n_modules = len(sys.modules)
+        for m in _modules():
+            d = vars(m)
+            for k, v in d.items():
+                if callable(v):
+                    self.places.setdefault(id(v), []).append((d, k))
+                elif type(v) is dict:
+                    for dk, dv in v.items():
+                        if callable(dv):
+                            self.places.setdefault(id(dv), []).append((v, dk))
+
+    def replace(self, raw: Any, new: Any) -> None:
+        """new in place of raw wherever raw sits."""
+        if len(sys.modules) != self.n_modules:
+            self.__init__()
+        for d, k in self.places.pop(id(raw), ()):
+            if d.get(k) is raw:
+                d[k] = new
+                self.places.setdefault(id(new), []).append((d, k))
+
+
+def _method_of(fn: Callable) -> Callable:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, *args, **kwargs)
+    method.__name__ = getattr(fn, "__name__", "method")
+    method.__doc__ = getattr(fn, "__doc__", None)
+    return method
+
+
+def _function_op(name: str, raw: Callable, op: Op, places: _Places,
+                 method_names: tuple = ()) -> Callable:
+    prim = _SIGNATURES.get(name)
+    w = differentiable(op, raw, prim)
+    places.replace(raw, w)
+    for attr in (name,) + _ALIASES.get(name, ()) + method_names:
+        v = vars(Tensor).get(attr)
+        if v is raw:
+            setattr(Tensor, attr, w)
+        elif v is not None and getattr(v, "__qualname__", "").startswith("as_method.") and \
+                getattr(v, "__name__", None) == raw.__name__:
+            setattr(Tensor, attr, _method_of(w))
+    return w
+
+
+_ALIASES = {"abs": ("absolute",), "neg": ("negative",), "trunc": ("fix",), "mul": ("multiply",),
+            "sub": ("subtract",), "div": ("divide", "true_divide"), "atan2": ("arctan2",),
+            "clamp": ("clip",), "dot": ("vdot",), "outer": ("ger",), "cat": ("concat",)}
+
+_METHOD_ONLY = ("view", "reshape", "view_as", "reshape_as", "flatten", "expand", "expand_as",
+                "transpose", "t", "permute", "narrow", "select", "diagonal", "unfold",
+                "as_strided", "clone", "contiguous", "to", "squeeze", "unsqueeze", "repeat")
+
+# view methods whose arguments are only ints (or sequences of them): see _view_method
+_PLAIN_VIEWS = frozenset(("view", "reshape", "flatten", "expand", "transpose", "t", "permute",
+                          "narrow", "select", "unfold", "squeeze", "unsqueeze"))
+
+_INPLACE_SPECIAL = {"copy_": "copy_", "fill_": "fill_", "zero_": "zero_",
+                    "index_add_": "index_add", "index_copy_": "index_copy",
+                    "index_fill_": "index_fill", "scatter_": "scatter",
+                    "scatter_add_": "scatter_add", "masked_fill_": "masked_fill",
+                    "masked_scatter_": "masked_scatter", "put_": "put", "tril_": "tril",
+                    "triu_": "triu", "clip_": "clamp", "clamp_": "clamp", "lerp_": "lerp",
+                    "addcmul_": "addcmul", "addcdiv_": "addcdiv", "cumsum_": "cumsum",
+                    "cumprod_": "cumprod"}
+
+_installed = [False]
+_SIGNATURES: dict[str, Callable] = {}
+
+
+def install(composed: dict[str, Callable], composed_methods: dict[str, Any]) -> None:
+    """Record every op of TABLE. composed: the raw forms of the composed ops that have a
+    formula of their own (pinv, relu: pyth/_refs, passed in by the binder, a layer above);
+    composed_methods: the table their Tensor methods sit in."""
+    if _installed[0]:
+        return
+    _installed[0] = True
+    # the kernel-backed modules (below this layer); imported here, when they have all loaded
+    from ... import linalg
+    from ..._prims import indexing, matmul, pointwise, reductions, shape, sorting, subscript
+    mods = {"indexing_ops": indexing, "pointwise": pointwise, "reductions": reductions,
+            "shape_ops": shape, "sorting": sorting, "matmul": matmul, "linalg": linalg,
+            "_indexing": subscript}
+    pointwise, _indexing = mods["pointwise"], mods["_indexing"]
+    for n, (prim, _) in mods["indexing_ops"]._INPLACE.items():
+        _SIGNATURES[n] = prim
+    T = vars(Tensor)
+    # methods with their own signatures (views, conversions)
+    raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
+    for n, raw in raw_methods.items():
+        w = differentiable(TABLE[n], raw)
+        if n in _PLAIN_VIEWS:
+            w = _view_method(raw, w, n in ("reshape", "flatten"))
+        elif n in ("contiguous", "clone"):
+            w = _bare_method(raw, w)
+        setattr(Tensor, n, w)
+    # functions (and the methods that call them)
+    sources = {}
+    for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
+              "linalg"):
+        sources.update(mods[n].FUNCTIONS)
+    sources["split"] = mods["shape_ops"]._split_size   # FUNCTIONS' split dispatches to it
+    sources["cholesky_solve"] = mods["linalg"].TOPLEVEL["cholesky_solve"]
+    sources.update(composed)
+    sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
+    places = _Places()
+    recorded = {}
+    for name, op in TABLE.items():
+        if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
+                name.endswith("_"):
+            continue
+        raw = sources.get(name)
+        if raw is None:
+            continue
+        if getattr(raw, "__wrapped__", None) is not None:
+            continue
+        recorded[name] = _function_op(name, raw, op, places)
+    composed_methods["relu"] = _method_of(recorded["relu"])   # the binder puts it on Tensor
+    shape_ops = mods["shape_ops"]
+    for n in ("flip", "tile"):
+        w = shape_ops.FUNCTIONS[n]
+        setattr(Tensor, n, _varargs_method(w))
+    # conversions (t.float() ...) go through the recorded to()
+    from ... import dtypes as _dt
+    for cname, target in _dt.CONVERSIONS.items():
+        setattr(Tensor, cname, (lambda d: lambda self: self.to(d))(target))
+    # indexing
+    TABLE["getitem"].view = True
+    getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
+    Tensor.__getitem__ = _getitem_method(getitem_w, _indexing._ints_and_slices)
+    setitem_raw = T["__setitem__"]
+    Tensor.__setitem__ = _setitem_method(in_place(TABLE["setitem"], setitem_raw), _indexing)
+    # in-place methods
+    for attr in list(T):
+        if not attr.endswith("_") or attr.startswith("_"):
+            continue
+        fn = T[attr]
+        if attr in ("requires_grad_", "detach_", "share_memory_"):
+            continue
+        base = attr[:-1]
+        opname = _INPLACE_SPECIAL.get(attr, base)
+        op = TABLE.get(opname) if opname in TABLE and attr not in ("resize_", "resize_as_",
+                                                                    "set_") else None
+        if attr == "div_":
+            op = TABLE["div"]
+        setattr(Tensor, attr, in_place(op, fn))
+    for py, name in (("iadd", "add_"), ("isub", "sub_"), ("imul", "mul_"), ("itruediv", "div_"),
+                     ("ipow", "pow_"), ("ifloordiv", "floor_divide_"), ("imod", "remainder_")):
+        setattr(Tensor, f"__{py}__", vars(Tensor)[name])
+    _install_operators(pointwise)
+
+
+def _install_operators(pointwise: Any) -> None:
+    T = vars(Tensor)
+    F = pointwise.FUNCTIONS
+    pairs = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "mod": "remainder",
+             "pow": "pow"}
+    for py, name in pairs.items():
+        w = F[name]
+        fast, rfast = T[f"__{py}__"], T[f"__r{py}__"]
+        op = _binop(fast, w, False)
+        setattr(Tensor, f"__{py}__", op)
+        setattr(Tensor, f"__r{py}__", _binop(rfast, w, True))
+        for cls, entries in _class_entries(getattr(fast, "table", {})).items():
+            setattr(cls, f"__{py}__", _class_binop(cls, entries, op, w))
+    for py in ("neg", "abs"):
+        raw = T[f"__{py}__"]
+        w = F[py]
+        setattr(Tensor, f"__{py}__", _unary_operator(raw, w))
+    pointwise_nodes.DIRECT_UNARY.update(pointwise._DIRECT_UNARY)
+    pointwise_nodes.C_GRADS.update({n: {dt: getattr(dt.tensor, n + "_backwardNew")
+                                        for dt in (_dt.float32, _dt.float64)}
+                                    for n in C_GRADS if n in pointwise_nodes.UNARY and
+                                    hasattr(_dt.float32.tensor, n + "_backwardNew")})
+    pointwise_nodes.DIRECT_BINARY.update({n: pointwise._DIRECT[n]
+                                          for n in pointwise_nodes.BINARY})
+    for name, table in pointwise._DIRECT_UNARY.items():
+        setattr(Tensor, name, _unary_method(table, T[name], F[name]))
+    from ..._prims import matmul, reductions
+    reduced = reductions.FUNCTIONS
+    for name in pointwise_nodes.REDUCTIONS:   # t.sum(), t.mean(): the C reduction, inlined
+        table = {dt.tensor_class: _full_reduction_new(dt, name) for dt in (_dt.float32, _dt.float64)}
+        setattr(Tensor, name, _unary_method(table, T[name], reduced[name]))
+    mm = matmul.FUNCTIONS["matmul"]
+    Tensor.__matmul__ = _matmul_operator(mm)
+    Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
+                                              else NotImplemented)
+
+
+def _matmul_operator(mm: Callable) -> Callable:
+    """a @ b: two tensors of one class outside autograd take the C product directly (it sizes
+    its result and checks the shapes); a failed call, and every other case, go through the
+    recorded matmul mm, which raises the precise error."""
+    kinds = frozenset(dt for dt in ALL_DTYPES if dt.name != "bool")
+
+    def matmul(self: Tensor, other: Any) -> Any:
+        if type(other) is type(self) and self._ag is None and other._ag is None:
+            dt = self.dtype
+            if dt in kinds:
+                r = wrap(dt, dt.tensor.new())
+                if dt.tensor.matmul(r._h, self._h, other._h) == 0:
+                    return r
+                lib.THError_clear()
+        return mm(self, other) if isinstance(other, Tensor) else NotImplemented
+    matmul.__name__ = "__matmul__"
+    return matmul
+
+
+def _setitem_method(recorded: Callable, indexing: Any) -> Callable:
+    """t[index] = value. Recorded with a basic index (ints, slices, None, ...) it is a write
+    through the view t[index], as PyTorch's: t's grad_fn becomes CopySlices; other indices
+    record IndexPutBackward0."""
+    def setitem(self: Tensor, index: Any, value: Any) -> None:
+        if grad_mode.state.enabled and (self._ag is not None or isinstance(value, Tensor) and
+                                        value._ag is not None) and _is_view_index(index):
+            view = self[index]
+            if not isinstance(value, Tensor):
+                value = P.full((), value, dtype=self.dtype) if isinstance(
+                    value, (bool, int, float)) else indexing._as_values(self, value)
+            if geometry(view) == geometry(self):    # t[:] = v, t[...] = v: t.copy_(v)
+                view = self
+            view.copy_(value)
+            return
+        recorded(self, index, value)
+    return setitem
+
+
+def _varargs_method(w: Callable) -> Callable:
+    """t.flip(0, 1) as well as t.flip((0, 1)), through the recorded function w."""
+    def method(self: Tensor, *args: Any) -> Any:
+        return w(self, args[0] if len(args) == 1 else args)
+    return method
+
+
+def _unary_operator(fast: Callable, w: Callable) -> Callable:
+    """-t, abs(t): the direct C path, or w when t takes part in autograd."""
+    def op(self: Tensor) -> Any:
+        return fast(self) if self._ag is None else w(self)
+    return op
+
+
+def _unary_method(table: dict, w: Callable, recorded: Callable) -> Callable:
+    """t.exp(), t.sum(): the direct C call inlined for a tensor outside autograd (table: tensor
+    class -> C <name>New, or a call of that form, for the classes whose result has their own
+    dtype), else the method w (whose recorded function is `recorded`)."""
+    new, gc = object.__new__, ffi.gc
+    frees = {cls: cls.dtype.tensor.free for cls in table}
+    state = grad_mode.state
+    lean = getattr(recorded, "lean", None)
+    anomaly = _anomaly
+    handled = pointwise_nodes.NOT_HANDLED
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs:
+            if self._ag is None or not state.enabled:
+                cls = type(self)
+                fn = table.get(cls)
+                if fn is not None:
+                    h = fn(self._h)
+                    if not h:
+                        raise_error()
+                    r = new(cls)
+                    r._h = gc(h, frees[cls])
+                    r._ag = r._vb = None
+                    return r
+            elif lean is not None and not anomaly[0]:   # the recorded function's first step
+                r = lean[0](lean[1], lean[2], (self,))
+                if r is not handled:
+                    return r
+        return w(self, *args, **kwargs)
+    method.__name__, method.__doc__ = getattr(w, "__name__", "op"), getattr(w, "__doc__", None)
+    return method
+
+
+def _full_reduction_new(dt: Any, name: str) -> Callable:
+    """h -> a new handle holding C <name> of h over all its elements (a float sum or mean keeps
+    its dtype), or NULL with the C error recorded: a `<name>New` for _unary_method's table."""
+    c = dt.tensor
+    fn, new, free, null = getattr(c, name), c.new, c.free, ffi.NULL
+
+    def reduce_new(h: Any) -> Any:
+        r = new()
+        if r and fn(r, h, 0, null, False):
+            free(r)
+            return null
+        return r
+    return reduce_new
+
+
+def _class_entries(table: dict) -> dict[type, dict]:
+    """pointwise's direct table regrouped by the left operand's class: {cls: {other's type:
+    entry}} for the pairs with a tensor of cls itself or a Python float on the right."""
+    out: dict[type, dict] = {}
+    for (a, b), entry in table.items():
+        if b is a or b is float:
+            out.setdefault(a, {})[b] = entry
+    return out
+
+
+def _view_method(raw: Callable, w: Callable, may_copy: bool) -> Callable:
+    """t.view(...), t.permute(...), ...: on a tensor outside autograd, called with positional
+    arguments (ints, which no graph can reach), the C view directly and its base remembered,
+    which is all the recorded function w would do there; anything else goes through w.
+    may_copy: the op copies when the strides allow no view (reshape, flatten), told apart by
+    the storage."""
+    mark, state = mark_view, grad_mode.state
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self._ag is None and not kwargs:
+            r = raw(self, *args)
+            if r is not self and (not may_copy or r._h.storage == self._h.storage):
+                if state.enabled:   # mark_view(r, self), inlined for its common case
+                    vb = getattr(self, "_vb", None)
+                    r._vb = self if vb is None else vb
+                else:
+                    mark(r, self)
+            return r
+        return w(self, *args, **kwargs)
+    method.__name__, method.__doc__ = raw.__name__, raw.__doc__
+    method.__wrapped__ = raw
+    return method
+
+
+_I64 = 2**63
+
+
+def _bare_method(raw: Callable, w: Callable) -> Callable:
+    """t.contiguous(), t.clone(): called without arguments on a tensor outside autograd, raw
+    directly (the recorded function w would only call it)."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self._ag is None and not args and not kwargs:
+            return raw(self)
+        return w(self, *args, **kwargs)
+    method.__name__, method.__doc__ = raw.__name__, raw.__doc__
+    method.__wrapped__ = raw
+    return method
+
+
+def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
+    """t[index]: ints and slices on a tensor outside autograd are a view made directly (the
+    recorded function's work for them is only remembering the view's base); everything else
+    goes through the recorded function."""
+    tuple_, int_, slice_, mark = tuple, int, slice, mark_view
+
+    def __getitem__(self: Tensor, index: Any) -> Any:
+        if self._ag is None:
+            tp = type(index)
+            if tp is int_:   # t[i]: the C select (which checks i against the size)
+                h = self._h
+                if h.nDimension and -_I64 <= index < _I64:   # (else: cffi's OverflowError)
+                    dt = self.dtype
+                    s = dt.tensor.newSelect(h, 0, index)
+                    if s:
+                        r = wrap(dt, s)
+                        mark(r, self)
+                        return r
+                    lib.THError_clear()   # out of range: the general path's IndexError
+            elif tp is slice_ or tp is tuple_:
+                r = basic(self, index if tp is tuple_ else (index,))
+                if r is not None:
+                    mark(r, self)
+                    return r
+        return getitem_w(self, index)
+    return __getitem__
+
+
+def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callable:
+    """t + u for t of one tensor class (FloatTensor, ...): a u of the same class or a Python
+    float, neither in autograd, is the table's C call with no lookup at all (the 10-element
+    add's cost is mostly Python's); the same pairs in autograd go straight to the recorded
+    function w's lean record where it has one; every other case is the general operator op."""
+    new, gc = object.__new__, ffi.gc
+    fn, rcls, free = entries[cls][:3] if cls in entries else (None, None, None)
+    sfn, srcls, sfree = entries[float][:3] if float in entries else (None, None, None)
+    lean = getattr(w, "lean", None)
+    if lean is not None and (lean[0] is not pointwise_nodes.binary or
+                             cls.dtype not in (_dt.float32, _dt.float64)):
+        lean = None
+    state = grad_mode.state
+    anomaly = _anomaly
+    same, number = pointwise_nodes.binary_same, pointwise_nodes.binary_number
+    handled = pointwise_nodes.NOT_HANDLED
+
+    # self is a cls or a subclass (a Parameter), whose handle is cls's C type: the result is a
+    # plain rcls either way, as the general path makes it; `_vb` (a view's base) stays unset
+    def method(self: Tensor, other: Any) -> Any:
+        if type(other) is cls:
+            if fn is not None:
+                if self._ag is None and other._ag is None:
+                    h = fn(self._h, other._h)
+                    if h:
+                        r = new(rcls)
+                        r._h = gc(h, free)
+                        r._ag = None
+                        return r
+                elif lean is not None and state.enabled and not anomaly[0]:
+                    r = same(lean[1], lean[2], self, other)
+                    if r is not handled:
+                        return r
+        elif type(other) is float and sfn is not None:
+            if self._ag is None:
+                h = sfn(self._h, other)
+                if h:
+                    r = new(srcls)
+                    r._h = gc(h, sfree)
+                    r._ag = None
+                    return r
+            elif lean is not None and state.enabled and not anomaly[0]:
+                r = number(lean[1], lean[2], self, other)
+                if r is not handled:
+                    return r
+        return op(self, other)   # and a failed call: the general path raises its error
+    method.__name__, method.__doc__ = op.__name__, op.__doc__
+    return method
+
+
+def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
+    if reflected:
+        def op(self: Tensor, other: Any) -> Any:
+            if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                return fast(self, other)
+            return w(other, self)
+    elif hasattr(fast, "table"):   # t + u: the direct C call inlined (one frame in all)
+        table, slow, run = fast.table, fast.slow, fast.run
+        new, gc = object.__new__, ffi.gc
+
+        state = grad_mode.state
+        lean = getattr(w, "lean", None)
+        anomaly = _anomaly
+        handled = pointwise_nodes.NOT_HANDLED
+
+        def op(self: Tensor, other: Any) -> Any:
+            # outside autograd, or with grad mode off (as in a backward formula), nothing is
+            # recorded: the table's direct C call
+            entry = table.get((type(self), type(other)))
+            if entry is not None:
+                if not entry[3]:
+                    if self._ag is None or not state.enabled:
+                        return run(entry, self, other)     # a Python number
+                elif self._ag is None and other._ag is None or not state.enabled:
+                    h = entry[0](self._h, other._h)
+                    if not h:
+                        raise_error()
+                    r = new(entry[1])
+                    r._h = gc(h, entry[2])
+                    r._ag = r._vb = None
+                    return r
+            elif self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                return slow(self, other)
+            if lean is not None and state.enabled and not anomaly[0]:   # w's own first step
+                r = lean[0](lean[1], lean[2], (self, other))
+                if r is not handled:
+                    return r
+            return w(self, other)
+    else:
+        def op(self: Tensor, other: Any) -> Any:
+            if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                return fast(self, other)
+            return w(self, other)
+    return op
+
