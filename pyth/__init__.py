@@ -53,6 +53,7 @@ globals().update(linalg.TOPLEVEL)
 globals().update(_reductions.FUNCTIONS)
 
 from . import autograd  # noqa: E402
+_bind.autograd_methods()
 autograd._install(*_bind.composed_with_formulas())
 _bind.requires_grad_factories(globals())
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402

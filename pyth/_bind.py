@@ -43,6 +43,13 @@ def kernel_methods() -> None:
         _bind_methods(m.METHODS)
 
 
+def autograd_methods() -> None:
+    """Tensor's autograd state, hooks and backward(), before autograd records the ops."""
+    from .autograd import gradients, variable
+    _bind_methods(variable.METHODS)
+    _bind_methods(gradients.METHODS)
+
+
 def composed_with_formulas() -> tuple[dict[str, Callable], dict[str, Any]]:
     """The composed ops autograd records with a formula of their own (raw forms), and the
     methods table where their Tensor methods sit."""

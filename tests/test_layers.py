@@ -32,22 +32,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("programs", ("pyth.cli", "pyth.__main__")),
 ]
 
-# Upward imports not yet turned around, each (importer, imported). The list may only shrink:
-# an entry that no longer occurs fails the test too, so that it is taken off.
-PENDING: frozenset[tuple[str, str]] = frozenset()
-
-# Circles not yet broken, each the sorted list of its modules (same rule: it may only shrink).
-PENDING_CIRCLES: list[list[str]] = [
-    ["pyth.autograd", "pyth.autograd.derivatives", "pyth.autograd.derivatives._common",
-     "pyth.autograd.derivatives.indexing", "pyth.autograd.derivatives.install",
-     "pyth.autograd.derivatives.linalg", "pyth.autograd.derivatives.matmul",
-     "pyth.autograd.derivatives.pointwise", "pyth.autograd.derivatives.reductions",
-     "pyth.autograd.derivatives.shape", "pyth.autograd.engine", "pyth.autograd.function",
-     "pyth.autograd.gradcheck", "pyth.autograd.kernel_node", "pyth.autograd.pointwise_nodes",
-     "pyth.autograd.record", "pyth.autograd.variable", "pyth.autograd.view_nodes"],
-]
-
-
 def _modules() -> dict[str, pathlib.Path | None]:
     mods: dict[str, pathlib.Path | None] = {"pyth._th": None}
     for p in ROOT.rglob("*.py"):
@@ -159,20 +143,13 @@ def test_every_module_has_a_layer() -> None:
 
 
 def test_imports_go_down() -> None:
-    up = upward_imports()
-    new = sorted(f"{m} imports {t} ({LAYERS[layer_of(m)][0]} -> {LAYERS[layer_of(t)][0]})"
-                 for m, t in up - PENDING)
-    assert new == []
-    gone = sorted(f"{m} -> {t}" for m, t in PENDING - up)
-    assert gone == [], "take these off PENDING: they no longer occur"
+    up = sorted(f"{m} imports {t} ({LAYERS[layer_of(m)][0]} -> {LAYERS[layer_of(t)][0]})"
+                for m, t in upward_imports())
+    assert up == []
 
 
 def test_no_import_circle() -> None:
-    graph = {m: {t for t in ts if (m, t) not in PENDING} for m, ts in GRAPH.items()}
-    found = _cycles(graph)
-    assert [c for c in found if c not in PENDING_CIRCLES] == []
-    assert [c for c in PENDING_CIRCLES if c not in found] == [], \
-        "take these off PENDING_CIRCLES: they are gone"
+    assert _cycles(GRAPH) == []
 
 
 def test_the_checks_can_fail() -> None:

@@ -23,7 +23,7 @@ from .._errors import check
 from .._th import ffi
 from ..dtypes import float32, float64
 from ..tensor import Tensor, wrap
-from . import anomaly, grad_mode, record
+from . import anomaly, grad_mode
 from .graph import AccumulateGrad, Node, shape_of
 from .record import cast_grad
 from .variable import edge_of

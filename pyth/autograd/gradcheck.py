@@ -57,7 +57,7 @@ def _unravel(k: int, shape: tuple) -> tuple:
 def _analytical(fn: Callable, inputs: tuple) -> list:
     """The same Jacobian from backward passes, one per output element."""
     from .._prims.creation import zeros_like
-    from . import grad as autograd_grad
+    from .gradients import grad as autograd_grad
     outs = _outputs(fn, inputs)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     jac = [[[] for _ in outs] if isinstance(x, Tensor) and x.requires_grad else None
@@ -140,7 +140,7 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     """gradcheck of the first derivative (computed with create_graph=True); PyTorch's other
     switches are taken, as gradcheck's."""
     from ..random import randn
-    from . import grad as autograd_grad
+    from .gradients import grad as autograd_grad
     inputs = _tensors(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:

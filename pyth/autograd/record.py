@@ -23,6 +23,8 @@ from typing import Any, Callable
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
 from .anomaly import _anomaly, remember
+from .view_nodes import (_MULTI_VIEW, NoGradView, geometry, is_multi_view,  # noqa: F401
+                         multi_view_message, view_base)
 from .graph import (_FREED, Info, Meta, Node, Saved, _seq, bump, bump_out, counting,  # noqa: F401
                     out_error, out_requires_grad, shape_of, version_of)
 from .variable import edge_of
@@ -510,21 +512,6 @@ def _written(r: Any, kwargs: dict) -> Any:
 
 # ---- views remember their base -----------------------------------------------------------------
 
-class NoGradView:
-    """A view's base, for a view made with grad mode off: PyTorch refuses to record an
-    in-place op on such a view."""
-
-    __slots__ = ("t",)
-
-    def __init__(self, t: Tensor) -> None:
-        self.t = t
-
-
-def view_base(t: Any) -> Any:
-    """The tensor t is a view of (the root of a chain of views), or None."""
-    vb = getattr(t, "_vb", None)
-    return vb.t if type(vb) is NoGradView else vb
-
 
 _MAY_COPY = frozenset(("reshape", "reshape_as", "flatten", "getitem"))
 
@@ -564,8 +551,6 @@ def mark_view(r: Tensor, first: Any) -> None:
     r._vb = vb
 
 
-
-
 # ---- in-place ops --------------------------------------------------------------------------------
 
 _LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -575,27 +560,6 @@ _NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inpla
                  "forbidden. You can clarify your code by moving both the view and the inplace "
                  "either both inside the no_grad block (if you don't want the inplace to be "
                  "tracked) or both outside (if you want the inplace to be tracked).")
-
-
-_MULTI_VIEW = ("chunk", "split", "split_with_sizes", "unbind")   # ops returning several views (even one)
-
-
-def is_multi_view(node: Any) -> bool:
-    """Whether node is that of unbind / chunk / split, whose outputs are views PyTorch refuses
-    to rewrite history for."""
-    return getattr(getattr(node, "op", None), "name", None) in _MULTI_VIEW
-
-
-def multi_view_message(nr: int, node: Any, base: bool = False) -> str:
-    """PyTorch's refusal of an in-place op on an output of unbind / chunk / split (base: of
-    using such an output after its base, or another view of it, was modified in place)."""
-    name = node.name().removesuffix("Backward0")
-    what = ("its base or another view of its base has been modified inplace" if base else
-            "is being modified inplace")
-    return (f"Output {nr} of {name} is a view and {what}. This view is the "
-            "output of a function that returns multiple views. Such functions do not allow "
-            "the output views to be modified inplace. You should replace the inplace operation "
-            "by an out-of-place one.")
 
 
 def in_place(op: Op | None, fn: Callable) -> Callable:
@@ -704,10 +668,6 @@ def in_place(op: Op | None, fn: Callable) -> Callable:
     wrapper.__doc__ = getattr(fn, "__doc__", None)
     wrapper.__wrapped__ = fn
     return wrapper
-
-
-def geometry(t: Tensor) -> tuple:
-    return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
 
 
 def alias(t: Tensor) -> Tensor:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from .graph import Meta, accumulator, reveal, version_of
 
 
@@ -30,8 +30,7 @@ def edge_of(t: Any):
 def _regenerate_view_fn(t: Any, m: Meta) -> None:
     """The base was modified in place after this view was made: the view's values now come
     from the base's new grad_fn, through an as_strided view of it."""
-    from .view_nodes import view_of_base_node
-    from .record import is_multi_view, multi_view_message
+    from .view_nodes import is_multi_view, multi_view_message, view_of_base_node
     if is_multi_view(m.grad_fn):   # PyTorch refuses: the pieces share one node
         raise RuntimeError(multi_view_message(m.output_nr, m.grad_fn, base=True))
     base = m.base
@@ -93,7 +92,6 @@ def _get_grad(self: Any) -> Any:
 def _set_grad(self: Any, value: Any) -> None:
     m = self._ag
     if value is not None:
-        from ..tensor import Tensor
         if not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                             f"type {type(value).__name__}")
@@ -211,20 +209,8 @@ def register_post_accumulate_grad_hook(self: Any, hook: Any) -> Any:
     return _Handle(m.post_hooks, hook)
 
 
-def backward(self: Any, gradient: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False, inputs: Any = None) -> None:
-    """Gradients of self with respect to the graph's leaves, accumulated into their .grad."""
-    if not _backward:   # pyth.autograd.backward and the engine's plain case, once loaded
-        from . import backward as b
-        from .engine import backward_plain
-        _backward[:] = [b, backward_plain]
-    if gradient is None and retain_graph is None and not create_graph and inputs is None:
-        _backward[1](self)   # loss.backward()
-        return
-    _backward[0](self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
-_backward: list = []
 
 
 def _version(self: Any) -> int:
@@ -240,7 +226,7 @@ def _base(self: Any) -> Any:
     m = self._ag
     if m is not None and m.base is not None:
         return m.base
-    from .record import view_base
+    from .view_nodes import view_base
     return view_base(self)
 
 
@@ -270,21 +256,22 @@ def _reduce_with_grad(raw: Any) -> Any:
     return __reduce_ex__
 
 
-def install(Tensor: type) -> None:
-    Tensor.__reduce_ex__ = _reduce_with_grad(Tensor.__reduce_ex__)
-    Tensor.requires_grad = property(requires_grad_of, _set_requires_grad)
-    Tensor.requires_grad_ = requires_grad_
-    Tensor.grad = property(_get_grad, _set_grad, _del_grad)
-    Tensor.grad_fn = property(_grad_fn)
-    Tensor.is_leaf = property(_is_leaf)
-    Tensor.detach = detach
-    Tensor.detach_ = detach_
-    Tensor.data = property(_get_data, _set_data)
-    Tensor.retain_grad = retain_grad
-    Tensor.retains_grad = property(_retains_grad)
-    Tensor.register_hook = register_hook
-    Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
-    Tensor.backward = backward
-    Tensor._version = property(_version)
-    Tensor.output_nr = property(_output_nr)
-    Tensor._base = property(_base)
+# Tensor's autograd state and hooks (pyth/_bind.py binds them)
+METHODS: dict[str, Any] = {
+    "__reduce_ex__": _reduce_with_grad(Tensor.__reduce_ex__),
+    "requires_grad": property(requires_grad_of, _set_requires_grad),
+    "requires_grad_": requires_grad_,
+    "grad": property(_get_grad, _set_grad, _del_grad),
+    "grad_fn": property(_grad_fn),
+    "is_leaf": property(_is_leaf),
+    "detach": detach,
+    "detach_": detach_,
+    "data": property(_get_data, _set_data),
+    "retain_grad": retain_grad,
+    "retains_grad": property(_retains_grad),
+    "register_hook": register_hook,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
+    "_version": property(_version),
+    "output_nr": property(_output_nr),
+    "_base": property(_base),
+}

@@ -10,7 +10,49 @@ from .._prims.creation import arange, zeros
 from ..dtypes import int64
 from ..tensor import Tensor
 from .graph import _FREED, Node
-from .record import geometry
+
+
+# ---- views: their geometry, their base, the ops whose outputs may not be rewritten ------
+
+def geometry(t: Tensor) -> tuple:
+    return (tuple(t.shape), tuple(t.stride()), t.storage_offset())
+
+
+class NoGradView:
+    """A view's base, for a view made with grad mode off: PyTorch refuses to record an
+    in-place op on such a view."""
+
+    __slots__ = ("t",)
+
+    def __init__(self, t: Tensor) -> None:
+        self.t = t
+
+
+def view_base(t: Any) -> Any:
+    """The tensor t is a view of (the root of a chain of views), or None."""
+    vb = getattr(t, "_vb", None)
+    return vb.t if type(vb) is NoGradView else vb
+
+
+_MULTI_VIEW = ("chunk", "split", "split_with_sizes", "unbind")   # ops returning several views (even one)
+
+
+def is_multi_view(node: Any) -> bool:
+    """Whether node is that of unbind / chunk / split, whose outputs are views PyTorch refuses
+    to rewrite history for."""
+    return getattr(getattr(node, "op", None), "name", None) in _MULTI_VIEW
+
+
+def multi_view_message(nr: int, node: Any, base: bool = False) -> str:
+    """PyTorch's refusal of an in-place op on an output of unbind / chunk / split (base: of
+    using such an output after its base, or another view of it, was modified in place)."""
+    name = node.name().removesuffix("Backward0")
+    what = ("its base or another view of its base has been modified inplace" if base else
+            "is being modified inplace")
+    return (f"Output {nr} of {name} is a view and {what}. This view is the "
+            "output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation "
+            "by an out-of-place one.")
 
 
 # ---- nodes that are not formulas: views of modified bases ------------------------------------
