@@ -54,7 +54,8 @@ globals().update(_reductions.FUNCTIONS)
 
 from . import autograd  # noqa: E402
 _bind.autograd_methods()
-autograd._install(*_bind.composed_with_formulas())
+autograd._install(_bind.composed_with_formulas())
+_bind.recorded_methods()
 _bind.requires_grad_factories(globals())
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                        is_inference_mode_enabled, no_grad, set_grad_enabled)

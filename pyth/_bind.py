@@ -1,8 +1,13 @@
-"""The binder: puts the ops' tables on Tensor and in the pyth namespace, in a fixed order.
+"""The binder: the one place that puts methods on Tensor and names in the pyth namespace, read
+from the tables each topic module ends with (METHODS, FUNCTIONS), in a fixed order.
 
-Two steps, called by pyth/__init__.py: `kernel_methods()` before autograd wraps the kernel-backed
-methods (it reads Tensor's indexing and conversion methods), `composed()` after (pyth/_refs'
-tables: FUNCTIONS for the namespace, METHODS for Tensor; a later table wins a name)."""
+pyth/__init__.py runs the steps in this order:
+1. `kernel_methods()`: the kernel-backed ops (pyth/_prims, pyth.linalg, pyth.random);
+2. `autograd_methods()`: Tensor's autograd state, hooks and backward();
+3. autograd records the ops (it reads what 1 and 2 bound and makes wrappers), then
+   `recorded_methods()` binds those wrappers in place of what they wrap;
+4. `composed()`: the composed ops (pyth/_refs) and the device surface; returns their names.
+`BOUND` keeps, per step, which table bound each name (tests/test_binder.py reads it)."""
 
 from __future__ import annotations
 
@@ -20,41 +25,57 @@ from ._prims import reductions as _reductions
 from ._prims import shape as _shape
 from ._prims import sorting as _sorting
 from ._prims import subscript as _subscript
+from .autograd import derivatives as _derivatives
+from .autograd import gradients as _gradients
+from .autograd import variable as _variable
 from .storage import Storage
 from .tensor import Tensor
 
+BOUND: dict[str, list[tuple[str, str]]] = {}   # step -> [(name, table)]
+# The one composed method that takes the place of a kernel-backed one: squeeze over several
+# dims (pyth/_refs/shape.py), over the recorded C view for none or one
+REPLACES = frozenset({"squeeze"})
 
-def _bind_methods(table: dict[str, Any]) -> None:
+
+def _bind_methods(table: dict[str, Any], step: str, source: str) -> None:
+    bound = BOUND.setdefault(step, [])
     for name, fn in table.items():
         setattr(Tensor, name, fn)
+        bound.append((name, source))
 
 
 def kernel_methods() -> None:
-    """The kernel-backed ops' methods and operators (pyth/_prims, pyth.linalg, pyth.random), and
-    the two conversions Storage borrows from the layers above it."""
+    """The kernel-backed ops' methods and operators, and the two conversions Storage borrows
+    from the layers above it."""
     Storage._from_data = _creation.METHODS["_from_data"]
     Storage._as_tensor = Tensor._on_storage   # a plain function here: s._as_tensor() views s
-    _bind_methods(_random.METHODS)
-    for name, fn in _pointwise.DEFAULT_METHODS.items():   # Tensor's own methods come first
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, fn)
+    _bind_methods(_random.METHODS, "kernel", "random")
+    # the functions as methods, where tensor.py defines no method of that name
+    _bind_methods({n: f for n, f in _pointwise.DEFAULT_METHODS.items() if not hasattr(Tensor, n)},
+                  "kernel", "pointwise defaults")
     for m in (_pointwise, _shape, _matmul, _linalg, _reductions, _sorting, _indexing, _creation,
               _subscript):
-        _bind_methods(m.METHODS)
+        _bind_methods(m.METHODS, "kernel", m.__name__)
 
 
 def autograd_methods() -> None:
     """Tensor's autograd state, hooks and backward(), before autograd records the ops."""
-    from .autograd import gradients, variable
-    _bind_methods(variable.METHODS)
-    _bind_methods(gradients.METHODS)
+    _bind_methods(_variable.METHODS, "autograd", "autograd.variable")
+    _bind_methods(_gradients.METHODS, "autograd", "autograd.gradients")
 
 
-def composed_with_formulas() -> tuple[dict[str, Callable], dict[str, Any]]:
-    """The composed ops autograd records with a formula of their own (raw forms), and the
-    methods table where their Tensor methods sit."""
+def recorded_methods() -> None:
+    """The recorded forms of the kernel-backed methods and operators autograd made."""
+    _bind_methods(_derivatives.METHODS, "recorded", "autograd.derivatives")
+    for cls, table in _derivatives.CLASS_METHODS.items():   # the per-dtype classes' operators
+        for name, fn in table.items():
+            setattr(cls, name, fn)
+
+
+def composed_with_formulas() -> dict[str, Callable]:
+    """The composed ops autograd records with a formula of their own (their raw forms)."""
     from ._refs import linalg, pointwise
-    return {"pinv": linalg.LINALG["pinv"], "relu": pointwise.FUNCTIONS["relu"]}, pointwise.METHODS
+    return {"pinv": linalg.LINALG["pinv"], "relu": pointwise.FUNCTIONS["relu"]}
 
 
 _FACTORIES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
@@ -92,8 +113,13 @@ def composed() -> dict[str, Callable]:
     names: dict[str, Callable] = {"device": _device.device}
     for m in modules:
         names.update(getattr(m, "FUNCTIONS", {}))
-        _bind_methods(getattr(m, "METHODS", {}))
+        _bind_methods({n: f for n, f in getattr(m, "METHODS", {}).items()
+                       if n not in _derivatives.COMPOSED_METHODS}, "composed", m.__name__)
+    # the recorded forms of composed ops' methods (relu), in place of pyth/_refs' plain ones
+    _bind_methods(_derivatives.COMPOSED_METHODS, "composed recorded", "autograd.derivatives")
     for name, fn in linalg.LINALG.items():   # pyth.linalg: the kernel-backed module's namespace
         setattr(_linalg, name, fn)
-    _device.install(Tensor)
+    _bind_methods(_device.methods(Tensor.to), "device", "device")
+    from .utils import dlpack
+    _bind_methods(dlpack.METHODS, "protocols", "utils.dlpack")
     return names

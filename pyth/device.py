@@ -106,9 +106,9 @@ def _split_to_args(args: tuple, kwargs: dict) -> tuple:
     return tuple(kept), kwargs
 
 
-def install(tensor_class: type) -> None:
-    """Gives tensor_class its device surface (device, is_cuda, cpu(), to(device))."""
-    base_to = tensor_class.to
+def methods(base_to: Any) -> dict[str, Any]:
+    """Tensor's device surface (device, is_cuda, cpu(), to(device)), to() over base_to (the
+    dtype conversion); pyth/_bind.py binds it."""
 
     def to(self: Any, *args: Any, **kwargs: Any) -> Any:
         """Convert to a dtype and/or device ('cpu' only); self when nothing changes."""
@@ -118,12 +118,8 @@ def install(tensor_class: type) -> None:
         return base_to(self, *args, **kwargs)
 
     to.__wrapped__ = base_to
-    tensor_class.to = to
-    tensor_class.device = property(_tensor_device)
-    tensor_class.is_cuda = property(lambda self: False)
-    tensor_class.is_cpu = property(lambda self: True)
-    tensor_class.cpu = _cpu
-    tensor_class.cuda = _cuda
+    return {"to": to, "device": property(_tensor_device), "is_cuda": property(lambda self: False),
+            "is_cpu": property(lambda self: True), "cpu": _cpu, "cuda": _cuda}
 
 
 def _cuda(self: Any, device: Any = None, non_blocking: bool = False,

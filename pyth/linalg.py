@@ -504,17 +504,4 @@ def logdet(A: Tensor) -> Tensor:
 TOPLEVEL["logdet"] = logdet
 
 
-def _tensor_norm(self: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-                 dtype: _dt.dtype | None = None) -> Tensor:
-    """torch.Tensor.norm: the 2-norm of all elements by default; 'nuc' is the nuclear norm."""
-    if p == "nuc":
-        return matrix_norm(self, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if p == "fro" and dim is not None and len(_dims(dim, "norm")) == 2:
-        return matrix_norm(self, "fro", dim, keepdim, dtype=dtype)
-    return vector_norm(self, 2 if p == "fro" else p, dim, keepdim, dtype=dtype)
-
-
-TOPLEVEL["norm"] = _tensor_norm
-
-
 METHODS: dict[str, Any] = dict(TOPLEVEL)

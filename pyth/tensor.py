@@ -402,7 +402,7 @@ class Tensor:
         return self.to(target)
 
     def to(self, *args: Any, dtype: _dt.dtype | None = None, copy: bool = False) -> "Tensor":
-        """Convert to a dtype (self when already that type, unless copy=True; device.install
+        """Convert to a dtype (self when already that type, unless copy=True; device.methods
         adds the device keywords)."""
         for a in args:
             if isinstance(a, _dt.dtype):

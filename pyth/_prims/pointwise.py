@@ -672,13 +672,21 @@ def _inplace_unary(name: str):
     return method
 
 
+# methods pyth/_refs/pointwise.py composes itself (round(decimals=), nextafter for the 16-bit
+# floats), so this table leaves them out
+_COMPOSED_METHODS = ("round", "nextafter")
+_COMPOSED_INPLACE = ("round_", "nextafter_")
+
+
 def _methods() -> dict[str, Any]:
     """The in-place forms and Python operators (the plain methods are DEFAULT_METHODS)."""
     m: dict[str, Any] = {}
     for name in _BINARY:
-        m[name + "_"] = _inplace_binary(name)
+        if name + "_" not in _COMPOSED_INPLACE:
+            m[name + "_"] = _inplace_binary(name)
     for name in _UNARY:
-        m[name + "_"] = _inplace_unary(name)
+        if name + "_" not in _COMPOSED_INPLACE:
+            m[name + "_"] = _inplace_unary(name)
     m["div_"] = lambda self, other, *, rounding_mode=None: _binary(
         _rounding(rounding_mode), self, other, _inplace=True)
     m["where"] = lambda self, condition, other: where(condition, self, other)
@@ -732,5 +740,6 @@ del _name
 
 # Tensor methods (pyth/_bind.py binds them): the functions as methods where Tensor has no method
 # of that name yet, then the in-place forms and the operators.
-DEFAULT_METHODS: dict[str, Any] = {name: as_method(fn) for name, fn in FUNCTIONS.items()}
 METHODS: dict[str, Any] = _methods()
+DEFAULT_METHODS: dict[str, Any] = {name: as_method(fn) for name, fn in FUNCTIONS.items()
+                                   if name not in _COMPOSED_METHODS and name not in METHODS}

@@ -625,7 +625,7 @@ def _varargs_method(fn, name: str):
 
 METHODS: dict[str, Any] = {
     "split": _split_method, "chunk": as_method(chunk), "unbind": as_method(unbind),
-    "flip": _varargs_method(flip, "flip"), "fliplr": as_method(fliplr),
+    "fliplr": as_method(fliplr),
     "flipud": as_method(flipud), "rot90": as_method(rot90), "roll": as_method(roll),
     "repeat": repeat, "tile": _varargs_method(tile, "tile"), "tril": as_method(tril),
     "triu": as_method(triu), "diag": as_method(diag),

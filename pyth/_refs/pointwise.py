@@ -17,6 +17,7 @@ from .._ops import as_method, as_tensor, into, new_result, result_of
 from .._promotion import result_type
 from .._th import lib
 from .._prims.pointwise import FUNCTIONS as P
+from .._prims.pointwise import _inplace_unary
 from ..tensor import Tensor, _empty, as_dim, as_int64
 
 where, isnan, eq = P["where"], P["isnan"], P["eq"]
@@ -149,7 +150,7 @@ def _round_method(self: Tensor, *, decimals: int = 0) -> Tensor:
     return round(self, decimals=decimals)
 
 
-_plain_round_ = Tensor.round_  # pointwise.py's in-place kernel, kept for decimals=0
+_plain_round_ = _inplace_unary("round")  # the in-place kernel, for decimals=0
 
 
 def _round_(self: Tensor, *, decimals: int = 0) -> Tensor:

@@ -32,7 +32,7 @@ __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "anomaly", "back
            "set_detect_anomaly", "set_grad_enabled", "variable"]
 
 
-def _install(composed: dict, composed_methods: dict) -> None:
+def _install(composed: dict) -> None:
     """Record the ops (pyth/_bind.py passes the composed ones that have formulas)."""
-    derivatives.install(composed, composed_methods)
+    derivatives.install(composed)
 

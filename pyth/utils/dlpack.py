@@ -181,8 +181,8 @@ def __dlpack_device__(self: Tensor) -> tuple:
     return (CPU, 0)
 
 
-Tensor.__dlpack__ = __dlpack__
-Tensor.__dlpack_device__ = __dlpack_device__
+# Tensor's side of the protocol (pyth/_bind.py binds it)
+METHODS: dict[str, Any] = {"__dlpack__": __dlpack__, "__dlpack_device__": __dlpack_device__}
 
 
 # ---- consuming ---------------------------------------------------------------------------------

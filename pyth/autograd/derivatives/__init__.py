@@ -20,5 +20,5 @@ from ..view_nodes import AsStridedBackward0, CopySlices, view_of_base_node  # no
 from ._common import TABLE, defop  # noqa: F401
 # the topic modules register their formulas in TABLE, in this order
 from . import pointwise, reductions, shape, indexing, matmul, linalg  # noqa: F401,E402
-from .install import install  # noqa: F401,E402
+from .install import CLASS_METHODS, COMPOSED_METHODS, METHODS, install  # noqa: F401,E402
 from .pointwise import C_GRADS  # noqa: F401,E402

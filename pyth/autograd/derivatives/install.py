@@ -73,12 +73,12 @@ def _function_op(name: str, raw: Callable, op: Op, places: _Places,
     w = differentiable(op, raw, prim)
     places.replace(raw, w)
     for attr in (name,) + _ALIASES.get(name, ()) + method_names:
-        v = vars(Tensor).get(attr)
+        v = _T.get(attr)
         if v is raw:
-            setattr(Tensor, attr, w)
+            _set(attr, w)
         elif v is not None and getattr(v, "__qualname__", "").startswith("as_method.") and \
                 getattr(v, "__name__", None) == raw.__name__:
-            setattr(Tensor, attr, _method_of(w))
+            _set(attr, _method_of(w))
     return w
 
 
@@ -104,16 +104,27 @@ _INPLACE_SPECIAL = {"copy_": "copy_", "fill_": "fill_", "zero_": "zero_",
                     "cumprod_": "cumprod"}
 
 _installed = [False]
+# Tensor's attributes as install() sees them (the class's, then the recorded forms it makes), and
+# the recorded methods and operators it made, which pyth/_bind.py puts on Tensor
+_T: dict[str, Any] = {}
+METHODS: dict[str, Any] = {}
+CLASS_METHODS: dict[type, dict[str, Any]] = {}   # per dtype class: t + u without a lookup
+COMPOSED_METHODS: dict[str, Any] = {}   # methods of composed ops, bound after pyth/_refs' own
+
+
+def _set(name: str, value: Any) -> None:
+    _T[name] = value
+    METHODS[name] = value
 _SIGNATURES: dict[str, Callable] = {}
 
 
-def install(composed: dict[str, Callable], composed_methods: dict[str, Any]) -> None:
+def install(composed: dict[str, Callable]) -> None:
     """Record every op of TABLE. composed: the raw forms of the composed ops that have a
-    formula of their own (pinv, relu: pyth/_refs, passed in by the binder, a layer above);
-    composed_methods: the table their Tensor methods sit in."""
+    formula of their own (pinv, relu: pyth/_refs, passed in by the binder, a layer above)."""
     if _installed[0]:
         return
     _installed[0] = True
+    _T.update(vars(Tensor))
     # the kernel-backed modules (below this layer); imported here, when they have all loaded
     from ... import linalg
     from ..._prims import indexing, matmul, pointwise, reductions, shape, sorting, subscript
@@ -123,7 +134,7 @@ def install(composed: dict[str, Callable], composed_methods: dict[str, Any]) -> 
     pointwise, _indexing = mods["pointwise"], mods["_indexing"]
     for n, (prim, _) in mods["indexing_ops"]._INPLACE.items():
         _SIGNATURES[n] = prim
-    T = vars(Tensor)
+    T = _T
     # methods with their own signatures (views, conversions)
     raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
     for n, raw in raw_methods.items():
@@ -132,7 +143,7 @@ def install(composed: dict[str, Callable], composed_methods: dict[str, Any]) -> 
             w = _view_method(raw, w, n in ("reshape", "flatten"))
         elif n in ("contiguous", "clone"):
             w = _bare_method(raw, w)
-        setattr(Tensor, n, w)
+        _set(n, w)
     # functions (and the methods that call them)
     sources = {}
     for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
@@ -154,21 +165,21 @@ def install(composed: dict[str, Callable], composed_methods: dict[str, Any]) -> 
         if getattr(raw, "__wrapped__", None) is not None:
             continue
         recorded[name] = _function_op(name, raw, op, places)
-    composed_methods["relu"] = _method_of(recorded["relu"])   # the binder puts it on Tensor
+    COMPOSED_METHODS["relu"] = _method_of(recorded["relu"])
     shape_ops = mods["shape_ops"]
-    for n in ("flip", "tile"):
+    for n in ("tile",):   # (flip is pyth/_refs/shape.py's)
         w = shape_ops.FUNCTIONS[n]
-        setattr(Tensor, n, _varargs_method(w))
+        _set(n, _varargs_method(w))
     # conversions (t.float() ...) go through the recorded to()
     from ... import dtypes as _dt
     for cname, target in _dt.CONVERSIONS.items():
-        setattr(Tensor, cname, (lambda d: lambda self: self.to(d))(target))
+        _set(cname, (lambda d: lambda self: self.to(d))(target))
     # indexing
     TABLE["getitem"].view = True
     getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
-    Tensor.__getitem__ = _getitem_method(getitem_w, _indexing._ints_and_slices)
+    _set("__getitem__", _getitem_method(getitem_w, _indexing._ints_and_slices))
     setitem_raw = T["__setitem__"]
-    Tensor.__setitem__ = _setitem_method(in_place(TABLE["setitem"], setitem_raw), _indexing)
+    _set("__setitem__", _setitem_method(in_place(TABLE["setitem"], setitem_raw), _indexing))
     # in-place methods
     for attr in list(T):
         if not attr.endswith("_") or attr.startswith("_"):
@@ -182,15 +193,15 @@ def install(composed: dict[str, Callable], composed_methods: dict[str, Any]) -> 
                                                                     "set_") else None
         if attr == "div_":
             op = TABLE["div"]
-        setattr(Tensor, attr, in_place(op, fn))
+        _set(attr, in_place(op, fn))
     for py, name in (("iadd", "add_"), ("isub", "sub_"), ("imul", "mul_"), ("itruediv", "div_"),
                      ("ipow", "pow_"), ("ifloordiv", "floor_divide_"), ("imod", "remainder_")):
-        setattr(Tensor, f"__{py}__", vars(Tensor)[name])
+        _set(f"__{py}__", _T[name])
     _install_operators(pointwise)
 
 
 def _install_operators(pointwise: Any) -> None:
-    T = vars(Tensor)
+    T = _T
     F = pointwise.FUNCTIONS
     pairs = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "mod": "remainder",
              "pow": "pow"}
@@ -198,14 +209,14 @@ def _install_operators(pointwise: Any) -> None:
         w = F[name]
         fast, rfast = T[f"__{py}__"], T[f"__r{py}__"]
         op = _binop(fast, w, False)
-        setattr(Tensor, f"__{py}__", op)
-        setattr(Tensor, f"__r{py}__", _binop(rfast, w, True))
+        _set(f"__{py}__", op)
+        _set(f"__r{py}__", _binop(rfast, w, True))
         for cls, entries in _class_entries(getattr(fast, "table", {})).items():
-            setattr(cls, f"__{py}__", _class_binop(cls, entries, op, w))
+            CLASS_METHODS.setdefault(cls, {})[f"__{py}__"] = _class_binop(cls, entries, op, w)
     for py in ("neg", "abs"):
         raw = T[f"__{py}__"]
         w = F[py]
-        setattr(Tensor, f"__{py}__", _unary_operator(raw, w))
+        _set(f"__{py}__", _unary_operator(raw, w))
     pointwise_nodes.DIRECT_UNARY.update(pointwise._DIRECT_UNARY)
     pointwise_nodes.C_GRADS.update({n: {dt: getattr(dt.tensor, n + "_backwardNew")
                                         for dt in (_dt.float32, _dt.float64)}
@@ -214,16 +225,17 @@ def _install_operators(pointwise: Any) -> None:
     pointwise_nodes.DIRECT_BINARY.update({n: pointwise._DIRECT[n]
                                           for n in pointwise_nodes.BINARY})
     for name, table in pointwise._DIRECT_UNARY.items():
-        setattr(Tensor, name, _unary_method(table, T[name], F[name]))
+        if name in T:   # (round is pyth/_refs/pointwise.py's)
+            _set(name, _unary_method(table, T[name], F[name]))
     from ..._prims import matmul, reductions
     reduced = reductions.FUNCTIONS
     for name in pointwise_nodes.REDUCTIONS:   # t.sum(), t.mean(): the C reduction, inlined
         table = {dt.tensor_class: _full_reduction_new(dt, name) for dt in (_dt.float32, _dt.float64)}
-        setattr(Tensor, name, _unary_method(table, T[name], reduced[name]))
+        _set(name, _unary_method(table, T[name], reduced[name]))
     mm = matmul.FUNCTIONS["matmul"]
-    Tensor.__matmul__ = _matmul_operator(mm)
-    Tensor.__rmatmul__ = lambda self, other: (mm(other, self) if isinstance(other, Tensor)
-                                              else NotImplemented)
+    _set("__matmul__", _matmul_operator(mm))
+    _set("__rmatmul__", lambda self, other: (mm(other, self) if isinstance(other, Tensor)
+                                             else NotImplemented))
 
 
 def _matmul_operator(mm: Callable) -> Callable:
