@@ -4,7 +4,7 @@ Strategy. Basic items (ints, slices with positive steps, None, ...) only change 
 so they are folded into one (offset, sizes, strides) triple and become a single view. Advanced
 items (integer index tensors or lists, bool masks) select arbitrary elements:
 - One advanced item, the common case, goes to an indexing kernel on the view of the rest of the
-  index (pyth.indexing_ops): an integer index on one dim is index_select / index_copy_ /
+  index (pyth/_prims/indexing.py): an integer index on one dim is index_select / index_copy_ /
   index_fill_ along that dim, a bool mask over some dims is masked_select / masked_scatter_ /
   masked_fill_ with the mask broadcast over the other dims.
 - Several advanced items follow the general numpy rule: their indices are broadcast together,

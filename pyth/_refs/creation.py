@@ -1,5 +1,6 @@
-"""Creation helpers beyond factories.py: PyTorch's keywords on every factory (device=, out=,
-requires_grad=, layout=, pin_memory=, memory_format=), as_tensor, tensor() from any iterable,
+"""Creation helpers beyond pyth/_prims/creation.py: PyTorch's keywords on every factory
+(device=, out=, requires_grad=, layout=, pin_memory=, memory_format=), as_tensor, tensor() from
+any iterable,
 Tensor.new_* and type_as, tril_indices / triu_indices."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from .. import dtypes as _dt
 from .._prims import creation as _f
 from ..device import check_device
 from ..tensor import Tensor, parse_sizes
+
 
 # keyword -> the values pyth accepts (PyTorch's defaults); device is validated on its own, and
 # requires_grad is passed on to the wrapped factory (autograd decides what it means)
@@ -240,3 +242,24 @@ METHODS: dict[str, Callable] = {
     "new_empty": new_empty, "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
     "new_tensor": new_tensor, "type_as": type_as,
 }
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy of input with its own storage."""
+    return input.clone()
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """Vandermonde matrix of a 1-D tensor: decreasing powers unless increasing=True."""
+    from .linalg import vander as lv
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is not None and N < 0:
+        raise RuntimeError("N must be non-negative.")
+    r = lv(x.long() if x.dtype is _dt.bool_ else x, N=N)
+    if not increasing:
+        r = r.flip(-1)
+    return r
+
+
+FUNCTIONS.update({"clone": clone, "vander": vander})

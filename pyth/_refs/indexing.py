@@ -13,6 +13,7 @@ from .._ops import as_method, as_tensor, result_of
 from .._prims.pointwise import FUNCTIONS as P
 from ..tensor import Tensor, as_int64
 
+
 where = P["where"]
 
 
@@ -286,3 +287,47 @@ METHODS: dict[str, Any] = {
     "slice_scatter": as_method(slice_scatter), "select_scatter": as_method(select_scatter),
     "diagonal_scatter": as_method(diagonal_scatter),
 }
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple:
+    """Coordinates in shape of flat indices, one tensor per dim."""
+    from .._prims.creation import tensor
+    idx = indices if isinstance(indices, Tensor) else tensor(indices)
+    if idx.dtype.is_floating_point or idx.dtype is _dt.bool_:
+        raise TypeError("expected 'indices' to be integer dtype, but got "
+                        f"{idx.dtype.name}")
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    total = math.prod(shape)
+    idx = P["remainder"](idx.long(), total) if total else idx.long()
+    out = []
+    for s in reversed(shape):
+        out.append(P["remainder"](idx, s))
+        idx = P["floor_divide"](idx, s)
+    return tuple(reversed(out))
+
+
+def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                  include_self: bool = True) -> Tensor:
+    """self's slices index[k] along dim combined with source's slice k by reduce ('prod',
+    'mean', 'amax', 'amin')."""
+    from .indexing import scatter_reduce_
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    if index.dim() > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    d = dim % max(self.dim(), 1)
+    shape = [1] * source.dim()
+    shape[d] = index.numel()
+    full = index.long().reshape(shape).expand(*source.size()).contiguous()
+    return scatter_reduce_(self, d, full, source, reduce, include_self=include_self)
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """A copy of input with index_reduce_ applied."""
+    return index_reduce_(input.clone(), dim, index, source, reduce, include_self=include_self)
+
+
+FUNCTIONS.update({"unravel_index": unravel_index, "index_reduce": index_reduce})
+METHODS.update({"index_reduce": as_method(index_reduce), "index_reduce_": index_reduce_})

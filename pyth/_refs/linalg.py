@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from .. import dtypes as _dt
-from .. import linalg as _la
+from .. import dtypes as _dt, linalg as _la
 from .._errors import not_implemented
 from .._ops import as_method, as_tensor, result_of
 from .._prims.pointwise import FUNCTIONS as P
@@ -389,3 +388,25 @@ METHODS: dict[str, Any] = {
     "matrix_power": as_method(matrix_power), "inner": as_method(inner),
     "pinverse": as_method(pinverse), "matrix_exp": as_method(matrix_exp),
 }
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
+           out: Tensor | None = None) -> Tensor:
+    """Each slice along dim rescaled so its p-norm is at most maxnorm."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"renorm: expected a floating point tensor, got {input.dtype.name}")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    from ..linalg import vector_norm
+    others = [k for k in range(input.dim()) if k != dim % max(input.dim(), 1)]
+    norms = vector_norm(input, p, others, keepdim=True) if others else P["abs"](input)
+    factor = P["where"](P["gt"](norms, maxnorm), P["div"](maxnorm, P["add"](norms, 1e-7)),
+                        as_tensor(1.0, input.dtype))
+    return result_of("renorm", P["mul"](input, factor), out)
+
+
+FUNCTIONS.update({"renorm": renorm})
+METHODS.update({"renorm": as_method(renorm),
+                "renorm_": lambda self, p, dim, maxnorm: self.copy_(renorm(self, p, dim, maxnorm))})

@@ -14,11 +14,11 @@ from typing import Any, Callable
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, as_tensor, into, new_result, result_of
+from .._prims.pointwise import FUNCTIONS as P, _inplace_unary
 from .._promotion import result_type
 from .._th import lib
-from .._prims.pointwise import FUNCTIONS as P
-from .._prims.pointwise import _inplace_unary
 from ..tensor import Tensor, _empty, as_dim, as_int64
+
 
 where, isnan, eq = P["where"], P["isnan"], P["eq"]
 
@@ -640,3 +640,24 @@ METHODS.update(round=_round_method, round_=_round_, nan_to_num_=_nan_to_num_,
                polygamma=_polygamma_method, polygamma_=lambda self, n: self.copy_(
                    polygamma(n, self)),
                apply_=apply_, map_=map_, __format__=_format)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """input where |input| > lambd, else 0 (floating types)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{input.dtype.real}'")
+    return P["where"](P["gt"](P["abs"](input), lambd), input, as_tensor(0, input.dtype))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one value."""
+    w = weight
+    if weight.numel() > 1 and input.dim() > 1:
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        w = weight.reshape(shape)
+    return P["where"](P["ge"](input, 0), input, P["mul"](w, input))
+
+
+FUNCTIONS.update({"hardshrink": hardshrink, "prelu": prelu})
+METHODS.update({"hardshrink": as_method(hardshrink), "prelu": as_method(prelu)})

@@ -13,6 +13,7 @@ from .._ops import as_method, as_tensor, result_of
 from .._prims.pointwise import FUNCTIONS as P
 from ..tensor import Tensor, _empty
 
+
 where, isnan = P["where"], P["isnan"]
 
 aminmax_type = namedtuple("aminmax", ["min", "max"])
@@ -314,3 +315,115 @@ FUNCTIONS: dict[str, Callable] = {
 
 METHODS: dict[str, Any] = {n: as_method(f) for n, f in FUNCTIONS.items()
                            if n not in ("var_mean", "std_mean")}
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
+    """Derivative estimates along each dim: central differences inside, one-sided (first or
+    second order) at the edges; spacing is a step per dim or the coordinates."""
+    from .._prims.shape import cat
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if input.dtype in (_dt.uint8, _dt.bool_):
+        raise RuntimeError(f"torch.gradient does not support {input.dtype.name} input.")
+    dims = list(range(input.dim())) if dim is None else ([dim] if isinstance(dim, int)
+                                                          else list(dim))
+    if isinstance(spacing, (int, float)) or (isinstance(spacing, Tensor) and spacing.dim() == 0):
+        spacing = [spacing] * len(dims)
+    elif len(spacing) == 1 and len(dims) > 1:
+        spacing = list(spacing) * len(dims)
+    x = input if input.dtype.is_floating_point else input.to(_dt.get_default_dtype())
+    out = []
+    for d, h in zip(dims, spacing):
+        n = x.size(d)
+        if n < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        f = lambda a, b, d=d: x.narrow(d, a, b - a)  # noqa: E731
+        if isinstance(h, Tensor) and h.dim() == 1:
+            c = h.to(x.dtype)
+            shape = [1] * x.dim()
+            shape[d] = n
+            c = c.reshape(shape)
+            hl = P["sub"](c.narrow(d, 1, n - 2), c.narrow(d, 0, n - 2))
+            hr = P["sub"](c.narrow(d, 2, n - 2), c.narrow(d, 1, n - 2))
+            a = P["neg"](P["div"](hr, P["mul"](hl, P["add"](hl, hr))))
+            b = P["div"](P["sub"](hr, hl), P["mul"](hl, hr))
+            cc = P["div"](hl, P["mul"](hr, P["add"](hl, hr)))
+            mid = P["add"](P["add"](P["mul"](a, f(0, n - 2)), P["mul"](b, f(1, n - 1))),
+                           P["mul"](cc, f(2, n)))
+            h0 = P["sub"](c.narrow(d, 1, 1), c.narrow(d, 0, 1))
+            hn = P["sub"](c.narrow(d, n - 1, 1), c.narrow(d, n - 2, 1))
+            first = P["div"](P["sub"](f(1, 2), f(0, 1)), h0)
+            last = P["div"](P["sub"](f(n - 1, n), f(n - 2, n - 1)), hn)
+            if edge_order == 2:
+                raise RuntimeError("gradient(): edge_order=2 with coordinate spacing is not "
+                                   "supported by pyth")
+        else:
+            h = float(h)
+            mid = P["div"](P["sub"](f(2, n), f(0, n - 2)), 2 * h)
+            if edge_order == 1:
+                first = P["div"](P["sub"](f(1, 2), f(0, 1)), h)
+                last = P["div"](P["sub"](f(n - 1, n), f(n - 2, n - 1)), h)
+            else:
+                first = P["div"](P["add"](P["sub"](P["mul"](f(1, 2), 2.0), P["mul"](f(0, 1), 1.5)),
+                                          P["mul"](f(2, 3), -0.5)), h)
+                last = P["div"](P["add"](P["sub"](P["mul"](f(n - 1, n), 1.5),
+                                                  P["mul"](f(n - 2, n - 1), 2.0)),
+                                         P["mul"](f(n - 3, n - 2), 0.5)), h)
+        out.append(cat([first, mid, last], d))
+    return tuple(out)
+
+
+def _no_bool(op: str, y: Tensor) -> None:
+    if y.dtype is _dt.bool_:
+        raise RuntimeError(f"{op}: received a bool input for `y`, but bool is not supported")
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+              dim: int = -1) -> Tensor:
+    """Integral of y along dim by the trapezoidal rule (sample points x, or spacing dx)."""
+    _no_bool("trapezoid", y)
+    n = y.size(dim)
+    if n == 0:
+        return y.sum(dim) if y.dtype.is_floating_point else y.sum(dim)
+    a, b = y.narrow(dim, 1, n - 1), y.narrow(dim, 0, n - 1)
+    s = P["add"](a, b)
+    if x is not None:
+        xd = x if x.dim() == 1 else x
+        if x.dim() == 1:
+            shape = [1] * y.dim()
+            shape[dim] = n
+            xd = x.reshape(shape)
+        h = P["sub"](xd.narrow(dim, 1, n - 1), xd.narrow(dim, 0, n - 1))
+        return P["div"](P["mul"](s, h).sum(dim), 2)
+    step = 1.0 if dx is None else dx
+    return P["mul"](s.sum(dim), step / 2)
+
+
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+          dim: int = -1) -> Tensor:
+    """trapezoid (an alias)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """Running trapezoidal integral of y along dim (one fewer element)."""
+    _no_bool("cumulative_trapezoid", y)
+    n = y.size(dim)
+    a, b = y.narrow(dim, 1, max(n - 1, 0)), y.narrow(dim, 0, max(n - 1, 0))
+    s = P["add"](a, b)
+    if x is not None:
+        xd = x
+        if x.dim() == 1:
+            shape = [1] * y.dim()
+            shape[dim] = n
+            xd = x.reshape(shape)
+        s = P["div"](P["mul"](s, P["sub"](xd.narrow(dim, 1, n - 1), xd.narrow(dim, 0, n - 1))), 2)
+    else:
+        s = P["mul"](s, (1.0 if dx is None else dx) / 2)
+    return s.cumsum(dim)
+
+
+FUNCTIONS.update({"gradient": gradient, "trapezoid": trapezoid, "trapz": trapz,
+                  "cumulative_trapezoid": cumulative_trapezoid})

@@ -4,14 +4,16 @@ broadcasting helpers, repeat_interleave, cartesian_prod, squeeze over several di
 
 from __future__ import annotations
 
+import itertools
 import operator
 from typing import Any, Callable, Sequence
 
 from .. import dtypes as _dt
-from .._prims import shape as _so
 from .._errors import not_implemented
+from .._ops import as_method, result_of
+from .._prims import shape as _so
 from .._size import Size
-from ..tensor import Tensor, as_dim, parse_sizes
+from ..tensor import Tensor, as_dim, as_int64, parse_sizes
 
 
 def _wrap(d: Any, n: int, op: str) -> int:
@@ -416,3 +418,55 @@ METHODS: dict[str, Any] = {
     "mT": property(_mT), "mH": property(_mH), "flip": _flip_method,
     "is_nonzero": _method(is_nonzero),
 }
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int, *,
+                out: Tensor | None = None) -> Tensor:
+    """A copy of input.narrow(dim, start, length)."""
+    return result_of("narrow_copy", input.narrow(dim, start, length).clone(), out)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dims dim1, dim2 of the result) whose diagonal holds input's last dim."""
+    from .._prims.creation import zeros
+    n = input.size(-1) + abs(offset)
+    nd = input.dim() + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    shape = list(input.size())[:-1]
+    full_shape = list(shape)
+    for d in sorted((d1, d2)):
+        full_shape.insert(d, n)
+    r = zeros(*full_shape, dtype=input.dtype)
+    r.diagonal(offset, d1, d2).copy_(input)
+    return r
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A matrix with input's elements (flattened) on diagonal offset."""
+    from .._prims.shape import diag
+    return diag(input.reshape(-1), offset)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """All length-r combinations of a 1-D tensor's elements, one per row (itertools order)."""
+    from .._prims.creation import tensor, empty
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.size())}")
+    r = as_int64(r, "combinations", "r")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty(0, dtype=input.dtype)
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    idx = list(pick(range(input.size(0)), r))
+    if not idx:
+        return empty(0, r, dtype=input.dtype)
+    return input.index_select(0, tensor(idx).reshape(-1)).reshape(len(idx), r)
+
+
+FUNCTIONS.update({"narrow_copy": narrow_copy, "diag_embed": diag_embed, "diagflat": diagflat,
+                  "combinations": combinations})
+METHODS.update({n: as_method(FUNCTIONS[n]) for n in ("narrow_copy", "diag_embed", "diagflat")})

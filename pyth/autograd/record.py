@@ -1,6 +1,6 @@
 """Recording: the wrapper each differentiable op runs through.
 
-`Op` is one row of the derivatives table (derivatives.py): the op's name, which of its
+`Op` is one row of the derivatives table (pyth/autograd/derivatives): the op's name, which of its
 arguments are differentiable, which it saves, and its backward formula. `differentiable(op,
 fn)` wraps fn (the existing forward) so that:
 

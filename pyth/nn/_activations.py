@@ -8,7 +8,7 @@ from typing import Any
 from .._errors import not_implemented
 from .._prims.creation import _checked, _no_bool
 from .._prims.pointwise import where as _where
-from ..tensor import as_dim, Tensor
+from ..tensor import Tensor, as_dim
 from ._activation_kernels import activation as _activation
 from ._dropout import _apply
 from ._softmax_kernels import softmax as _sm

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import as_int64, Tensor
+from ..tensor import Tensor, as_int64
 
 
 def _ntuple(value: Any, n: int, name: str) -> tuple:

@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._prims.pointwise import where as _where
 from .._promotion import result_type
-from ..tensor import as_int64, Tensor
+from ..tensor import Tensor, as_int64
 from ._activations import log_softmax
 from ._reduction import legacy_reduction, legacy_reduction as _legacy_reduction
 from ._softmax_kernels import cross_entropy_indices as _ce_indices, nll_loss as _nll

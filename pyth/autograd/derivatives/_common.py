@@ -10,8 +10,8 @@ from .. import grad_mode
 from ... import dtypes as _dt
 from ..._size import Size
 from ..._th import ffi
-from ...tensor import c_sizes, Tensor, wrap
-from ..record import mark_view, Op
+from ...tensor import Tensor, c_sizes, wrap
+from ..record import Op, mark_view
 from ..variable import requires_grad_of
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from ..record import Info as Info_, Op
-from ._common import _positions, _zero, defop, embed, P, selection_backward, TABLE
+from ._common import P, TABLE, _positions, _zero, defop, embed, selection_backward
 from .reductions import _evenly, _indexed
 from .shape import _shape_of
 

@@ -14,7 +14,7 @@ from ..._th import ffi, lib
 from ...dtypes import ALL_DTYPES
 from ...tensor import Tensor, wrap
 from ..anomaly import _anomaly
-from ..record import differentiable, geometry, in_place, mark_view, Op
+from ..record import Op, differentiable, geometry, in_place, mark_view
 from ._common import P, TABLE
 from .indexing import _is_view_index
 from .pointwise import C_GRADS

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from ...tensor import Tensor
 from ..record import Op
-from ._common import defop, P, TABLE
+from ._common import P, TABLE, defop
 from .matmul import _mT
 from .reductions import _exclusive_prod
 

@@ -11,7 +11,7 @@ from ... import dtypes as _dt
 from ..._errors import check
 from ...tensor import Tensor, wrap
 from ..record import Op
-from ._common import _zero, defop, P, TABLE
+from ._common import P, TABLE, _zero, defop
 
 
 # ---- pointwise: unary ---------------------------------------------------------------------------

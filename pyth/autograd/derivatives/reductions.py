@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from .. import pointwise_nodes
 from ...tensor import Tensor
-from ._common import _count, _dims, _zero, defop, P, unreduce
+from ._common import P, _count, _dims, _zero, defop, unreduce
 from .pointwise import _max_min
 
 

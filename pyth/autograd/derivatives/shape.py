@@ -9,7 +9,7 @@ from ..._size import Size
 from ...tensor import Tensor
 from ..record import geometry
 from ..view_nodes import _storage_len, strided_backward
-from ._common import defop, embed, P, selection_backward, TABLE
+from ._common import P, TABLE, defop, embed, selection_backward
 
 
 # ---- views and shapes --------------------------------------------------------------------------
