@@ -9,9 +9,12 @@ import math
 from typing import Any, Callable
 
 from .. import dtypes as _dt
-from .._ops import as_method, as_tensor, result_of
+from .._ops import as_method, as_tensor, assign_inplace, result_of
+from .._prims import shape as shape_ops
+from .._prims.creation import from_numpy, full, tensor
 from .._prims.pointwise import FUNCTIONS as P
-from ..tensor import Tensor
+from .._prims.shape import cat
+from ..tensor import Tensor, parse_sizes
 
 
 def _float(x: Tensor) -> Tensor:
@@ -82,7 +85,6 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
     """(mantissa, exponent) with input = mantissa * 2 ** exponent, 0.5 <= |mantissa| < 1."""
     import numpy as np
     from collections import namedtuple
-    from .._prims.creation import from_numpy
     _need("frexp", input)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"torch.frexp() only supports floating-point dtypes, got "
@@ -119,7 +121,6 @@ def _new(self: Tensor, *args: Any) -> Tensor:
 
 def _map2_(self: Tensor, x: Tensor, y: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Replace each element s by callable(s, x, y), x and y broadcast to self's shape."""
-    from .._prims.creation import tensor
     a = x.expand(*self.size()).reshape(-1).tolist()
     b = y.expand(*self.size()).reshape(-1).tolist()
     vals = [callable(s, u, v) for s, u, v in zip(self.reshape(-1).tolist(), a, b)]
@@ -140,7 +141,6 @@ def _is_same_size(self: Tensor, other: Tensor) -> bool:
 
 def _sum_to_size(self: Tensor, *size: Any) -> Tensor:
     """self summed down to size (which self must broadcast from)."""
-    from ..tensor import parse_sizes
     sizes = parse_sizes(size, "sum_to_size")
     lead = self.dim() - len(sizes)
     if lead < 0:
@@ -169,8 +169,6 @@ def _is_shared(self: Tensor) -> bool:
 
 def _nonzero_static(self: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """nonzero() padded with fill_value (or cut) to exactly size rows."""
-    from .._prims.creation import full
-    from .._prims.shape import cat
     nz = self.nonzero()
     if nz.size(0) >= size:
         return nz[:size].clone()
@@ -180,7 +178,6 @@ def _nonzero_static(self: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
 
 def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
     """self split along dim into pieces of the given sizes (see pyth.split_with_sizes)."""
-    from .._prims import (shape as shape_ops)  # the recorded function, installed after this module loads
     return shape_ops.split_with_sizes(self, split_sizes, dim)
 
 
@@ -197,7 +194,6 @@ def _resize_as(self: Tensor, other: Tensor) -> Tensor:
 def _in_place(fn: Callable, name: str) -> Callable:
     """name_: self <- fn(self, ...)."""
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from .._ops import assign_inplace
         return assign_inplace(name, self, fn(self, *args, **kwargs))
     method.__name__ = name
     method.__doc__ = f"In-place {name[:-1]}."

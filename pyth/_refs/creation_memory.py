@@ -9,6 +9,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import dtypes as _dt
+from .._prims.creation import arange, empty, from_numpy
+from ..storage import Storage
 from ..tensor import Tensor
 
 
@@ -52,7 +54,6 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
                   layout: Any = None, device: Any = None, requires_grad: bool = False,
                   pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor with the given sizes and strides (storage just large enough)."""
-    from .._prims.creation import empty
     _keywords("empty_strided", device, layout, pin_memory)
     dt = _dt.resolve(dtype) or _dt.get_default_dtype()
     if len(size) != len(stride):
@@ -65,7 +66,6 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
                requires_grad: bool = False) -> Tensor:
     """A 1-D tensor sharing the memory of an object with the buffer protocol."""
-    from .._prims.creation import from_numpy
     dt = _dt.resolve(dtype)
     if dt is None:
         raise TypeError("frombuffer(): missing required argument 'dtype'")
@@ -81,7 +81,6 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
 
 def _bf16_from_bits(raw: np.ndarray) -> Tensor:
     """bfloat16 tensor from raw 16-bit patterns (a copy: numpy has no bfloat16)."""
-    from .._prims.creation import from_numpy
     f32 = (raw.astype(np.uint32) << 16).view(np.float32)
     return from_numpy(f32).to(_dt.bfloat16)
 
@@ -98,7 +97,6 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 def from_dlpack(ext_tensor: Any) -> Tensor:
     """A tensor sharing the memory of an object with __dlpack__ (numpy arrays, PyTorch
     tensors, ...)."""
-    from .._prims.creation import from_numpy
     if isinstance(ext_tensor, Tensor):
         return ext_tensor
     return from_numpy(np.from_dlpack(ext_tensor))
@@ -109,7 +107,6 @@ def range(start: float, end: float, step: float = 1, *, out: Tensor | None = Non
           requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to end inclusive (deprecated in PyTorch: use arange)."""
     from .creation import _store_out
-    from .._prims.creation import arange
     _keywords("range", device, layout)
     if out is not None and dtype is None and isinstance(out, Tensor):
         dtype = out.dtype
@@ -125,7 +122,6 @@ def range(start: float, end: float, step: float = 1, *, out: Tensor | None = Non
 
 def is_storage(obj: Any) -> bool:
     """True for pyth storages."""
-    from ..storage import Storage
     return isinstance(obj, Storage)
 
 

@@ -21,6 +21,7 @@ from .._ops import as_tensor
 from .._promotion import result_type
 from ..tensor import Tensor
 
+
 _LETTERS = string.ascii_letters
 
 

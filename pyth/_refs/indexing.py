@@ -9,8 +9,12 @@ import math
 from typing import Any, Callable, Sequence
 
 from .. import dtypes as _dt
+from .._errors import check
 from .._ops import as_method, as_tensor, result_of
+from .._prims.creation import arange, ones_like as ones_of, tensor, zeros_like
+from .._prims.indexing import gather, nonzero
 from .._prims.pointwise import FUNCTIONS as P
+from .._th import lib
 from ..tensor import Tensor, as_int64
 
 
@@ -26,11 +30,9 @@ def _need_tensor(op: str, x: Any, name: str = "input") -> None:
 
 def _index_tensors(op: str, indices: Sequence[Any]) -> list:
     """The index tensors as int64, bool masks expanded to their nonzero coordinates."""
-    from .._prims.indexing import nonzero
     out = []
     for ix in indices:
         if not isinstance(ix, Tensor):
-            from .._prims.creation import tensor
             ix = tensor(ix)
         if ix.dtype in (_dt.bool_, _dt.uint8):
             out.extend(nonzero(ix, as_tuple=True))
@@ -96,7 +98,6 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
                    out: Tensor | None = None) -> Tensor:
     """Values of input at indices along dim (input and indices broadcast on the other dims);
     dim None: indices into the flattened input."""
-    from .._prims.indexing import gather
     from .shape import _wrap
     _need_tensor("take_along_dim", input)
     if indices.dtype is not _dt.int64:
@@ -153,7 +154,6 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         raise RuntimeError(f"index {hi if hi >= self.size(d) else lo} is out of bounds for "
                            f"dimension {d} with size {self.size(d)}")
     if reduce in ("sum", "mean", "prod"):  # the C scatter kernels (add, multiply)
-        from .._prims.creation import zeros_like, ones_like as ones_of
         if not include_self:
             self.scatter_(d, index, value=1 if reduce == "prod" else 0)
         if reduce == "prod":
@@ -172,8 +172,6 @@ def scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     # first take the reduction's identity (-inf / the dtype's minimum for amax, ...)
     if not include_self:
         self.scatter_(d, index, value=_identity(self.dtype, reduce))
-    from .._errors import check
-    from .._th import lib
     mode = lib.TH_REDUCE_AMAX if reduce == "amax" else lib.TH_REDUCE_AMIN
     src = src if src.dtype is self.dtype else src.to(self.dtype)
     check(self.dtype.tensor.scatter(self._h, d, index._h, src._h, mode))
@@ -224,7 +222,6 @@ def fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     diag.fill_(fill_value)
     rows, cols = self.size(0), self.size(1)
     if wrap and n == 2 and rows > cols + 1:
-        from .._prims.creation import arange
         pos = arange(0, rows * cols, cols + 1)
         r, c = P["floor_divide"](pos, cols), P["remainder"](pos, cols)
         self[r, c] = fill_value
@@ -291,7 +288,6 @@ METHODS: dict[str, Any] = {
 
 def unravel_index(indices: Any, shape: Any) -> tuple:
     """Coordinates in shape of flat indices, one tensor per dim."""
-    from .._prims.creation import tensor
     idx = indices if isinstance(indices, Tensor) else tensor(indices)
     if idx.dtype.is_floating_point or idx.dtype is _dt.bool_:
         raise TypeError("expected 'indices' to be integer dtype, but got "

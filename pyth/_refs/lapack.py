@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable
 
-from .. import dtypes as _dt
-from .. import linalg as _la
-from .._ops import as_method
+from .. import dtypes as _dt, linalg as _la
+from .._ops import as_method, result_of
+from .._prims.creation import zeros
 from .._prims.pointwise import FUNCTIONS as P
+from ..random import randn
 from ..tensor import Tensor
+
 
 _SVD = namedtuple("svd", ["U", "S", "V"])
 _QR = namedtuple("qr", ["Q", "R"])
@@ -28,7 +30,6 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = Non
     """The inverse of A from its Cholesky factor L."""
     from .linalg import _eye_like
     _la._lapack_dtype("cholesky_inverse", L, no_kernel="ih")
-    from .._ops import result_of
     return result_of("cholesky_inverse", _la.cholesky_solve(_eye_like(L), L, upper), out)
 
 
@@ -40,7 +41,6 @@ def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """U, S, V with input = U diag(S) V^T (V, not Vh; thin when some=True)."""
-    from .._prims.creation import zeros
     if not compute_uv:
         S = _la.svdvals(input)
         m, n = input.size(-2), input.size(-1)
@@ -63,7 +63,6 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None) -> Any:
     """Approximate rank-q SVD (U, S, V) by a randomised range finder with niter power steps."""
-    from ..random import randn
     if not A.dtype.is_floating_point or A.dtype is _dt.bfloat16:
         # PyTorch fails on A's product with its float32 random matrix; float16 reaches qr
         raise RuntimeError(f"svd_lowrank: expected a float16, float32 or float64 tensor, got "

@@ -12,7 +12,14 @@ from typing import Any, Callable, Sequence
 from .. import dtypes as _dt, linalg as _la
 from .._errors import not_implemented
 from .._ops import as_method, as_tensor, result_of
+from .._prims.creation import eye, zeros
+from .._prims.matmul import matmul as mm
 from .._prims.pointwise import FUNCTIONS as P
+from .._prims.reductions import cumprod
+from .._prims.shape import cat, tril, triu
+from .._promotion import result_type
+from ..dtype_info import finfo
+from ..linalg import vector_norm
 from ..tensor import Tensor
 
 
@@ -25,7 +32,6 @@ def _square(api: str, A: Tensor) -> None:
 
 
 def _eye_like(A: Tensor) -> Tensor:
-    from .._prims.creation import eye
     n = A.size(-1)
     return eye(n, dtype=A.dtype).expand(*A.size()).contiguous()
 
@@ -58,7 +64,6 @@ def _is_zero(x: Any) -> bool:
 
 
 def _dt_eps(dt: _dt.dtype) -> float:
-    from ..dtype_info import finfo
     return finfo(dt).eps
 
 
@@ -144,7 +149,6 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
 
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting (pyth.matmul)."""
-    from .._prims.matmul import matmul as mm
     return mm(input, other, out=out)
 
 
@@ -170,8 +174,6 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """Vandermonde matrix: columns x**0, x**1, ..., x**(N-1) (increasing powers)."""
-    from .._prims.reductions import cumprod
-    from .._prims.shape import cat
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     if x.dtype.kind == "b":
@@ -252,7 +254,6 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (or X A = B when left=False), reading only A's upper or lower triangle."""
-    from .._prims.shape import tril, triu
     _la._lapack_dtype("linalg.solve_triangular", A, B, no_kernel="ih")
     T = triu(A) if upper else tril(A)
     if unitriangular:
@@ -352,8 +353,6 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-, 1- or 2-D) placed along the diagonal of one matrix."""
-    from .._prims.creation import zeros
-    from .._promotion import result_type
     mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
@@ -399,7 +398,6 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    from ..linalg import vector_norm
     others = [k for k in range(input.dim()) if k != dim % max(input.dim(), 1)]
     norms = vector_norm(input, p, others, keepdim=True) if others else P["abs"](input)
     factor = P["where"](P["gt"](norms, maxnorm), P["div"](maxnorm, P["add"](norms, 1e-7)),

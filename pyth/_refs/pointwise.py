@@ -13,10 +13,16 @@ from typing import Any, Callable
 
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
-from .._ops import as_method, as_tensor, into, new_result, result_of
+from .._ops import as_method, as_tensor, into, new_result, out_checked, result_of, written
+from .._prims.creation import from_numpy, ones, tensor, tensor as make, zeros
+from .._prims.indexing import gather
 from .._prims.pointwise import FUNCTIONS as P, _inplace_unary
+from .._prims.reductions import _isclose
+from .._prims.shape import cat, stack
+from .._prims.sorting import sort
 from .._promotion import result_type
 from .._th import lib
+from ..dtype_info import finfo
 from ..tensor import Tensor, _empty, as_dim, as_int64
 
 
@@ -98,7 +104,6 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
     dt = input.dtype
     if not dt.is_floating_point:
         return result_of("nan_to_num", input.clone(), out)
-    from ..dtype_info import finfo
     big = finfo(dt).max
     nan = _dt.as_double(nan)   # (C doubles in PyTorch: any int a double holds)
     hi = big if posinf is None else _dt.as_double(posinf)
@@ -163,7 +168,6 @@ def _round_(self: Tensor, *, decimals: int = 0) -> Tensor:
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (same dtypes; broadcast)."""
-    from .._prims.reductions import _isclose
     _need_tensor("isclose", input)
     _need_tensor("isclose", other)
     if input.dtype is not other.dtype:
@@ -237,7 +241,6 @@ def _full_bool(input: Tensor, value: bool) -> Tensor:
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """True where an element of elements is in test_elements."""
-    from .._prims.sorting import sort
     e = elements if isinstance(elements, Tensor) else as_tensor(elements, result_type(
         elements, test_elements))
     t = test_elements if isinstance(test_elements, Tensor) else as_tensor(
@@ -276,7 +279,6 @@ def _next16(a: Any, b: Any, bf16: bool) -> Any:
 
 def nextafter(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """The next representable value after input towards other."""
-    from .._prims.creation import from_numpy
     from .shape import broadcast_tensors
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         dt = result_type(input, other)
@@ -371,12 +373,9 @@ def _result_type(name: str) -> type:
 
 
 def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> Any:
-    from .._errors import check
-    from .._ops import new_result
     _need_tensor(op, input)
     dt = input.dtype
     if out is not None:
-        from .._ops import out_checked
         values, indices = out
         if values.dtype is not dt or indices.dtype is not _dt.int64:
             raise RuntimeError(f"{op}(): expected out tensors of dtypes {dt.name} and int64, "
@@ -387,7 +386,6 @@ def _cumextreme(op: str, input: Tensor, dim: int, out: Any, minimum: bool) -> An
     check(dt.tensor.cumextreme(values._h, indices._h, input._h, as_dim(dim, op),
                                int(minimum)))
     if out is not None:
-        from .._ops import written
         written(out)
     if out is None and input.dim() > 0 and _records(input):
         values = input.gather(int(dim), indices)  # the same values, recorded: grads scatter
@@ -442,7 +440,6 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                  sorter: Tensor | None = None) -> Tensor:
     """For each value, the index where inserting it keeps the innermost dim sorted (a binary
     search per value in C: generic/THTensorSort.c)."""
-    from .._prims.indexing import gather
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"side can only be 'left' or 'right' but got {side}")
@@ -466,8 +463,6 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                                f"value tensor must match, but we got boundaries tensor "
                                f"{list(seq.size())} and input value tensor "
                                f"{list(vals.size())}")
-    from .._errors import check
-    from .._ops import new_result
     out_dt = _dt.int32 if out_int32 else _dt.int64
     r = new_result(_dt.int64)
     check(dt.tensor.searchsorted(r._h, seq.contiguous()._h, vals.contiguous()._h, int(right)))
@@ -486,7 +481,6 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value 0..max of a 1-D non-negative integer tensor (weighted sums)."""
-    from .._prims.creation import zeros, ones
     _need_tensor("bincount", input)
     if input.dtype.kind not in "ui":
         raise not_implemented("bincount", input.dtype, "expects integer tensors")
@@ -511,7 +505,6 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """n-th forward difference along dim (prepend/append joined first); bool gives !=."""
-    from .._prims.shape import cat
     _need_tensor("diff", input)
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
@@ -548,7 +541,6 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along dim (default: the first dim of size 3)."""
     from .shape import broadcast_tensors
-    from .._prims.shape import stack
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     a, b = broadcast_tensors(input, other)
@@ -579,7 +571,6 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1,
 
 def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Replace each element x by callable(x) (slow: a Python call per element)."""
-    from .._prims.creation import tensor
     vals = [callable(x) for x in self.reshape(-1).tolist()]
     if vals:
         self.copy_(tensor(vals, dtype=self.dtype).reshape(self.size()))
@@ -588,7 +579,6 @@ def apply_(self: Tensor, callable: Callable) -> Tensor:  # noqa: A002
 
 def map_(self: Tensor, tensor: Tensor, callable: Callable) -> Tensor:  # noqa: A002
     """Replace each element x by callable(x, y), y from tensor broadcast to self's shape."""
-    from .._prims.creation import tensor as make
     other = tensor.expand(*self.size()).reshape(-1).tolist()
     vals = [callable(x, y) for x, y in zip(self.reshape(-1).tolist(), other)]
     if vals:

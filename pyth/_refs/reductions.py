@@ -9,8 +9,11 @@ from collections import namedtuple
 from typing import Any, Callable
 
 from .. import dtypes as _dt
-from .._ops import as_method, as_tensor, result_of
+from .._ops import as_method, as_tensor, into, result_of
+from .._prims.creation import arange, tensor
 from .._prims.pointwise import FUNCTIONS as P
+from .._prims.shape import cat, stack
+from .._prims.sorting import sort
 from ..tensor import Tensor, _empty
 
 
@@ -116,8 +119,6 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """log(cumsum(exp(input))) along dim without overflow or underflow (a C scan accumulating
     by logaddexp in double: generic/THTensorReduce.c)."""
-    from .._errors import check
-    from .._ops import into
     from .shape import _wrap
     _need_tensor("logcumsumexp", input)
     dt = input.dtype
@@ -178,8 +179,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
               out: Tensor | None, ignore_nan: bool) -> Tensor:
-    from .._prims.sorting import sort
-    from .._prims.shape import stack
     _need_tensor(op, input)
     dt = input.dtype
     if dt not in (_dt.float32, _dt.float64):
@@ -268,8 +267,6 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
                        dim: int | None = None) -> Any:
     """input with each run of equal consecutive elements (or slices along dim) kept once;
     optionally the run each element belongs to and the run lengths."""
-    from .._prims.creation import tensor, arange
-    from .._prims.shape import cat
     _need_tensor("unique_consecutive", input)
     if dim is None:
         x = input.reshape(-1)
@@ -320,7 +317,6 @@ METHODS: dict[str, Any] = {n: as_method(f) for n, f in FUNCTIONS.items()
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
     """Derivative estimates along each dim: central differences inside, one-sided (first or
     second order) at the edges; spacing is a step per dim or the coordinates."""
-    from .._prims.shape import cat
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if input.dtype in (_dt.uint8, _dt.bool_):

@@ -12,6 +12,9 @@ from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, result_of
 from .._prims import shape as _so
+from .._prims.creation import arange, empty, ones, tensor, zeros
+from .._prims.indexing import index_select
+from .._prims.shape import diag
 from .._size import Size
 from ..tensor import Tensor, as_dim, as_int64, parse_sizes
 
@@ -311,8 +314,6 @@ def _check_repeats(repeats: Tensor) -> None:
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along dim) repeated repeats times (an int or a tensor)."""
-    from .._prims.indexing import index_select
-    from .._prims.creation import arange, tensor
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
         _check_repeats(counts)
@@ -354,7 +355,6 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
 def _repeat_index(counts: Tensor) -> Tensor:
     """0 repeated counts[0] times, 1 counts[1] times, ...: a 1 is added where each run starts
     (several where runs are empty) and the running sum, less one, numbers the runs."""
-    from .._prims.creation import zeros, ones
     total = int(counts.sum()) if counts.numel() else 0
     starts = counts.cumsum(0) - counts
     marks = zeros(total + 1, dtype=_dt.int64).index_add_(0, starts, ones(counts.numel(),
@@ -428,7 +428,6 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int, *,
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (in dims dim1, dim2 of the result) whose diagonal holds input's last dim."""
-    from .._prims.creation import zeros
     n = input.size(-1) + abs(offset)
     nd = input.dim() + 1
     d1, d2 = dim1 % nd, dim2 % nd
@@ -445,13 +444,11 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with input's elements (flattened) on diagonal offset."""
-    from .._prims.shape import diag
     return diag(input.reshape(-1), offset)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """All length-r combinations of a 1-D tensor's elements, one per row (itertools order)."""
-    from .._prims.creation import tensor, empty
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.size())}")
     r = as_int64(r, "combinations", "r")

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, as_tensor, result_of
+from .._prims.creation import linspace, zeros
 from .._prims.pointwise import FUNCTIONS as P
 from ..tensor import Tensor
 
@@ -64,7 +65,6 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None =
               weight: Tensor | None = None, density: bool = False, out: Any = None) -> Any:
     """(hist, bin_edges): counts (or weight sums) of input in bins (an int or the edges)."""
     from collections import namedtuple
-    from .._prims.creation import linspace, zeros
     from .pointwise import searchsorted
     x = input.reshape(-1)
     dt = input.dtype
