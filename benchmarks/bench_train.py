@@ -1,5 +1,6 @@
 """Training steps side by side: the same model, data, initial weights and optimizer in pyth and
-PyTorch (issue 14's cases). A step is forward, loss, zero_grad, backward and optimizer step.
+PyTorch, in six cases from a 10-element add to a CNN step. A step is forward, loss, zero_grad,
+backward and optimizer step.
 
 python benchmarks/bench_train.py [--quick] [--case TEXT] [--json] [--isolated N]
 (also part of benchmarks/run.py)

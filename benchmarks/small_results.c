@@ -1,4 +1,4 @@
-/* The C cost of small results (issue 14): ns per call of a 10-element float32 op plus the free
+/* The C cost of small results: ns per call of a 10-element float32 op plus the free
  * of its result, on a built pyth core loaded with dlopen (no Python in the loop).
  *
  *   gcc -O2 -o /tmp/small_results benchmarks/small_results.c -ldl \
