@@ -29,7 +29,7 @@
  * derivative column is stamped (TH_GRAD_OPS below) into the binary kernel
  * TH<Real>Tensor_<name>_backward(r, g, s): r = the input's gradient from g, the output's
  * gradient, loaded as `x`, and s, the saved value, loaded as `y`: the op's result where the
- * autograd table (pyth/autograd/derivatives.py) saves "result", its input where it saves
+ * autograd table (pyth/autograd/derivatives/pointwise.py) saves "result", its input where it saves
  * "input". So one gradient step of such an op is one C call. */
 #define TH_FLOAT_UNARY_OPS(_) TH_TRANSCENDENTAL_OPS(_) TH_ROUNDING_OPS(_)
 #define TH_TRANSCENDENTAL_OPS(_) TH_TRANSCENDENTAL_LIST(TH_FORWARD_OF, _) TH_SPECIAL_OPS(_)
