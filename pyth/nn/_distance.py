@@ -1,46 +1,10 @@
-"""Distances and similarities between rows: F.one_hot, F.normalize, F.cosine_similarity and
-F.pairwise_distance, composed of differentiable tensor ops (PyTorch's formulas, so the same
-values and gradients)."""
+"""Distance functions: F.pairwise_distance, F.cosine_similarity and F.pdist, composed of
+differentiable tensor ops (PyTorch's formulas, so the same values and gradients)."""
 
 from __future__ import annotations
 
-from .. import dtypes as _dt
 from .._promotion import result_type
 from ..tensor import Tensor
-
-
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """int64 of shape (*tensor.shape, num_classes): 1 at each value's position, else 0;
-    num_classes=-1 takes the largest value + 1."""
-    from .._prims.creation import zeros
-    if tensor.dtype is not _dt.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if tensor.numel() == 0:
-        if num_classes == -1:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        n = num_classes
-    else:
-        if int(tensor.min()) < 0:
-            raise RuntimeError("Class values must be non-negative.")
-        top = int(tensor.max())
-        if num_classes == -1:
-            n = top + 1
-        elif top >= num_classes:
-            raise RuntimeError("Class values must be smaller than num_classes.")
-        else:
-            n = num_classes
-    out = zeros(*tensor.shape, n, dtype=_dt.int64)
-    if tensor.numel():
-        out.scatter_(-1, tensor.unsqueeze(-1), 1)
-    return out
-
-
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
-              out: Tensor | None = None) -> Tensor:
-    """input divided by its p-norm over dim, the norm held at least eps (zero rows stay 0)."""
-    from .._prims.pointwise import div
-    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom if out is None else div(input, denom, out=out)
 
 
 def _floating_pair(op: str, x1: Tensor, x2: Tensor) -> tuple:

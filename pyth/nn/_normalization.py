@@ -1,5 +1,7 @@
-"""Normalization functions: batch, layer and group norm over the THNN kernels; instance, RMS and
-local-response norm composed of differentiable ops (PyTorch's formulas)."""
+"""Normalization functions: batch, layer and group norm over the THNN kernels (_norm_kernels,
+generic/THNNNormalization.c) after PyTorch's argument checks; instance, RMS and local-response
+norm and F.normalize composed of differentiable ops (PyTorch's formulas, so the same values and
+gradients)."""
 
 from __future__ import annotations
 
@@ -160,3 +162,11 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     sq = (input * input).transpose(1, -1)
     window = pad(sq, (size // 2, (size - 1) // 2)).unfold(-1, size, 1).mean(-1)
     return input / (window.transpose(1, -1) * alpha + k).pow(beta)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """input divided by its p-norm over dim, the norm held at least eps (zero rows stay 0)."""
+    from .._prims.pointwise import div
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom if out is None else div(input, denom, out=out)

@@ -1,5 +1,5 @@
-"""Sparse functions: F.embedding over the THNN lookup-table kernels (F.embedding_bag is in
-_embedding_kernels)."""
+"""Sparse functions: F.embedding over the THNN lookup-table kernels (_embedding_kernels, which
+also holds F.embedding_bag) and F.one_hot."""
 
 from __future__ import annotations
 
@@ -36,3 +36,29 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     if max_norm is not None:
         renorm_(weight, idx, max_norm, norm_type)
     return _emb(idx, weight, int(padding_idx), bool(scale_grad_by_freq))
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """int64 of shape (*tensor.shape, num_classes): 1 at each value's position, else 0;
+    num_classes=-1 takes the largest value + 1."""
+    from .._prims.creation import zeros
+    if tensor.dtype is not _dt.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        n = num_classes
+    else:
+        if int(tensor.min()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        top = int(tensor.max())
+        if num_classes == -1:
+            n = top + 1
+        elif top >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+        else:
+            n = num_classes
+    out = zeros(*tensor.shape, n, dtype=_dt.int64)
+    if tensor.numel():
+        out.scatter_(-1, tensor.unsqueeze(-1), 1)
+    return out
