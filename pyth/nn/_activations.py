@@ -1,20 +1,25 @@
-"""Non-linear activations: the pointwise THNN kernels (generic/THNNActivation.c), softmax and
-its relatives (generic/THNNSoftMax.c), and the compositions (prelu, glu, rrelu, gumbel_softmax)."""
+"""Non-linear activations: the pointwise THNN kernels (generic/THNNActivation.c), softmax,
+log_softmax and softmin (generic/THNNSoftMax.c), and the compositions of differentiable ops
+(softsign, tanhshrink, prelu, glu, rrelu, gumbel_softmax)."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .._errors import not_implemented
 from .._prims.creation import _checked, _no_bool
 from .._prims.pointwise import where as _where
+from ..autograd import no_grad
 from ..tensor import Tensor, as_dim
 from ._activation_kernels import activation as _activation
-from ._dropout import _apply
 from ._softmax_kernels import softmax as _sm
 
 
+# ---- pointwise activations (THNN kernels: generic/THNNActivation.c) ------------------------------
+
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(x, 0); integer inputs are clamped, floating ones go through the kernel."""
     if isinstance(input, Tensor) and not input.dtype.is_floating_point \
             and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
         return input.clamp_(min=0) if inplace else input.clamp(min=0)
@@ -22,18 +27,22 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def relu_(input: Tensor) -> Tensor:
+    """relu in place."""
     return relu(input, inplace=True)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """x above 0, negative_slope * x below."""
     return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x above 0, alpha * (exp(x) - 1) below."""
     return _activation(input, "ELU", alpha, inplace=inplace)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x), Phi the standard normal CDF (approximate='tanh': its tanh form)."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
@@ -41,29 +50,35 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
     return _activation(input, "SiLU", inplace=inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta * x)) / beta, linear where beta * x exceeds threshold."""
     return _activation(input, "Softplus", beta, threshold)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """x clamped to [0, 6]."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def sigmoid(input: Tensor) -> Tensor:
+    """1 / (1 + exp(-x)) (Tensor.sigmoid)."""
     return input.sigmoid()
 
 
 def tanh(input: Tensor) -> Tensor:
+    """tanh(x) (Tensor.tanh)."""
     return input.tanh()
 
 
@@ -121,6 +136,8 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return _activation(input, "Threshold", threshold, value, inplace=inplace)
 
 
+# ---- compositions of differentiable ops ----------------------------------------------------------
+
 def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|) (composed, as PyTorch's)."""
     return input / (input.abs() + 1)
@@ -169,8 +186,34 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """x above 0, a * x at or below it: a drawn uniformly from [lower, upper] per element while
+    training, (lower + upper) / 2 otherwise."""
+    if lower > upper:
+        raise RuntimeError(f"rrelu(): lower bound ({lower}) should be less than or equal to the "
+                           f"upper bound ({upper})")
+    if not input.dtype.is_floating_point:
+        raise not_implemented("rrelu", input.dtype, "expects a floating point input")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    with no_grad():
+        slopes = input.new_empty(tuple(input.shape)).uniform_(lower, upper)
+        noise = _where(input <= 0, slopes, slopes * 0 + 1)
+    return input.mul_(noise) if inplace else input * noise
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """rrelu in place."""
+    return rrelu(input, lower, upper, training, True)
+
+
+# ---- softmax and its relatives (THNN kernels: generic/THNNSoftMax.c) -----------------------------
+
 def _softmax_dim(ndim: int, name: str = "softmax") -> int:
-    import warnings
+    """The dim PyTorch picks when softmax is called without one, with its deprecation
+    warning."""
     warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
                   f"to include dim=X as an argument.", stacklevel=3)
     return 0 if ndim in (0, 1, 3) else 1
@@ -206,40 +249,13 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _sm(-input, as_dim(dim, "softmin"), False)
 
 
-def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          inplace: bool = False) -> Tensor:
-    """x above 0, a * x at or below it: a drawn uniformly from [lower, upper] per element while
-    training, (lower + upper) / 2 otherwise."""
-    from ..autograd import no_grad
-    from .._prims.pointwise import where
-    if lower > upper:
-        raise RuntimeError(f"rrelu(): lower bound ({lower}) should be less than or equal to the "
-                           f"upper bound ({upper})")
-    if not input.dtype.is_floating_point:
-        raise not_implemented("rrelu", input.dtype, "expects a floating point input")
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
-    with no_grad():
-        slopes = input.new_empty(tuple(input.shape)).uniform_(lower, upper)
-        noise = where(input <= 0, slopes, slopes * 0 + 1)
-    return _apply(input, noise, None, inplace)
-
-
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:
-    """rrelu in place."""
-    return rrelu(input, lower, upper, training, True)
-
-
 def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
                    dim: int = -1) -> Tensor:
     """softmax((logits + Gumbel noise) / tau) along dim: a differentiable sample from the
     categorical distribution; hard=True returns its one-hot argmax with the soft gradient."""
-    from ..autograd import no_grad
-    from ._softmax_kernels import softmax
     with no_grad():
         gumbels = -logits.new_empty(tuple(logits.shape)).exponential_().log()
-    soft = softmax((logits + gumbels) / tau, dim, False)
+    soft = _sm((logits + gumbels) / tau, dim, False)
     if not hard:
         return soft
     with no_grad():

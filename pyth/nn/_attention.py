@@ -15,7 +15,14 @@ import warnings
 from typing import Any
 
 from .. import dtypes as _dt
+from .._prims.creation import ones, zeros
+from .._prims.matmul import baddbmm
+from .._prims.shape import cat
 from ..tensor import Tensor
+from ._activations import softmax
+from ._dropout import dropout
+from ._linear import linear
+from ._padding import pad
 
 _NEG_INF = float("-inf")
 
@@ -72,7 +79,6 @@ def _score_bias(attn_mask: Tensor | None, is_causal: bool, length: int, source: 
                 dtype: Any) -> Tensor | None:
     """The float bias added to the scores: -inf where a bool mask (or the causal triangle) says
     a key takes no part, a float mask as it is; None without a mask."""
-    from .._prims.creation import ones, zeros
     if is_causal:
         attn_mask = ones(length, source, dtype=_dt.bool_).tril()
     if attn_mask is None or attn_mask.dtype is not _dt.bool_:
@@ -83,7 +89,6 @@ def _score_bias(attn_mask: Tensor | None, is_causal: bool, length: int, source: 
 def _safe_softmax(scores: Tensor) -> Tensor:
     """softmax over the last dim, giving 0 (not NaN) on rows where every score is -inf, as
     PyTorch's attention does; those rows are also kept out of the gradient."""
-    from ._activations import softmax
     dead = (scores == _NEG_INF).all(-1, keepdim=True)
     if not bool(dead.any()):
         return softmax(scores, -1)
@@ -98,7 +103,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     broadcast; scale defaults to 1/sqrt(E). A bool mask marks the keys that take part, a float
     mask is added; is_causal keeps key j for query i when j <= i. Dropout (dropout_p > 0)
     applies to the weights whatever the module's mode, as in PyTorch."""
-    from ._dropout import dropout
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     if enable_gqa:
         key, value = _repeat_heads(query, key, value)
@@ -120,7 +124,6 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_
                     target_type: Any, check_other: bool = True) -> Tensor | None:
     """A bool mask (True = leave out) turned into a float one of target_type (-inf where True);
     a float mask as it is. Warns when the two masks of one call have different dtypes."""
-    from .._prims.creation import zeros
     if mask is None:
         return None
     if mask.dtype is not _dt.bool_ and not mask.dtype.is_floating_point:
@@ -174,7 +177,6 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, weights: tuple,
                    bias: Tensor | None) -> tuple:
     """q, k, v = query W_q^T + b_q, key W_k^T + b_k, value W_v^T + b_v; the biases are the
     thirds of bias. Shapes are checked against the embedding sizes first."""
-    from ._linear import linear
     e = query.size(-1)
     biases = _split_bias(bias)
     for name, x, w, b in zip(("query", "key", "value"), (query, key, value), weights, biases):
@@ -190,7 +192,6 @@ def _in_projection(query: Tensor, key: Tensor, value: Tensor, weights: tuple,
 def _packed_projection(query: Tensor, key: Tensor, value: Tensor, weight: Tensor,
                        bias: Tensor | None) -> tuple:
     """The in-projection through one (3E, E) weight; self-attention makes one product."""
-    from ._linear import linear
     if query is key and key is value:
         return linear(query, weight, bias).chunk(3, -1)
     return _in_projection(query, key, value, weight.chunk(3), bias)
@@ -215,7 +216,6 @@ def _check_attn_mask(attn_mask: Tensor, tgt_len: int, src_len: int, bsz: int,
 
 def _pad_key_axis(mask: Tensor | None) -> Tensor | None:
     """mask with one more key position (value 0: it takes part)."""
-    from ._padding import pad
     return None if mask is None else pad(mask, (0, 1))
 
 
@@ -271,7 +271,6 @@ def _project(query: Tensor, key: Tensor, value: Tensor, separate: bool,
 def _append_bias_kv(k: Tensor, v: Tensor, bias_k: Tensor | None, bias_v: Tensor | None,
                     static_k: Tensor | None, static_v: Tensor | None, bsz: int) -> tuple:
     """k and v with bias_k / bias_v appended as one more key position (both or neither)."""
-    from .._prims.shape import cat
     if bias_k is None and bias_v is None:
         return k, v, False
     if bias_k is None or bias_v is None:
@@ -285,7 +284,6 @@ def _append_bias_kv(k: Tensor, v: Tensor, bias_k: Tensor | None, bias_v: Tensor 
 
 def _append_zero_attn(k: Tensor, v: Tensor) -> tuple:
     """(N * heads, S, head_dim) k and v with one more key position of zeros."""
-    from .._prims.shape import cat
     zk = k.new_zeros((k.size(0), 1, k.size(2)))
     zv = v.new_zeros((v.size(0), 1, v.size(2)))
     return cat([k, zk], 1), cat([v, zv], 1)
@@ -306,9 +304,6 @@ def _weights_path(q: Tensor, k: Tensor, v: Tensor, attn_mask: Tensor | None,
                   dropout_p: float) -> tuple:
     """Attention with its weights kept: softmax(q k^T / sqrt(d) + mask) (a plain softmax, so a
     row with every key masked is NaN, as in PyTorch), then dropout, then times v."""
-    from .._prims.matmul import baddbmm
-    from ._activations import softmax
-    from ._dropout import dropout
     q = q * math.sqrt(1.0 / q.size(-1))
     kt = k.transpose(-2, -1)
     scores = q.bmm(kt) if attn_mask is None else baddbmm(attn_mask, q, kt)
@@ -333,7 +328,6 @@ def multi_head_attention_forward(
     unbatched (L, E), (S, E)): project, split into heads, attend, join and project out.
     Returns (output (L, N, E), weights (N, L, S) averaged over heads, (N, heads, L, S) when
     not averaged, or None when need_weights is False). Masks: True (or -inf) leaves a key out."""
-    from ._linear import linear
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -3,11 +3,17 @@ differentiable tensor ops (PyTorch's formulas, so the same values and gradients)
 
 from __future__ import annotations
 
+from .._prims.pointwise import where
 from .._promotion import result_type
+from .._refs.creation import triu_indices
+from .._refs.shape import broadcast_tensors
+from ..autograd import no_grad
+from ..linalg import vector_norm
 from ..tensor import Tensor
 
 
 def _floating_pair(op: str, x1: Tensor, x2: Tensor) -> tuple:
+    """x1 and x2 in their common dtype, RuntimeError unless it is floating."""
     dtype = result_type(x1, x2)
     if not dtype.is_floating_point:
         raise RuntimeError(f"{op}: expected common dtype to be floating point, yet common dtype "
@@ -19,9 +25,6 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """The cosine of the angle between x1 and x2 (broadcast together) along dim: each divided by
     its 2-norm (held at least eps) first, then their product summed. As PyTorch, the floor on
     the norms takes no part in the gradient."""
-    from ..autograd import no_grad
-    from ..linalg import vector_norm
-    from .._refs.shape import broadcast_tensors
     x1, x2 = _floating_pair("cosine_similarity", x1, x2)
     x1, x2 = broadcast_tensors(x1, x2)
     n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
@@ -42,7 +45,6 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows i < j of an (N, M) input, in row-major
     order of the pairs: N * (N - 1) / 2 values."""
-    from .._refs.creation import triu_indices
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:
@@ -58,7 +60,6 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
 def _safe_norm(diff: Tensor, p: float) -> Tensor:
     """The p-norm of each row, whose gradient at a zero row is zero (as PyTorch's pdist)."""
-    from .._prims.pointwise import where
     if p == 0:
         return (diff != 0).to(diff.dtype).sum(1)
     if diff.size(1) == 0:             # empty rows are 0 apart, whatever the norm

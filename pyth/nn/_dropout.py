@@ -1,5 +1,7 @@
-"""Dropout functions: F.dropout, the channel dropouts (1-D, 2-D, 3-D) and the alpha dropouts.
-Random draws happen under no_grad into a multiplier; the gradient is then that of a product."""
+"""Dropout functions: F.dropout, the channel dropouts (F.dropout1d, F.dropout2d, F.dropout3d)
+and the alpha dropouts of SELU networks, composed of differentiable tensor ops. Random draws
+happen under no_grad into a multiplier (and, for alpha dropout, an offset); the gradient is
+then that of a product."""
 
 from __future__ import annotations
 
@@ -7,20 +9,38 @@ import math
 import warnings
 
 from .._prims.creation import empty
-from ..autograd import no_grad, no_grad as _no_grad
+from ..autograd import no_grad
 from ..tensor import Tensor
+
+# SELU's alpha * scale: the value a dropped unit takes under alpha dropout (before the affine
+# correction that keeps mean 0 and variance 1)
+_ALPHA_PRIME = 1.7580993408473766
+
+
+def _check_p(p: float) -> None:
+    """ValueError unless the drop probability p lies in [0, 1]."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _apply(input: Tensor, scale: Tensor, shift: Tensor | None, inplace: bool) -> Tensor:
+    """input * scale (+ shift), in place when asked."""
+    if inplace:
+        input.mul_(scale)
+        return input.add_(shift) if shift is not None else input
+    out = input * scale
+    return out + shift if shift is not None else out
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Zeroes each element with probability p and scales the rest by 1 / (1 - p)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if not training or p == 0.0:
         return input
     if p == 1.0:
         return input.mul_(0) if inplace else input * 0
-    with _no_grad():
+    with no_grad():
         keep = input.new_empty(input.shape) if hasattr(input, "new_empty") else \
             input.detach().clone()
         keep.bernoulli_(1.0 - p).div_(1.0 - p)
@@ -31,8 +51,7 @@ def _channel_dropout(op: str, input: Tensor, p: float, training: bool, inplace: 
                      batched: bool) -> Tensor:
     """Zeroes whole channels (all of a (sample, channel)'s elements together) with
     probability p and scales the rest by 1 / (1 - p)."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _check_p(p)
     if not training or p == 0.0:
         return input
     lead = 2 if batched else 1
@@ -78,31 +97,23 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     return _channel_dropout("dropout2d", input, p, training, inplace, input.dim() >= 2)
 
 
-# SELU's alpha * scale: the value a dropped unit takes under alpha dropout (before the affine
-# correction that keeps mean 0 and variance 1)
-_ALPHA_PRIME = 1.7580993408473766
-
-
-def _check_p(p: float) -> None:
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-
-
-def _apply(input: Tensor, scale: Tensor, shift: Tensor | None, inplace: bool) -> Tensor:
-    """input * scale (+ shift), in place when asked."""
-    if inplace:
-        input.mul_(scale)
-        return input.add_(shift) if shift is not None else input
-    out = input * scale
-    return out + shift if shift is not None else out
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Channel dropout for (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is "
+                      f"deprecated and will result in an error in a future release. To retain "
+                      f"the behavior and silence this warning, please use dropout instead. Note "
+                      f"that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      f"spatial dimensions, a channel dimension, and an optional batch "
+                      f"dimension (i.e. 4D or 5D inputs).", stacklevel=2)
+    return _channel_dropout("dropout3d", input, p, training, inplace, input.dim() == 5)
 
 
 def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
                    feature: bool) -> Tensor:
     """Replaces dropped units (elements, or whole channels when feature) with SELU's negative
     saturation, then a * x + b restores the input's mean and variance."""
-    from ..autograd import no_grad
-    from .._prims.creation import empty
     _check_p(p)
     if p == 0.0 or not training or input.numel() == 0:
         return input
@@ -130,16 +141,3 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels (dim 1) rather than elements."""
     return _alpha_dropout(input, p, training, inplace, True)
-
-
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
-    """Channel dropout for (N, C, D, H, W) or unbatched (C, D, H, W) input."""
-    if input.dim() not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is "
-                      f"deprecated and will result in an error in a future release. To retain "
-                      f"the behavior and silence this warning, please use dropout instead. Note "
-                      f"that dropout3d exists to provide channel-wise dropout on inputs with 3 "
-                      f"spatial dimensions, a channel dimension, and an optional batch "
-                      f"dimension (i.e. 4D or 5D inputs).", stacklevel=2)
-    return _channel_dropout("dropout3d", input, p, training, inplace, input.dim() == 5)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._prims.creation import arange, zeros
 from ..tensor import Tensor, as_int64
 
 
@@ -51,7 +52,6 @@ def _block_index(spatial: tuple, kernel: tuple, dilation: tuple, padding: tuple,
     unpadded image (0 where the cell lies in the padding), and a bool mask of the cells inside
     it (None when every cell is). The padding is never materialised, so the work and memory
     are the result's, however large the padding."""
-    from .._prims.creation import arange
     (kh, kw), (dh, dw), (ph, pw), (sh, sw), (oh, ow) = kernel, dilation, padding, stride, grid
     rows = arange(kh).reshape(kh, 1, 1, 1) * dh + arange(oh).reshape(1, 1, oh, 1) * sh - ph
     cols = arange(kw).reshape(1, kw, 1, 1) * dw + arange(ow).reshape(1, 1, 1, ow) * sw - pw
@@ -63,6 +63,7 @@ def _block_index(spatial: tuple, kernel: tuple, dilation: tuple, padding: tuple,
 
 
 def _geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple:
+    """kernel_size, dilation, padding and stride as pairs of ints."""
     return tuple(_ntuple(v, 2, n) for v, n in ((kernel_size, "kernel_size"),
                                                (dilation, "dilation"), (padding, "padding"),
                                                (stride, "stride")))
@@ -91,7 +92,6 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
          padding: Any = 0, stride: Any = 1) -> Tensor:
     """col2im: (N, C*kh*kw, L) -> (N, C, *output_size), each block's cells summed back into
     place (overlaps add up); an unbatched (C*kh*kw, L) gives (C, *output_size)."""
-    from .._prims.creation import zeros
     if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[input.dim() - 2:]):
         raise RuntimeError(f"fold(): expected a non-empty 2D or 3D (batch mode) input, with an "
                            f"optional 0-size batch dim, got {list(input.shape)}")

@@ -19,8 +19,9 @@ import numpy as np
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
+from .._prims.creation import empty
 from .._th import ffi, lib
-from ..autograd import enable_grad, grad_mode
+from ..autograd import enable_grad, grad, grad_mode
 from ..autograd.kernel_node import KernelNode, attach, next_edges
 from ..tensor import Tensor
 
@@ -191,7 +192,6 @@ def _composed(x: Tensor, grid: Tensor, args: tuple) -> Tensor:
 
 def _composed_grads(g: Tensor, x: Tensor, grid: Tensor, args: tuple, need_x: bool,
                     need_grid: bool) -> tuple:
-    from ..autograd import grad
     wanted = [t for t, need in ((x, need_x), (grid, need_grid)) if need]
     with enable_grad():
         y = _composed(x, grid, args)
@@ -330,7 +330,6 @@ def _affine_grid(theta: Tensor, spatial: tuple, align: bool) -> Tensor:
     base is allocated first, checked (MemoryError when it cannot be had), and filled through
     broadcasting views, so no temporary is larger than an axis before that allocation has
     succeeded; the product allocates the result, checked as well."""
-    from .._prims.creation import empty
     ft = np.float64 if theta.dtype is _dt.float64 else np.float32
     k = len(spatial)
     base = empty(*spatial, k + 1, dtype=theta.dtype)

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._errors import not_implemented
+from .._prims.creation import tensor
 from ..tensor import Tensor
 from ._pool_kernels import adaptive_avg_pool1d, adaptive_avg_pool2d
 
@@ -219,7 +220,6 @@ def _int16_weights(wts: np.ndarray, top: float) -> tuple:
 
 def _apply_dim(x: Tensor, dim: int, idx: np.ndarray, wts: np.ndarray | None) -> Tensor:
     """sum_k x.index_select(dim, idx[k]) * wts[k], the weights laid along dim."""
-    from .._prims.creation import tensor
     shape = (-1,) + (1,) * (x.dim() - 1 - dim)
     out = None
     for k in range(idx.shape[0]):
@@ -508,7 +508,6 @@ def _uint8_separable(x: Tensor, out: list, scales: list | None, align_corners: b
 def _empty_result(x: Tensor, out: list) -> Tensor:
     """x sized to out on its spatial dims when nothing is to be computed (an empty batch,
     channel or output), still connected to x for autograd."""
-    from .._prims.creation import tensor
     first = x.dim() - len(out)
     for i, o in enumerate(out):
         x = x.index_select(first + i, tensor([0] * o, dtype=_dt.int64))

@@ -1,9 +1,10 @@
-"""Linear functions: F.linear and F.bilinear over the THNN linear kernels, and F.flatten."""
+"""Linear functions: F.linear (the THNN Linear kernels for 2-D float operands, a matmul
+otherwise), F.bilinear composed of matmuls, and F.flatten."""
 
 from __future__ import annotations
 
-from . import _linear_kernels
 from ..tensor import Tensor
+from . import _linear_kernels
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -60,4 +61,5 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """input with dims start_dim..end_dim merged into one (Tensor.flatten)."""
     return input.flatten(start_dim, end_dim)

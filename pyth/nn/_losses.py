@@ -1,5 +1,17 @@
-"""Loss functions: regression, classification (THNN softmax kernels), ranking, embedding,
-multi-label and likelihood losses, with PyTorch's reductions and legacy keywords."""
+"""Loss functions: the regression and binary losses, kl_div, nll_loss and cross_entropy (over
+the THNN softmax kernels, generic/THNNSoftMax.c), and the ranking, embedding, multi-label and
+likelihood losses. F.ctc_loss is a THNN kernel, in _ctc_kernels.
+
+Every loss but nll_loss and cross_entropy is a composition of differentiable tensor ops written
+with PyTorch's formula, so values and gradients are PyTorch's and no kernel or backward of its
+own is needed. The margin losses that PyTorch runs as C kernels (multi_margin,
+multilabel_margin) keep a kernel's strict `z > 0` test through `where`, so a hinge exactly at
+its kink passes no gradient, as there.
+
+Reductions: PyTorch checks the reduction name in several ways, and each loss here keeps the one
+its PyTorch counterpart uses (_reduce, _reduction_of, _named_reduction, the loss's own
+message); the legacy size_average / reduce pair maps to a name first (legacy_reduction).
+"""
 
 from __future__ import annotations
 
@@ -9,23 +21,34 @@ from typing import Any, Callable
 
 from .. import dtypes as _dt
 from .._errors import not_implemented
-from .._prims.pointwise import where as _where
+from .._prims.creation import arange, ones_like, zeros
+from .._prims.pointwise import minimum, where
 from .._promotion import result_type
+from .._refs.shape import broadcast_shapes
+from ..autograd import no_grad
 from ..tensor import Tensor, as_int64
-from ._activations import log_softmax
-from ._reduction import legacy_reduction, legacy_reduction as _legacy_reduction
+from ._activations import log_softmax, logsigmoid
+from ._distance import pairwise_distance
+from ._reduction import legacy_reduction
 from ._softmax_kernels import cross_entropy_indices as _ce_indices, nll_loss as _nll
 
 
 _CE_FUSED = (_dt.float32, _dt.float64)
+EPSILON = 1e-12                   # cosine_embedding_loss: added to each squared norm
+_KERNEL_DTYPES = (_dt.float32, _dt.float64)   # the dtypes PyTorch's margin kernels take
+_PAIR_BLOCK = 1 << 22            # multilabel_margin: elements in one (N, J, C) block of hinges
 _REDUCE: dict[str, Callable[[Tensor], Tensor]] = {
     "none": lambda loss: loss,
     "mean": lambda loss: loss.mean(),
     "sum": lambda loss: loss.sum(),
 }
+_OLD_NAMES = {"elementwise_mean": "mean"}    # PyTorch's former name, still accepted with a warning
 
+
+# ---- reductions ----------------------------------------------------------------------------------
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    """loss reduced by name: 'mean', 'sum' or 'none' (ValueError for any other)."""
     if reduction == "mean":
         return loss.mean()
     if reduction == "sum":
@@ -35,9 +58,27 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
+    """The checked reduction of a loss PyTorch runs natively: the legacy pair first, then the
+    name ('elementwise_mean' still means 'mean')."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    if reduction in _OLD_NAMES:
+        warnings.warn(f"reduction='{reduction}' is deprecated. Please use "
+                      f"reduction='{_OLD_NAMES[reduction]}' instead.", stacklevel=3)
+        reduction = _OLD_NAMES[reduction]
+    return _named_reduction(reduction)
+
+
+def _named_reduction(reduction: str, message: str = "is not a valid value for reduction") -> str:
+    """reduction itself when it is 'none', 'mean' or 'sum', else ValueError('<name> <message>')."""
+    if reduction not in _REDUCE:
+        raise ValueError(f"{reduction} {message}")
+    return reduction
+
+
 def _check_same_size(name: str, input: Tensor, target: Tensor) -> None:
+    """PyTorch's UserWarning when target's shape differs from input's (they broadcast)."""
     if tuple(input.shape) != tuple(target.shape):
-        import warnings
         warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the "
                       f"input size ({list(input.shape)}). This will likely lead to incorrect "
                       f"results due to broadcasting. Please ensure they have the same size.",
@@ -70,8 +111,25 @@ def _weighted(loss: Tensor, weight: Tensor | None, input: Tensor, reduction: str
                      "'sum'.")
 
 
+def _scalar_in(value: float, dtype: _dt.dtype) -> float | int:
+    """value as a fill of dtype stores it (integer types truncate toward zero), for the losses
+    whose PyTorch kernel fills a tensor of the input's dtype with the margin."""
+    return value if dtype.is_floating_point else int(value)
+
+
+def _same_dims(op: str, **tensors: Tensor) -> None:
+    """RuntimeError unless the named tensors have one number of dims."""
+    if len({t.dim() for t in tensors.values()}) > 1:
+        sizes = ", ".join(f"{k} {list(t.shape)}" for k, t in tensors.items())
+        raise RuntimeError(f"{op}(): expected {', '.join(tensors)} of one number of dims, got "
+                           f"sizes {sizes}")
+
+
+# ---- regression and binary losses ----------------------------------------------------------------
+
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """(input - target)^2, reduced (optionally weighted elementwise)."""
     _check_same_size("mse_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     _need_floating("mse_loss", input, target)
@@ -81,6 +139,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """|input - target|, reduced (optionally weighted elementwise)."""
     _check_same_size("l1_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -97,7 +156,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
     d = (input - target).abs()
     if beta == 0:
         return _reduce(d, reduction)
-    return _reduce(_where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    return _reduce(where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
@@ -108,7 +167,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
     _check_same_size("huber_loss", input, target)
     _need_floating("huber_loss", input, target)
     d = (input - target).abs()
-    return _weighted(_where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), weight, input,
+    return _weighted(where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), weight, input,
                      reduction, mean_by_weight=False)
 
 
@@ -160,7 +219,6 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     elif reduction == "mean":
-        import warnings
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
@@ -168,12 +226,14 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        safe = _where(target > 0, target, target * 0 + 1)
-        loss = _where(target > 0, target * (safe.log() - input), target * 0)
+        safe = where(target > 0, target, target * 0 + 1)
+        loss = where(target > 0, target * (safe.log() - input), target * 0)
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() else loss.sum()
     return _reduce(loss, reduction)
 
+
+# ---- classification (THNN kernels: generic/THNNSoftMax.c) ----------------------------------------
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: Any = None, ignore_index: int = -100, reduce: Any = None,
@@ -241,49 +301,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     return (1 - label_smoothing) * nll + (label_smoothing / c) * smooth
 
 
-EPSILON = 1e-12                   # cosine_embedding_loss: added to each squared norm
-
-
-_KERNEL_DTYPES = (_dt.float32, _dt.float64)   # the dtypes PyTorch's margin kernels take
-
-
-_PAIR_BLOCK = 1 << 22            # multilabel_margin: elements in one (N, J, C) block of hinges
-
-
-_OLD_NAMES = {"elementwise_mean": "mean"}    # PyTorch's former name, still accepted with a warning
-
-
-def _reduction_of(size_average: Any, reduce: Any, reduction: str) -> str:
-    """The checked reduction of a loss PyTorch runs natively: the legacy pair first, then the
-    name ('elementwise_mean' still means 'mean')."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    if reduction in _OLD_NAMES:
-        warnings.warn(f"reduction='{reduction}' is deprecated. Please use "
-                      f"reduction='{_OLD_NAMES[reduction]}' instead.", stacklevel=3)
-        reduction = _OLD_NAMES[reduction]
-    return _named_reduction(reduction)
-
-
-def _named_reduction(reduction: str, message: str = "is not a valid value for reduction") -> str:
-    """reduction itself when it is 'none', 'mean' or 'sum', else ValueError('<name> <message>')."""
-    if reduction not in _REDUCE:
-        raise ValueError(f"{reduction} {message}")
-    return reduction
-
-
-def _scalar_in(value: float, dtype: _dt.dtype) -> float | int:
-    """value as a fill of dtype stores it (integer types truncate toward zero), for the losses
-    whose PyTorch kernel fills a tensor of the input's dtype with the margin."""
-    return value if dtype.is_floating_point else int(value)
-
-
-def _same_dims(op: str, **tensors: Tensor) -> None:
-    """RuntimeError unless the named tensors have one number of dims."""
-    if len({t.dim() for t in tensors.values()}) > 1:
-        sizes = ", ".join(f"{k} {list(t.shape)}" for k, t in tensors.items())
-        raise RuntimeError(f"{op}(): expected {', '.join(tensors)} of one number of dims, got "
-                           f"sizes {sizes}")
-
+# ---- pairwise and pointwise margins --------------------------------------------------------------
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                         size_average: Any = None, reduce: Any = None,
@@ -301,7 +319,6 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     """input where target is 1, max(0, margin - input) where target is -1 (input is typically
     a distance; any other target value adds both terms, as PyTorch's). Integer inputs keep
     their dtype, the margin truncated to it."""
-    from .._prims.pointwise import where
     reduction = _reduction_of(size_average, reduce, reduction)
     far = (_scalar_in(margin, input.dtype) - input).clamp_min(0)
     loss = where(target != 1, far, 0) + where(target != -1, input, 0)
@@ -312,7 +329,6 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)): a smooth two-class hinge. The loss has input's dtype and
     shape (target must broadcast to it), as PyTorch's computes it in place of a copy of input."""
-    from .._refs.shape import broadcast_shapes
     reduction = _reduction_of(size_average, reduce, reduction)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"soft_margin_loss(): expected a floating point input, got "
@@ -330,8 +346,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
                                 reduction: str = "mean") -> Tensor:
     """One binary cross-entropy on logits per class (last dim), averaged over the classes:
     -(t log sigmoid(x) + (1 - t) log sigmoid(-x)), times weight, summed over classes / C."""
-    from ._activations import logsigmoid
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
@@ -342,13 +357,14 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return _REDUCE[_named_reduction(reduction, "is not valid")](per_sample)
 
 
+# ---- embeddings ----------------------------------------------------------------------------------
+
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
                           size_average: Any = None, reduce: Any = None,
                           reduction: str = "mean") -> Tensor:
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1, the cosine
     taken along the last dim with EPSILON added to each squared norm. Inputs (N, D) with target
     (N), or unbatched (D) with a 0-dim target."""
-    from .._prims.pointwise import where
     reduction = _reduction_of(size_average, reduce, reduction)
     dim = target.dim()
     if dim > 1:
@@ -368,7 +384,6 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def _triplet(distance: Callable[[Tensor, Tensor], Tensor], anchor: Tensor, positive: Tensor,
              negative: Tensor, margin: float, swap: bool) -> Tensor:
     """max(0, margin + d(a, p) - d(a, n)) per triplet; swap takes min(d(a, n), d(p, n))."""
-    from .._prims.pointwise import minimum
     d_neg = distance(anchor, negative)
     if swap:
         d_neg = minimum(d_neg, distance(positive, negative))
@@ -389,7 +404,6 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduction: str = "mean") -> Tensor:
     """max(0, margin + |a - p + eps|_p - |a - n + eps|_p) over the last dim (pairwise_distance),
     so the anchor ends nearer the positive than the negative by margin."""
-    from ._distance import pairwise_distance
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_triplet("triplet_margin_loss", margin, anchor, positive, negative)
     loss = _triplet(lambda x, y: pairwise_distance(x, y, p, eps), anchor, positive, negative,
@@ -403,13 +417,14 @@ def triplet_margin_with_distance_loss(
         margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
     """triplet_margin_loss with any distance (default pairwise_distance): max(0, margin +
     d(a, p) - d(a, n))."""
-    from ._distance import pairwise_distance
     _named_reduction(reduction)
     _check_triplet("triplet_margin_with_distance_loss", margin, anchor, positive, negative)
     loss = _triplet(distance_function or pairwise_distance, anchor, positive, negative, margin,
                     swap)
     return _REDUCE[reduction](loss)
 
+
+# ---- multi-class and multi-label margins (PyTorch's C kernels, composed) -------------------------
 
 def _frames(op: str, input: Tensor) -> tuple[int, int]:
     """(samples, classes) of a margin kernel's input: (N, C) with C > 0, (C) with C > 0, or a
@@ -434,7 +449,6 @@ def _kernel_dtypes(op: str, input: Tensor, target: Tensor) -> None:
 
 def _hinge(z: Tensor, keep: Tensor) -> Tensor:
     """z where keep and z > 0, else 0: a kernel's `if (z > 0)` sum term (no gradient at z = 0)."""
-    from .._prims.pointwise import where
     return where(keep & (z > 0), z, 0)
 
 
@@ -468,7 +482,6 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 def _multi_margin(x: Tensor, y: Tensor, p: int, margin: float,
                   weight: Tensor | None) -> Tensor:
     """multi_margin_loss per sample of x (N, C) with class indices y (N)."""
-    from .._prims.creation import arange
     n, c = x.shape
     if n and not bool(((y >= 0) & (y < c)).all()):
         raise RuntimeError(f"multi_margin_loss(): target out of range: class indices must lie "
@@ -510,7 +523,6 @@ def _multilabel_margin(x: Tensor, y: Tensor) -> Tensor:
     """multilabel_margin_loss per sample of x (N, C), targets y (N, C): the hinges of every
     (listed target j, class i) pair, in (N, J, C) blocks of at most _PAIR_BLOCK elements, J
     running over the longest target list only."""
-    from .._prims.creation import zeros
     n, c = x.shape
     listed = (y < 0).to(_dt.int64).cumsum(1) == 0      # the entries before the first -1
     idx = y.clamp_min(0)
@@ -527,13 +539,15 @@ def _multilabel_margin(x: Tensor, y: Tensor) -> Tensor:
     return total / c
 
 
+# ---- likelihoods ---------------------------------------------------------------------------------
+
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None,
                      reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of target under Poisson(rate): exp(input) - target * input when
     input is the log-rate, else input - target * log(input + eps); full adds Stirling's
     log(target!) ~ t log t - t + log(2 pi t) / 2 where target > 1."""
-    reduction = _named_reduction(_legacy_reduction(size_average, reduce, reduction))
+    reduction = _named_reduction(legacy_reduction(size_average, reduce, reduction))
     if log_input:
         loss = input.exp() - target * input
     else:
@@ -549,7 +563,6 @@ def _gaussian_var(input: Tensor, var: Tensor | float) -> Tensor:
     element), input's shape less the last dim (one per sample, unsqueezed), or input's dims
     with the mismatched sizes adding up to 1 (a size-1 dim to broadcast); a float fills
     input's shape."""
-    from .._prims.creation import ones_like
     if isinstance(var, float):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -574,7 +587,6 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     """Negative log-likelihood of target under N(input, var): (log var + (input - target)^2 /
     var) / 2, var held at least eps (the floor takes no part in the gradient, as PyTorch's);
     full adds log(2 pi) / 2."""
-    from ..autograd import no_grad
     var = _gaussian_var(input, var)
     reduction = _named_reduction(reduction, "is not valid")
     if not var.dtype.is_floating_point:

@@ -9,11 +9,19 @@ from collections.abc import Sequence
 
 from .. import dtypes as _dt
 from .._errors import not_implemented
+from .._prims.pointwise import div
+from ..autograd import no_grad
+from ..dtype_info import finfo
 from ..tensor import Tensor
 from ._norm_kernels import normalization
+from ._padding import pad
 
+
+# ---- over the THNN kernels -----------------------------------------------------------------------
 
 def _features(op: str, x: Tensor, n: int, **tensors: Tensor | None) -> None:
+    """RuntimeError when a per-channel tensor (running stats, weight, bias) has other than n
+    elements."""
     for name, t in tensors.items():
         if t is not None and t.numel() != n:
             raise RuntimeError(f"{op}(): expected input with {t.numel()} channels, got {n} "
@@ -75,7 +83,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return normalization("group_norm", input, weight, bias, int(num_groups), float(eps))
 
 
+# ---- instance, RMS and local response normalisation (compositions) -------------------------------
+
 def _verify_spatial_size(input: Tensor) -> None:
+    """ValueError when each (sample, channel) has a single spatial element to normalise."""
     cells = 1
     for s in input.shape[2:]:
         cells *= s
@@ -90,7 +101,6 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalises each (sample, channel) over its spatial dims: batch norm of the input seen
     as one sample of N*C channels, the running statistics averaged back over the batch."""
-    from ..autograd import no_grad
     if input.dim() < 2:
         raise ValueError(f"instance_norm(): expected 2D or more input (N, C, ...), got "
                          f"{input.dim()}D input")
@@ -116,6 +126,7 @@ _OPMATH = {_dt.float16: _dt.float32, _dt.bfloat16: _dt.float32}
 
 
 def _normalized_shape(shape: Sequence[int]) -> tuple:
+    """rms_norm's normalized_shape as a tuple of ints, TypeError for anything else."""
     if not isinstance(shape, Sequence) or not all(isinstance(s, int) for s in shape):
         raise TypeError(f"rms_norm(): argument 'normalized_shape' must be a sequence of ints, "
                         f"not {type(shape).__name__}")
@@ -126,7 +137,6 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int],
              weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) over the last dims (normalized_shape), times weight; eps None
     is the machine epsilon of the computing type (float32 for half types, as PyTorch)."""
-    from ..dtype_info import finfo
     shape = _normalized_shape(normalized_shape)
     k = len(shape)
     if input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
@@ -153,7 +163,6 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
                         k: float = 1.0) -> Tensor:
     """x / (k + alpha * mean of x^2 over the size channels around it)^beta (channels dim 1,
     zero-padded at the ends): AlexNet's lateral inhibition."""
-    from ._padding import pad
     if input.dim() < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} "
                          f"dimensions)")
@@ -167,6 +176,5 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """input divided by its p-norm over dim, the norm held at least eps (zero rows stay 0)."""
-    from .._prims.pointwise import div
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom if out is None else div(input, denom, out=out)

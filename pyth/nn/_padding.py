@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .. import dtypes as _dt
+from .._prims.creation import full
+from .._prims.shape import cat
 from ..tensor import Tensor
 
 _MODES = ("constant", "reflect", "replicate", "circular")
@@ -48,7 +50,6 @@ def _pad_parts(x: Tensor, dim: int, before: int, after: int, mode: str) -> list:
 def _pad_nonzero(x: Tensor, pads: tuple, mode: str) -> Tensor:
     """x padded on its last len(pads) // 2 dims (pads: (before, after) per dim, first dim
     first) by concatenating views, so the padding is differentiable."""
-    from .._prims.shape import cat
     nd = len(pads) // 2
     copied = False
     for i in range(nd):
@@ -88,8 +89,6 @@ def _fill_value(value: float, dtype: _dt.dtype) -> float | int | bool:
 
 def _pad_constant(x: Tensor, pad: tuple, value: float) -> Tensor:
     """x with pad[2i], pad[2i+1] elements before and after dim -1-i (negative ones crop)."""
-    from .._prims.creation import full
-    from .._prims.shape import cat
     fill = _fill_value(value, x.dtype)
     out = x
     for i in range(len(pad) // 2):

@@ -1,14 +1,20 @@
-"""Pooling compositions: max unpooling and power-average (LP) pooling over the THNN pooling
-kernels and differentiable ops."""
+"""Pooling functions composed of differentiable ops: max unpooling (F.max_unpool1d/2d/3d) and
+power-average pooling (F.lp_pool1d/2d/3d, over the THNN average pooling). The max, average and
+adaptive poolings are THNN kernels, in _pool_kernels."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .. import dtypes as _dt
+from .._prims.creation import zeros
 from ..tensor import Tensor
+from ._activations import relu
 from ._fold import _ntuple
+from ._pool_kernels import avg_pool
 
+
+# ---- max unpooling -------------------------------------------------------------------------------
 
 def _unpool_size(input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
                  output_size: Any) -> tuple:
@@ -36,7 +42,6 @@ def _unpool_size(input: Tensor, kernel: tuple, stride: tuple, padding: tuple,
 def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, stride: Any,
                 padding: Any, output_size: Any) -> Tensor:
     """Scatters each value to its index in the flattened spatial output (zeros elsewhere)."""
-    from .._prims.creation import zeros
     name = f"max_unpool{nd}d"
     kernel = _ntuple(kernel_size, nd, "kernel_size")
     stride = _ntuple(stride if stride is not None else kernel_size, nd, "stride")
@@ -81,11 +86,11 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
     return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
 
 
+# ---- power-average pooling -----------------------------------------------------------------------
+
 def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any,
              ceil_mode: bool, nd: int) -> Tensor:
     """(sum of x^p over each window)^(1/p), the sum as window size times the average."""
-    from ._pool_kernels import avg_pool
-    from ._activations import relu
     kernel = _ntuple(kernel_size, nd, "kernel_size")
     cells = 1
     for k in kernel:

@@ -4,6 +4,7 @@ also holds F.embedding_bag) and F.one_hot."""
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .._prims.creation import zeros
 from ..tensor import Tensor
 from ._embedding_kernels import embedding as _emb, renorm_
 
@@ -41,7 +42,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 of shape (*tensor.shape, num_classes): 1 at each value's position, else 0;
     num_classes=-1 takes the largest value + 1."""
-    from .._prims.creation import zeros
     if tensor.dtype is not _dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:

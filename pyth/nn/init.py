@@ -8,7 +8,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import linalg
+from .._prims.creation import empty
 from ..autograd import no_grad
+from ..random import randperm
 from ..tensor import Tensor
 
 _LINEAR = {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -152,8 +155,6 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR of a normal one, signs fixed by R's diagonal."""
-    from .. import linalg
-    from .._prims.creation import empty
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
@@ -175,7 +176,6 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
     """A 2-D tensor with a fraction `sparsity` of each column zero, the rest N(0, std)."""
-    from ..random import randperm
     if tensor.dim() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape

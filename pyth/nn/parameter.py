@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._prims.creation import empty
 from ..tensor import Tensor
 
 _classes: dict = {}
@@ -32,7 +33,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> "Parameter":
         if data is None:
-            from .._prims.creation import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): expected a Tensor, got {type(data).__name__}")

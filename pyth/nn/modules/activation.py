@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import dtypes as _dt
+from ..._prims.creation import empty, full
 from ...tensor import Tensor
 from .. import functional as F
+from .. import init
+from .._attention import _canonical_mask, _none_or_dtype
+from ..parameter import Parameter
+from .linear import Linear
 from .module import Module
 
 
@@ -243,9 +249,6 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None,
                  dtype: Any = None) -> None:
-        from ... import dtypes as _dt
-        from ..._prims.creation import full
-        from ..parameter import Parameter
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
         dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
@@ -275,9 +278,6 @@ class Softmin(_DimModule):
 
 
 # ==== multi-head attention =======================================================================
-
-from .linear import Linear
-
 
 class NonDynamicallyQuantizableLinear(Linear):
     """MultiheadAttention's output projection: a plain Linear under PyTorch's class name (pyth
@@ -312,9 +312,6 @@ class MultiheadAttention(Module):
 
     def _make_parameters(self, bias: bool, add_bias_kv: bool, dtype: Any) -> None:
         """Registers the projections in PyTorch's order (so named_parameters pair up)."""
-        from ... import dtypes as _dt
-        from ..._prims.creation import empty
-        from ..parameter import Parameter
         dt = _dt.resolve(dtype) if dtype is not None else _dt.get_default_dtype()
         e = self.embed_dim
         if self._qkv_same_embed_dim:
@@ -339,7 +336,6 @@ class MultiheadAttention(Module):
 
     def _reset_parameters(self) -> None:
         """Xavier-uniform projections, zero biases, Xavier-normal bias_k / bias_v (PyTorch's)."""
-        from .. import init
         if self._qkv_same_embed_dim:
             init.xavier_uniform_(self.in_proj_weight)
         else:
@@ -358,7 +354,6 @@ class MultiheadAttention(Module):
                 is_causal: bool = False) -> tuple:
         """(output, attention weights or None); batch_first inputs are (N, L, E). Masks mark
         with True (or -inf) the keys to leave out."""
-        from .._attention import _canonical_mask, _none_or_dtype
         batched = query.dim() == 3
         key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
                                            _none_or_dtype(attn_mask), "attn_mask", query.dtype)

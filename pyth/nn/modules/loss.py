@@ -7,6 +7,7 @@ from typing import Any, Callable
 from ...tensor import Tensor
 from .. import functional as F
 from .._reduction import legacy_reduction
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -198,7 +199,6 @@ class TripletMarginWithDistanceLoss(_Loss):
 
     def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
                  margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
-        from .distance import PairwiseDistance
         super().__init__(reduction=reduction)
         self.margin = _positive_margin("TripletMarginWithDistanceLoss", margin)
         self.distance_function = distance_function if distance_function is not None \

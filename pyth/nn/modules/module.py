@@ -12,6 +12,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Iterator, NamedTuple
 
 from ... import dtypes as _dt
+from ...autograd import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, _class_for
 
@@ -325,7 +326,6 @@ class Module:
         optimizer built before keeps working), taking fn's result as its data."""
         for m in self.children():
             m._apply(fn)
-        from ...autograd import no_grad
         with no_grad():
             for p in self._parameters.values():
                 if p is None:
@@ -409,7 +409,6 @@ class Module:
                         assign: bool = False) -> _IncompatibleKeys:
         """Copies matching entries into the parameters and persistent buffers. strict: every
         key must match both ways; shape mismatches are errors either way."""
-        from ...autograd import no_grad
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         own = self.state_dict(keep_vars=True)

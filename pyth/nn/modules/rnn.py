@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from ... import dtypes as _dt
 from ..._prims.creation import empty, zeros
+from ..._prims.shape import cat, stack
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -56,7 +57,6 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _stack(ts: list) -> Tensor:
-    from ..._prims.shape import stack
     return stack(ts, 0)
 
 
@@ -213,7 +213,6 @@ class RNNBase(Module):
                                             reverse=d == 1)
                 outs.append(out)
                 finals.append(state)
-            from ..._prims.shape import cat
             x = outs[0] if dirs == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)

@@ -12,8 +12,11 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable
 
+from ... import dtypes as _dt
+from ..._prims.creation import full
 from ...tensor import Tensor
 from .. import functional as F
+from .. import init
 from .._attention import _canonical_mask, _none_or_dtype
 from .activation import MultiheadAttention
 from .container import ModuleList
@@ -36,8 +39,6 @@ def _activation_fn(activation: str | Callable) -> Callable:
 
 def _generate_square_subsequent_mask(sz: int, device: Any = None, dtype: Any = None) -> Tensor:
     """(sz, sz) float mask: 0 on and below the diagonal, -inf above (position i sees j <= i)."""
-    from ... import dtypes as _dt
-    from ..._prims.creation import full
     dt = _dt.resolve(dtype) if dtype is not None else _dt.float32
     return full((sz, sz), float("-inf"), dtype=dt).triu(1)
 
@@ -261,7 +262,6 @@ class Transformer(Module):
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
-        from .. import init
         for p in self.parameters():
             if p.dim() > 1:
                 init.xavier_uniform_(p)

@@ -24,6 +24,7 @@ from ...distributed.collectives import _all_reduce
 from ...distributed.process_group import ProcessGroup
 from ...distributed.reduce_op import ReduceOp
 from ..._prims.creation import empty
+from ...tensor import Tensor
 
 _UNFINISHED = ("Expected to have finished reduction in the prior iteration before starting a "
                "new one. This error indicates that your module has parameters that were not "
@@ -183,7 +184,6 @@ def _reachable_leaves(outputs: Any) -> set:
 
 
 def _tensors(obj: Any) -> list:
-    from ...tensor import Tensor
     if isinstance(obj, Tensor):
         return [obj]
     if isinstance(obj, dict):

@@ -9,6 +9,8 @@ from collections.abc import Iterable
 
 from ...autograd import no_grad
 from ..._prims.creation import tensor
+from ..._prims.shape import stack
+from ...linalg import vector_norm
 from ...tensor import Tensor
 
 __all__ = [
@@ -37,8 +39,6 @@ def _grads(parameters: _Tensors) -> list:
 def get_total_norm(tensors: _Tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: bool | None = None) -> Tensor:
     """The norm of the norms of tensors: the norm of all their elements as one vector."""
-    from ...linalg import vector_norm
-    from ..._prims.shape import stack
     _no_foreach(foreach)
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)

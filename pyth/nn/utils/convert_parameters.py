@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..._prims.shape import cat
 from ...tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
@@ -11,7 +12,6 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """The parameters flattened and concatenated in order (differentiable, a copy)."""
-    from ..._prims.shape import cat
     return cat([p.view(-1) for p in parameters])
 
 
