@@ -1,6 +1,7 @@
 """More activations through pyth.nn: selu, celu, mish, hardswish, hardsigmoid, logsigmoid,
 softsign, hardshrink, softshrink, tanhshrink and threshold (pointwise THNN kernels), prelu, glu
-and softmin, and their modules.
+and softmin, and their modules; the random rrelu (by its statistics, and as leaky_relu in eval
+mode) and gumbel_softmax.
 
 Values and first-order gradients against PyTorch on inputs that hit every branch (the kinks
 themselves and either side of them, overflow-sized |x|, NaN and +-inf, where PyTorch's result is
@@ -22,7 +23,20 @@ import warnings
 
 import numpy as np
 import pytest
-from _support import P, T, close, dtype_name, needs_torch, rng, torch, twin_call
+from _support import (
+    P,
+    T,
+    close,
+    dtype_name,
+    expected_error,
+    maker,
+    needs_torch,
+    rng,
+    seeded,
+    torch,
+    twin_call,
+    twin_grads,
+)
 
 import pyth
 from pyth import nn
@@ -974,3 +988,91 @@ def test_relu_keeps_the_sign_of_zero_and_nan(dt, form):
     np.testing.assert_array_equal(got, want)
     xt = pyth.tensor([[-0.0, -3.0], [4.0, 0.0]], dtype=getattr(pyth, dt)).t()   # transposed
     assert np.signbit(np.array(f(xt).tolist())).tolist() == [[True, False], [False, False]]
+
+
+# ==== rrelu and gumbel_softmax (composed, random) =================================================
+
+def expanded(x):
+    """A stride-0 view: the first sample repeated along dim 0."""
+    return x[:1].expand(3, *x.shape[1:])
+
+
+def test_rrelu_training_statistics_and_gradient():
+    x = P(seeded(200000), True)
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    xs, ys = x.detach().numpy(), y.detach().numpy()
+    np.testing.assert_array_equal(ys[xs > 0], xs[xs > 0])
+    slopes = ys[xs < 0] / xs[xs < 0]
+    assert 0.1 <= slopes.min() and slopes.max() <= 0.3
+    assert abs(slopes.mean() - 0.2) < 2e-3 and abs(slopes.var() - 0.04 / 12) < 2e-4
+    assert len(np.unique(slopes)) > len(slopes) // 2          # one slope per element
+    y.sum().backward()
+    g = x.grad.numpy()
+    np.testing.assert_array_equal(g[xs > 0], 1)
+    np.testing.assert_allclose(g[xs < 0], slopes, rtol=1e-12)  # the slope drawn is the grad
+
+
+@needs_torch
+def test_rrelu_eval_is_deterministic_leaky_relu():
+    twin_grads(lambda x: F.rrelu(x, 0.1, 0.4), lambda x: TF.rrelu(x, 0.1, 0.4), [seeded(3, 4)])
+    pm, tm = nn.RReLU(0.1, 0.3), torch.nn.RReLU(0.1, 0.3)
+    assert repr(pm) == repr(tm) and repr(nn.RReLU(inplace=True)) == repr(
+        torch.nn.RReLU(inplace=True))
+    pm.eval()
+    tm.eval()
+    x = seeded(4, 5)
+    a, b = pm(P(x, False)), pm(P(x, False))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    close(a, tm(T(x, False)))
+
+
+def test_rrelu_inplace_and_gradcheck():
+    x = pyth.tensor(seeded(50))
+    out = F.rrelu_(x, 0.2, 0.2, training=True)
+    assert out is x
+    np.testing.assert_allclose(x.numpy(), np.where(seeded(50) > 0, seeded(50), 0.2 * seeded(50)))
+    assert gradcheck(lambda t: F.rrelu(t, 0.1, 0.3), (P(seeded(3, 4)),))
+    assert gradcheck(lambda t: F.rrelu(t, 0.25, 0.25, training=True), (P(seeded(3, 4)),))
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("float64", 1e-9)])
+def test_rrelu_expanded_input_and_dtypes(dtype, tol):
+    cases = [(lambda f: lambda x: f.rrelu(x))]
+    for make in cases:
+        twin_grads(make(F), make(TF), [seeded(3, 2, 3, 4)], [expanded], dtype, tol)
+
+
+def test_gumbel_softmax():
+    logits = P(np.log([[0.7, 0.2, 0.1]] * 20000), True)
+    soft = F.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(soft.detach().numpy().sum(-1), 1, rtol=1e-12)
+    hard = F.gumbel_softmax(logits, hard=True)
+    h = hard.detach().numpy()
+    assert set(np.unique(h)) == {0.0, 1.0} and (h.sum(-1) == 1).all()
+    np.testing.assert_allclose(h.mean(0), [0.7, 0.2, 0.1], atol=0.015)  # Gumbel-max sampling
+    (hard * P(seeded(20000, 3), False)).sum().backward()
+    assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0
+
+
+def _x(*shape):
+    return seeded(*shape)
+
+
+RRELU_ERRORS = [
+    ("rrelu-int", lambda f, mk: f.rrelu(mk(np.ones(3, np.int64)), training=True), RuntimeError),
+    ("rrelu-bounds", lambda f, mk: f.rrelu(mk(_x(3)), 0.5, 0.1, True), RuntimeError),
+]
+
+
+@pytest.mark.parametrize("case", RRELU_ERRORS, ids=[c[0] for c in RRELU_ERRORS])
+def test_rrelu_errors(case):
+    _, call, exc = case
+    if torch is not None:   # the table's class is the one PyTorch raises
+        with pytest.raises(Exception) as te, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(TF, maker("torch"))
+        assert expected_error(te.value) is exc, (te.type, te.value)
+    with pytest.raises(exc), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        call(F, maker("pyth"))

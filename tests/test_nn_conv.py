@@ -1,20 +1,36 @@
 """Convolutions (generic/THNNConvolution.c through pyth.nn): forward and every gradient against
 PyTorch in float64 (1e-9 / 1e-8), under gradcheck always, odd geometries, layouts, dtypes,
-modules' parameters, init, repr and errors."""
+modules' parameters, init, repr and errors. F.unfold / F.fold (im2col / col2im, composed of
+differentiable ops) and their modules: values and gradients against PyTorch, numpy references,
+gradcheck, zero-size inputs and PyTorch's exception classes."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
-from _support import P, T, close, copy_params, module_matches_torch, needs_torch, torch
+from _support import (
+    P,
+    T,
+    close,
+    copy_params,
+    expected_error,
+    maker,
+    module_matches_torch,
+    needs_torch,
+    seeded,
+    torch,
+    twin_grads,
+)
 
 import pyth
 from pyth import nn
 from pyth.autograd import gradcheck, gradgradcheck
 from pyth.nn import functional as F
 
+TF = torch.nn.functional if torch is not None else None
 RNG = np.random.default_rng(7)
 
 
@@ -338,3 +354,117 @@ def test_python_threads_have_their_own_workspace():
     for t in threads:
         t.join()
     assert not errors and len(got) == 80 and all(got)
+
+
+# ==== unfold / fold (im2col / col2im, composed) ===================================================
+
+def transposed(x):
+    """The same values through a non-contiguous (transposed twice) view."""
+    return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+
+
+def expanded(x):
+    """A stride-0 view: the first sample repeated along dim 0."""
+    return x[:1].expand(3, *x.shape[1:])
+
+
+FOLD_CASES = [  # (C, H, W), kernel, dilation, padding, stride
+    ((2, 5, 6), 2, 1, 0, 1),
+    ((3, 5, 6), (2, 3), (2, 1), (1, 2), (2, 3)),
+    ((1, 4, 4), 3, 1, 1, 1),
+    ((2, 7, 5), (3, 1), (1, 2), 0, (2, 1)),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("chw,k,d,p,s", FOLD_CASES)
+@pytest.mark.parametrize("batch", [(2,), ()])
+def test_unfold_fold_match_torch(chw, k, d, p, s, batch):
+    y = twin_grads(lambda x: F.unfold(x, k, d, p, s), lambda x: TF.unfold(x, k, d, p, s),
+                 [seeded(*batch, *chw)])
+    twin_grads(lambda c: F.fold(c, chw[1:], k, d, p, s), lambda c: TF.fold(c, chw[1:], k, d, p, s),
+             [seeded(*y.shape, key=3)])
+
+
+@needs_torch
+def test_unfold_fold_layouts_float32_empty_modules():
+    twin_grads(lambda x: nn.Unfold(2, padding=1)(x), lambda x: torch.nn.Unfold(2, padding=1)(x),
+             [seeded(2, 3, 4, 5)], [transposed], "float32", 1e-5)
+    twin_grads(lambda c: nn.Fold((4, 5), 2)(c), lambda c: torch.nn.Fold((4, 5), 2)(c),
+             [seeded(2, 12, 12)], [transposed], "float32", 1e-5)
+    twin_grads(lambda x: F.unfold(x, 2), lambda x: TF.unfold(x, 2), [seeded(0, 3, 4, 5)])
+    twin_grads(lambda c: F.fold(c, 3, 2), lambda c: TF.fold(c, 3, 2), [seeded(0, 8, 4)])
+    for pm, tm in ((nn.Fold(3, (2, 3), stride=2), torch.nn.Fold(3, (2, 3), stride=2)),
+                   (nn.Unfold((2, 2), dilation=2), torch.nn.Unfold((2, 2), dilation=2))):
+        assert repr(pm) == repr(tm)
+
+
+def test_unfold_fold_gradcheck_and_numpy():
+    x = seeded(1, 2, 3, 4)
+    cols = F.unfold(pyth.tensor(x), (2, 2)).numpy()
+    ref = np.stack([x[0, :, i:i + 2, j:j + 2].reshape(-1) for i in range(2) for j in range(3)],
+                   axis=1)
+    np.testing.assert_array_equal(cols[0], ref)
+    ones = F.fold(pyth.ones(1, 4, 6, dtype=pyth.float64), (3, 4), 2).numpy()
+    np.testing.assert_array_equal(ones[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [1, 2, 2, 1]])
+    assert gradcheck(lambda t: F.unfold(t, (2, 3), (1, 2), 1, (2, 1)), (P(seeded(2, 2, 4, 5)),))
+    assert gradcheck(lambda t: F.fold(t, (4, 5), 2, 1, 1, 2), (P(seeded(2, 8, 9)),))
+
+
+@pytest.mark.parametrize("args, message", [
+    ({"kernel_size": 0}, "kernel size should be greater than zero"),
+    ({"kernel_size": (0, 2)}, "kernel size should be greater than zero"),
+    ({"kernel_size": (2, 0)}, "kernel size should be greater than zero"),
+    ({"kernel_size": 2, "stride": 0}, "stride should be greater than zero"),
+    ({"kernel_size": 2, "dilation": 0}, "dilation should be greater than zero"),
+    ({"kernel_size": 2, "padding": -1}, "padding should be non-negative"),
+])
+def test_fold_bad_geometry_is_a_runtime_error(args, message):
+    """A zero kernel (or stride, dilation) is refused before fold divides by the kernel's
+    cell count: RuntimeError, as PyTorch, never ZeroDivisionError."""
+    for batch in ((1,), ()):
+        with pytest.raises(RuntimeError, match=message):
+            F.fold(pyth.ones(*batch, 4, 4), (3, 3), **args)
+        with pytest.raises(RuntimeError, match=message):
+            F.unfold(pyth.ones(*batch, 1, 3, 3), **args)
+    if torch is not None:
+        with pytest.raises(RuntimeError, match=message.split(" should")[0]):
+            TF.fold(torch.ones(1, 4, 4), (3, 3), **args)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("float64", 1e-9)])
+def test_unfold_expanded_input_and_dtypes(dtype, tol):
+    cases = [(lambda f: lambda x: f.unfold(x, 2, padding=1))]
+    for make in cases:
+        twin_grads(make(F), make(TF), [seeded(3, 2, 3, 4)], [expanded], dtype, tol)
+
+
+def _x(*shape):
+    return seeded(*shape)
+
+
+FOLD_ERRORS = [
+    ("unfold-negative-padding", lambda f, mk: f.unfold(mk(_x(2, 3, 4)), 2, padding=-1),
+     RuntimeError),
+    ("unfold-5d", lambda f, mk: f.unfold(mk(_x(1, 1, 2, 3, 3)), 2), RuntimeError),
+    ("unfold-too-big", lambda f, mk: f.unfold(mk(_x(1, 2, 3, 3)), 4), RuntimeError),
+    ("unfold-zero-stride", lambda f, mk: f.unfold(mk(_x(1, 2, 3, 3)), 2, stride=0), RuntimeError),
+    ("unfold-zero-channels", lambda f, mk: f.unfold(mk(_x(1, 0, 3, 3)), 2), RuntimeError),
+    ("fold-not-divisible", lambda f, mk: f.fold(mk(_x(1, 5, 4)), 3, 2), RuntimeError),
+    ("fold-wrong-blocks", lambda f, mk: f.fold(mk(_x(1, 8, 5)), 3, 2), RuntimeError),
+    ("fold-4d", lambda f, mk: f.fold(mk(_x(1, 1, 8, 4)), 3, 2), RuntimeError),
+]
+
+
+@pytest.mark.parametrize("case", FOLD_ERRORS, ids=[c[0] for c in FOLD_ERRORS])
+def test_fold_unfold_errors(case):
+    _, call, exc = case
+    if torch is not None:   # the table's class is the one PyTorch raises
+        with pytest.raises(Exception) as te, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(TF, maker("torch"))
+        assert expected_error(te.value) is exc, (te.type, te.value)
+    with pytest.raises(exc), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        call(F, maker("pyth"))

@@ -1,6 +1,6 @@
 """Embedding (THNN LookupTable kernels) against PyTorch in float64: lookup, the weight's
 gradient with repeated indices and padding_idx, max_norm renormalisation, scale_grad_by_freq,
-from_pretrained, gradcheck, errors; channel dropout (Dropout1d/Dropout2d)."""
+from_pretrained, gradcheck, errors."""
 
 from __future__ import annotations
 
@@ -125,34 +125,3 @@ def test_embedding_errors():
 
 
 # ---- channel dropout ---------------------------------------------------------------------------
-
-def test_dropout2d_zeroes_whole_channels_and_scales():
-    pyth.manual_seed(0)
-    x = pyth.ones(8, 16, 3, 3, dtype=pyth.float64).requires_grad_()
-    m = nn.Dropout2d(0.25)
-    y = m(x)
-    a = y.detach().numpy()
-    per = a.reshape(8, 16, -1)
-    assert np.all((per == 0).all(-1) | (per == 1 / 0.75).all(-1))   # whole channels
-    dropped = (per == 0).all(-1).mean()
-    assert 0.1 < dropped < 0.4
-    y.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), a)               # gradient: the mask
-    m.eval()
-    assert m(x) is x
-    assert repr(m) == repr(torch.nn.Dropout2d(0.25))
-
-
-def test_dropout1d_and_unbatched():
-    pyth.manual_seed(1)
-    y = F.dropout1d(pyth.ones(10, 7), 0.5).numpy()                 # unbatched (C, L)
-    assert np.all((y == 0).all(-1) | (y == 2).all(-1))
-    y = nn.Dropout1d(0.5)(pyth.ones(3, 10, 7)).numpy()
-    assert np.all((y == 0).all(-1) | (y == 2).all(-1))
-    with pytest.raises(RuntimeError, match="Expected 2D or 3D input"):
-        F.dropout1d(pyth.ones(2, 3, 4, 5))
-    with pytest.warns(UserWarning, match="3D input to dropout2d"):
-        F.dropout2d(pyth.ones(2, 3, 4))
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        F.dropout2d(pyth.ones(2, 3, 4, 4), 1.5)
-    np.testing.assert_array_equal(F.dropout2d(pyth.ones(2, 3, 2, 2), 1.0).numpy(), 0)

@@ -1,5 +1,6 @@
 """Padding, one-hot and distances through pyth.nn: F.pad in its four modes, F.one_hot,
-F.normalize, F.cosine_similarity, F.pairwise_distance and the padding and distance modules.
+F.normalize, F.cosine_similarity, F.pairwise_distance, F.pdist and the padding and distance
+modules.
 Values and float64 gradients (one random upstream gradient) against PyTorch; values against
 numpy references and gradients under gradcheck also without PyTorch; transposed, stepped,
 expanded and zero-size inputs; float32, float64 and integer dtypes; PyTorch's reprs and
@@ -433,6 +434,39 @@ def test_pairwise_distance_gradcheck(s1, s2, p, keepdim):
                      (P(seeded(*s1)), P(seeded(*s2, key=1))))
 
 
+# ==== pdist =======================================================================================
+
+def expanded(x):
+    """A stride-0 view: the first sample repeated along dim 0."""
+    return x[:1].expand(3, *x.shape[1:])
+
+
+@needs_torch
+@pytest.mark.parametrize("shape", [(5, 3), (1, 4), (0, 3), (4, 0)])
+@pytest.mark.parametrize("p", [0.5, 1, 2, 3, float("inf")])
+def test_pdist_matches_torch(shape, p):
+    twin_grads(lambda x: F.pdist(x, p), lambda x: TF.pdist(x, p), [seeded(*shape)])
+
+
+@needs_torch
+def test_pdist_zero_rows_have_zero_gradient():
+    a = np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]])
+    twin_grads(lambda x: F.pdist(x), lambda x: TF.pdist(x), [a])
+
+
+def test_pdist_gradcheck():
+    assert gradcheck(lambda t: F.pdist(t, 2), (P(seeded(4, 3)),))
+    assert gradcheck(lambda t: F.pdist(t, 1.5), (P(seeded(4, 3)),))
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("float64", 1e-9)])
+def test_pdist_expanded_input_and_dtypes(dtype, tol):
+    cases = [(lambda f: lambda x: f.pdist(x.flatten(1)))]
+    for make in cases:
+        twin_grads(make(F), make(TF), [seeded(3, 2, 3, 4)], [expanded], dtype, tol)
+
+
 # ==== modules ====================================================================================
 
 # (class name, args, PyTorch's repr, padding, mode, value)
@@ -602,6 +636,9 @@ ERRORS = [
      RuntimeError, r"(?i)pairwise|size|match|shape"),
     ("ReflectionPad2d-on-2d", lambda f, mk: (nn if f is F else torch.nn).ReflectionPad2d(1)(
         mk(seeded(3, 4))), RuntimeError, PAD_WORD),
+    ("pdist-int", lambda f, mk: f.pdist(mk(np.ones((3, 2), np.int64))), RuntimeError, None),
+    ("pdist-1d", lambda f, mk: f.pdist(mk(seeded(4))), RuntimeError, None),
+    ("pdist-negative-p", lambda f, mk: f.pdist(mk(seeded(3, 2)), -1.0), RuntimeError, None),
 ]
 
 

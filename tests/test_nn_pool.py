@@ -1,18 +1,23 @@
 """Pooling (generic/THNNPooling.c through pyth.nn): max (with indices), average and adaptive
 average pooling against PyTorch in float64, under gradcheck always, with PyTorch's output
-sizes, repr and errors."""
+sizes, repr and errors. Max unpooling and power-average (LP) pooling, composed of differentiable
+ops: values and gradients against PyTorch, numpy references, gradcheck, modules and PyTorch's
+exception classes."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
-from _support import P, T, close, needs_torch, torch
+from _support import P, T, close, expected_error, maker, needs_torch, seeded, torch, twin_grads
 
 import pyth
 from pyth import nn
 from pyth.autograd import gradcheck, gradgradcheck
 from pyth.nn import functional as F
 
+TF = torch.nn.functional if torch is not None else None
 RNG = np.random.default_rng(11)
 
 
@@ -233,3 +238,101 @@ def test_c_api_rejects_bad_indices():
                                                                    idx._h) != 0
     assert "outside" in ffi.string(lib.THError_message()).decode()
     lib.THError_clear()
+
+
+# ==== max unpooling and LP pooling (composed) =====================================================
+
+def expanded(x):
+    """A stride-0 view: the first sample repeated along dim 0."""
+    return x[:1].expand(3, *x.shape[1:])
+
+
+@needs_torch
+@pytest.mark.parametrize("nd,shape,k,s,p,out", [
+    (1, (2, 3, 8), 2, None, 0, None), (1, (3, 9), 3, 2, 1, None), (1, (2, 2, 8), 2, 2, 0, [9]),
+    (2, (2, 3, 6, 8), 2, None, 0, None), (2, (3, 7, 6), (3, 2), (2, 1), (1, 0), None),
+    (2, (1, 2, 6, 8), 2, 2, 0, (1, 2, 7, 9))])
+def test_max_unpool_matches_torch(nd, shape, k, s, p, out):
+    pool = {1: TF.max_pool1d, 2: TF.max_pool2d}[nd]
+    o, idx = pool(torch.tensor(seeded(*shape)), k, s, p, return_indices=True)
+    unpool_p, unpool_t = getattr(F, f"max_unpool{nd}d"), getattr(TF, f"max_unpool{nd}d")
+    pidx = pyth.tensor(idx.numpy())
+    twin_grads(lambda x: unpool_p(x, pidx, k, s, p, out), lambda x: unpool_t(x, idx, k, s, p, out),
+             [o.numpy()])
+    pm, tm = getattr(nn, f"MaxUnpool{nd}d")(k, s, p), getattr(torch.nn, f"MaxUnpool{nd}d")(k, s, p)
+    assert repr(pm) == repr(tm)
+    close(pm(P(o.numpy(), False), pidx, out), tm(o, idx, out))
+
+
+def test_max_unpool_gradcheck_and_numpy():
+    x, idx = F.max_pool2d(P(seeded(1, 2, 4, 4), False), 2, return_indices=True)
+    y = F.max_unpool2d(x, idx, 2).numpy()
+    src = seeded(1, 2, 4, 4)
+    np.testing.assert_array_equal(y, np.where(y != 0, src, 0))
+    assert (y != 0).sum() == 8
+    assert gradcheck(lambda t: F.max_unpool2d(t, idx, 2), (P(x.numpy()),))
+    x1, idx1 = F.max_pool1d(P(seeded(2, 3, 6), False), 3, 3, return_indices=True)
+    assert gradcheck(lambda t: F.max_unpool1d(t, idx1, 3, 3, output_size=[7]), (P(x1.numpy()),))
+
+
+@needs_torch
+@pytest.mark.parametrize("nd,shape,norm,k,s,ceil", [
+    (1, (2, 3, 8), 2, 3, None, False), (1, (3, 7), 1.5, 2, 1, True), (1, (2, 2, 7), 3, 3, 2, True),
+    (2, (2, 3, 6, 7), 2, 2, None, False), (2, (3, 5, 6), 4, (2, 3), (1, 2), True)])
+def test_lp_pool_matches_torch(nd, shape, norm, k, s, ceil):
+    x = np.abs(seeded(*shape)) + 0.1   # positive: fractional powers stay real
+    pf, tf = getattr(F, f"lp_pool{nd}d"), getattr(TF, f"lp_pool{nd}d")
+    twin_grads(lambda t: pf(t, norm, k, s, ceil), lambda t: tf(t, norm, k, s, ceil), [x])
+    pm = getattr(nn, f"LPPool{nd}d")(norm, k, s, ceil)
+    tm = getattr(torch.nn, f"LPPool{nd}d")(norm, k, s, ceil)
+    assert repr(pm) == repr(tm)
+    close(pm(P(x, False)), tm(T(x, False)))
+
+
+def test_lp_pool_gradcheck_and_numpy():
+    x = np.abs(seeded(2, 6)) + 0.1
+    y = F.lp_pool1d(pyth.tensor(x), 2, 3).numpy()
+    np.testing.assert_allclose(y, np.sqrt((x ** 2).reshape(2, 2, 3).sum(-1)), rtol=1e-12)
+    assert gradcheck(lambda t: F.lp_pool2d(t, 3, 2, 1), (P(np.abs(seeded(1, 2, 3, 4))),))
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("float64", 1e-9)])
+def test_lp_pool_expanded_input_and_dtypes(dtype, tol):
+    cases = [(lambda f: lambda x: f.lp_pool2d(x.abs() + 0.1, 2, 2))]
+    for make in cases:
+        twin_grads(make(F), make(TF), [seeded(3, 2, 3, 4)], [expanded], dtype, tol)
+
+
+def _x(*shape):
+    return seeded(*shape)
+
+
+UNPOOL_ERRORS = [
+    ("unpool-1d-input", lambda f, mk: f.max_unpool1d(mk(_x(4)), mk(np.zeros(4, np.int64)), 2),
+     RuntimeError),
+    ("unpool-int32-indices", lambda f, mk: f.max_unpool1d(
+        mk(_x(1, 4)), mk(np.zeros((1, 4), np.int32)), 2), RuntimeError),
+    ("unpool-bad-output-size", lambda f, mk: f.max_unpool1d(
+        mk(_x(1, 2, 4)), mk(np.zeros((1, 2, 4), np.int64)), 2, output_size=[12]), ValueError),
+    ("unpool-output-size-length", lambda f, mk: f.max_unpool2d(
+        mk(_x(1, 2, 2, 2)), mk(np.zeros((1, 2, 2, 2), np.int64)), 2, output_size=[4]),
+     ValueError),
+    ("unpool-index-range", lambda f, mk: f.max_unpool1d(
+        mk(_x(1, 2, 4)), mk(np.full((1, 2, 4), 9, np.int64)), 2), RuntimeError),
+    ("unpool-index-shape", lambda f, mk: f.max_unpool1d(
+        mk(_x(1, 2, 4)), mk(np.zeros((1, 2, 3), np.int64)), 2), RuntimeError),
+]
+
+
+@pytest.mark.parametrize("case", UNPOOL_ERRORS, ids=[c[0] for c in UNPOOL_ERRORS])
+def test_max_unpool_errors(case):
+    _, call, exc = case
+    if torch is not None:   # the table's class is the one PyTorch raises
+        with pytest.raises(Exception) as te, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(TF, maker("torch"))
+        assert expected_error(te.value) is exc, (te.type, te.value)
+    with pytest.raises(exc), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        call(F, maker("pyth"))
