@@ -923,6 +923,19 @@ def maker(lib: str):
     return lambda a: torch.from_numpy(np.ascontiguousarray(a))
 
 
+def raises_as_torch(call: Callable, exc: type) -> None:
+    """call(F, maker) raises exc for pyth's nn.functional and, where PyTorch is installed, the
+    same class for torch's (by expected_error): an error table's row checked against both."""
+    if torch is not None:
+        with pytest.raises(Exception) as te, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            call(torch.nn.functional, maker("torch"))
+        assert expected_error(te.value) is exc, (te.type, te.value)
+    with pytest.raises(exc), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        call(pyth.nn.functional, maker("pyth"))
+
+
 def close(p, t, tol=1e-9):
     """p (pyth) equals t (PyTorch tensor or array) within tol, relative and absolute."""
     t = t.detach().numpy() if hasattr(t, "detach") else t
