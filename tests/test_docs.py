@@ -42,7 +42,10 @@ import pytest
 
 import pyth
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
+# the checkout the pages belong to (tests/ sits in it), and the folder holding the pyth this
+# suite imports (the checkout when working in the tree, site-packages when installed)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PYTH_HOME = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
 PAGES = ["README.md"] + sorted(os.path.relpath(p, ROOT)
                                for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(.+?)\s*-->$")
@@ -108,7 +111,7 @@ ALL = [b for page in PAGES for b in parse(page)]
 def child_env() -> dict:
     """The environment a child needs to import the pyth this suite tests."""
     return dict(os.environ, PYTHONPATH=os.pathsep.join(
-        p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+        p for p in (PYTH_HOME, os.environ.get("PYTHONPATH")) if p))
 
 
 RUNNER = textwrap.dedent("""
