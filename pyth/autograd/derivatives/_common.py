@@ -1,13 +1,14 @@
-"""Shared pieces of the formulas: the table (TABLE, defop) and the helpers that bring a
-gradient back to an input's shape (unreduce, sum_to ...)."""
-
+"""Shared pieces of the formulas: the table (TABLE, defop), the recorded ops they call, and the
+helpers that bring a gradient back to an input's shape (unreduce, embed ...)."""
 
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
 from .. import grad_mode
 from ... import dtypes as _dt
+from ..._prims.creation import arange, zeros, zeros_like
 from ..._size import Size
 from ..._th import ffi
 from ...tensor import Tensor, c_sizes, wrap
@@ -15,41 +16,25 @@ from ..record import Op, mark_view
 from ..variable import requires_grad_of
 
 
-class _Ops:
-    """pyth's ops as the formulas call them: looked up when called, in the kernel-backed
-    modules' tables, where install() has put their recorded forms (so that a backward run
-    with create_graph=True is itself recorded)."""
-
-    _places: tuple = ()
-
-    def __getattr__(self, name: str) -> Any:
-        if not self._places:
-            # imported here: pyth.autograd is imported while the kernel-backed modules load
-            from ... import dtypes, linalg
-            from ..._prims import creation, matmul, pointwise, reductions, shape
-            from ..._size import Size
-            tables = (pointwise.FUNCTIONS, shape.FUNCTIONS, matmul.FUNCTIONS,
-                      reductions.FUNCTIONS, linalg.TOPLEVEL)
-            type(self)._places = (tables, {"linalg": linalg, "Size": Size}, (dtypes, creation))
-        tables, named, modules = self._places
-        for table in tables:
-            if name in table:
-                return table[name]
-        if name in named:
-            return named[name]
-        for m in modules:
-            if hasattr(m, name):
-                return getattr(m, name)
-        raise AttributeError(f"pyth has no op {name!r}")
+# The recorded ops the formulas call at backward time (matmul, where, cat, svd ...), by their
+# TABLE names: install() fills it with the wrappers it makes, so that a backward pass run with
+# create_graph=True is itself recorded and can be differentiated again. Ops whose recorded form
+# is not needed there (zeros, eye, arange ...) come straight from pyth/_prims/creation.py.
+recorded = types.SimpleNamespace()
 
 
-P = _Ops()
-
-
+# One entry per differentiable op, as PyTorch's derivatives.yaml: the op's name, its
+# differentiable arguments, what it saves, and the formula, a function (grad, args) -> the
+# gradient of each differentiable argument (None where there is none). `args` holds the op's
+# arguments by name (`self` is called `input`), saved tensors as tensors and the others as
+# `Info` (shape, dtype), and `result` when saved. The node, not the formula, brings each
+# gradient back to its input's shape (summing broadcast dims) and dtype; reductions' backward
+# hands back expanded views, not copies.
 TABLE: dict[str, Op] = {}
 
 
 def defop(name: str, diff: str = "input", save: str = "", **kw: Any) -> Callable:
+    """Decorator: the formula it wraps becomes TABLE's entry for op `name`."""
     def deco(fn: Callable) -> Callable:
         TABLE[name] = Op(name, diff, fn, save, **kw)
         return fn
@@ -57,7 +42,8 @@ def defop(name: str, diff: str = "input", save: str = "", **kw: Any) -> Callable
 
 
 def _zero(g: Tensor) -> Tensor:
-    return P.zeros_like(g)
+    """The gradient of an argument the output does not depend on."""
+    return zeros_like(g)
 
 
 # ---- helpers -------------------------------------------------------------------------------------
@@ -107,7 +93,7 @@ def _positions(shape: tuple) -> Tensor:
     n = 1
     for s in shape:
         n *= s
-    return P.arange(n, dtype=_dt.int64).view(tuple(shape))
+    return arange(n, dtype=_dt.int64).view(tuple(shape))
 
 
 def selection_backward(g: Tensor, shape: tuple, select: Callable) -> Tensor:
@@ -117,7 +103,7 @@ def selection_backward(g: Tensor, shape: tuple, select: Callable) -> Tensor:
     n = 1
     for s in shape:
         n *= s
-    out = P.zeros(n, dtype=g.dtype)
+    out = zeros(n, dtype=g.dtype)
     return out.index_add(0, pos, g.reshape(-1)).view(tuple(shape))
 
 
@@ -125,7 +111,7 @@ def embed(g: Tensor, shape: tuple, view: Callable) -> Tensor:
     """The adjoint of a non-overlapping view: zeros with g written through the view."""
     if requires_grad_of(g):
         return selection_backward(g, shape, view)
-    out = P.zeros(tuple(shape), dtype=g.dtype)
+    out = zeros(tuple(shape), dtype=g.dtype)
     view(out).copy_(g)
     return out
 

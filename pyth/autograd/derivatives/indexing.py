@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..._prims.creation import zeros
 from ...tensor import Tensor
 from ..record import Info as Info_, Op
-from ._common import P, TABLE, _positions, _zero, defop, embed, selection_backward
+from ._common import TABLE, _positions, _zero, defop, embed, recorded, selection_backward
 from .reductions import _evenly, _indexed
 from .shape import _shape_of
 
@@ -38,9 +39,9 @@ def setitem_backward(g: Tensor, a: dict) -> tuple:
     return gi, gv
 
 
-defop("index_select", "input")(lambda g, a: P.zeros(_shape_of(a), dtype=g.dtype).index_add(
+defop("index_select", "input")(lambda g, a: zeros(_shape_of(a), dtype=g.dtype).index_add(
     a["dim"], a["index"], g))
-defop("gather", "input")(lambda g, a: P.zeros(_shape_of(a), dtype=g.dtype).scatter_add(
+defop("gather", "input")(lambda g, a: zeros(_shape_of(a), dtype=g.dtype).scatter_add(
     a["dim"], a["index"], g))
 defop("take", "input")(lambda g, a: selection_backward(g, _shape_of(a),
                                                        lambda t: t.take(a["index"])))
@@ -51,7 +52,7 @@ defop("masked_select", "input")(lambda g, a: selection_backward(
 @defop("masked_fill", "input value")
 def _masked_fill(g: Tensor, a: dict) -> tuple:
     mask = a["mask"]
-    gv = P.where(mask, g, 0.0).sum() if isinstance(a["value"], Info_) else None
+    gv = recorded.where(mask, g, 0.0).sum() if isinstance(a["value"], Info_) else None
     return g.masked_fill(mask, 0), gv
 
 
@@ -81,14 +82,14 @@ def _masked_scatter(g: Tensor, a: dict) -> tuple:
     mask, src = a["mask"], a["source"]
     picked = g.masked_select(mask)
     n = src.numel()
-    gs = P.cat([picked, P.zeros(n - picked.numel(), dtype=g.dtype)]).view(tuple(src.shape))
+    gs = recorded.cat([picked, zeros(n - picked.numel(), dtype=g.dtype)]).view(tuple(src.shape))
     return g.masked_fill(mask, 0), gs
 
 
 @defop("put", "input source")
 def _put(g: Tensor, a: dict) -> tuple:
     idx = a["index"]
-    gi = g if a["accumulate"] else g.put(idx, P.zeros(tuple(idx.shape), dtype=g.dtype))
+    gi = g if a["accumulate"] else g.put(idx, zeros(tuple(idx.shape), dtype=g.dtype))
     return gi, g.take(idx)
 
 

@@ -10,12 +10,13 @@ from typing import Any, Callable
 from .. import grad_mode, pointwise_nodes
 from ... import dtypes as _dt
 from ..._errors import raise_error
+from ..._prims.creation import full
 from ..._th import ffi, lib
 from ...dtypes import ALL_DTYPES
 from ...tensor import Tensor, wrap
 from ..anomaly import _anomaly
 from ..record import Op, differentiable, geometry, in_place, mark_view
-from ._common import P, TABLE
+from ._common import TABLE, recorded
 from .indexing import _is_view_index
 from .pointwise import C_GRADS
 
@@ -154,7 +155,7 @@ def install(composed: dict[str, Callable]) -> None:
     sources.update(composed)
     sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
     places = _Places()
-    recorded = {}
+    made = {}
     for name, op in TABLE.items():
         if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
                 name.endswith("_"):
@@ -164,8 +165,9 @@ def install(composed: dict[str, Callable]) -> None:
             continue
         if getattr(raw, "__wrapped__", None) is not None:
             continue
-        recorded[name] = _function_op(name, raw, op, places)
-    COMPOSED_METHODS["relu"] = _method_of(recorded["relu"])
+        made[name] = _function_op(name, raw, op, places)
+    vars(recorded).update(made)   # what the formulas call at backward time
+    COMPOSED_METHODS["relu"] = _method_of(made["relu"])
     shape_ops = mods["shape_ops"]
     for n in ("tile",):   # (flip is pyth/_refs/shape.py's)
         w = shape_ops.FUNCTIONS[n]
@@ -257,7 +259,7 @@ def _matmul_operator(mm: Callable) -> Callable:
     return matmul
 
 
-def _setitem_method(recorded: Callable, indexing: Any) -> Callable:
+def _setitem_method(recorded_setitem: Callable, indexing: Any) -> Callable:
     """t[index] = value. Recorded with a basic index (ints, slices, None, ...) it is a write
     through the view t[index], as PyTorch's: t's grad_fn becomes CopySlices; other indices
     record IndexPutBackward0."""
@@ -266,13 +268,13 @@ def _setitem_method(recorded: Callable, indexing: Any) -> Callable:
                                         value._ag is not None) and _is_view_index(index):
             view = self[index]
             if not isinstance(value, Tensor):
-                value = P.full((), value, dtype=self.dtype) if isinstance(
+                value = full((), value, dtype=self.dtype) if isinstance(
                     value, (bool, int, float)) else indexing._as_values(self, value)
             if geometry(view) == geometry(self):    # t[:] = v, t[...] = v: t.copy_(v)
                 view = self
             view.copy_(value)
             return
-        recorded(self, index, value)
+        recorded_setitem(self, index, value)
     return setitem
 
 

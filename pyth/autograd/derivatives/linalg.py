@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..._prims.creation import eye
 from ...tensor import Tensor
 from ..record import Op
-from ._common import P, TABLE, defop
+from ._common import TABLE, defop, recorded
 from .matmul import _mT
 from .reductions import _exclusive_prod
 
@@ -16,22 +17,22 @@ from .reductions import _exclusive_prod
 
 def _diag_embed(v: Tensor) -> Tensor:
     n = v.shape[-1]
-    return v.unsqueeze(-1) * P.eye(n, dtype=v.dtype)
+    return v.unsqueeze(-1) * eye(n, dtype=v.dtype)
 
 
 def _outer_last(g: Tensor) -> Tensor:
     return g.unsqueeze(-1).unsqueeze(-1)
 
 
-defop("inv", "A", "result")(lambda g, a: -P.matmul(P.matmul(_mT(a["result"]), g),
-                                                   _mT(a["result"])))
+defop("inv", "A", "result")(lambda g, a: -recorded.matmul(recorded.matmul(_mT(a["result"]), g),
+                                                          _mT(a["result"])))
 def _adjugate_t(A: Tensor) -> Tensor:
     """adj(A)^T, the derivative of det at any A (singular too), through the SVD A = U S Vh:
     det(U) det(Vh) U diag(prod of the other singular values) Vh."""
-    U, S, Vh = P.linalg.svd(A)
-    sign = P.linalg.det(U) * P.linalg.det(Vh)
+    U, S, Vh = recorded.svd(A)
+    sign = recorded.det(U) * recorded.det(Vh)
     others = _exclusive_prod(S, S.dim() - 1) * sign.unsqueeze(-1)
-    return P.matmul(U * others.unsqueeze(-2), Vh)
+    return recorded.matmul(U * others.unsqueeze(-2), Vh)
 
 
 def _singular(d: Tensor) -> bool:
@@ -45,7 +46,7 @@ def _det(g: Tensor, a: dict) -> Tensor:
     A, d = a["A"], a["result"]
     if _singular(d):
         return _outer_last(g) * _adjugate_t(A)
-    return _outer_last(g * d) * _mT(P.linalg.inv(A))
+    return _outer_last(g * d) * _mT(recorded.inv(A))
 
 
 @defop("slogdet", "A", "A result", outputs=(1,))
@@ -54,17 +55,17 @@ def _slogdet(gs: list, a: dict) -> Tensor:
     A, (sign, logabs) = a["A"], a["result"]
     if _singular(sign):
         return _outer_last(gs[1]) * _adjugate_t(A) / _outer_last(sign * logabs.exp())
-    return _outer_last(gs[1]) * _mT(P.linalg.inv(A))
+    return _outer_last(gs[1]) * _mT(recorded.inv(A))
 
 
 def pinv_backward(g: Tensor, pA: Tensor, A: Tensor) -> Tensor:
     """The gradient through A+ = pinv(A), from the derivative of the pseudo-inverse (rank kept):
     -A+^T g A+^T + (I - A A+) g^T A+ A+^T + A+^T A+ g^T (I - A+ A)."""
     pAt, gt = _mT(pA), _mT(g)
-    mid = P.matmul(gt, P.matmul(pA, pAt))                 # g^T A+ A+^T          (m x n)
-    left = P.matmul(P.matmul(pAt, pA), gt)                # A+^T A+ g^T          (m x n)
-    return (-P.matmul(P.matmul(pAt, g), pAt) + mid - P.matmul(A, P.matmul(pA, mid)) +
-            left - P.matmul(P.matmul(left, pA), A))
+    mm = recorded.matmul
+    mid = mm(gt, mm(pA, pAt))                 # g^T A+ A+^T          (m x n)
+    left = mm(mm(pAt, pA), gt)                # A+^T A+ g^T          (m x n)
+    return -mm(mm(pAt, g), pAt) + mid - mm(A, mm(pA, mid)) + left - mm(mm(left, pA), A)
 
 
 defop("pinv", "A", "A result", node="LinalgPinvBackward0")(
@@ -80,9 +81,9 @@ def _lstsq(gs: Any, a: dict) -> tuple:
     vector = B.dim() == A.dim() - 1
     if vector:
         gX, B = gX.unsqueeze(-1), B.unsqueeze(-1)
-    pA = P.linalg.pinv(A)
-    gA = pinv_backward(P.matmul(gX, _mT(B)), pA, A) if needs[0] else None
-    gB = P.matmul(_mT(pA), gX) if needs[1] else None
+    pA = recorded.pinv(A)
+    gA = pinv_backward(recorded.matmul(gX, _mT(B)), pA, A) if needs[0] else None
+    gB = recorded.matmul(_mT(pA), gX) if needs[1] else None
     if gB is not None and vector:
         gB = gB.squeeze(-1)
     return gA, gB
@@ -92,13 +93,13 @@ def _lstsq(gs: Any, a: dict) -> tuple:
 def _solve(g: Tensor, a: dict) -> tuple:
     A, X = a["A"], a["result"]
     if not a.get("left", True):
-        gB = P.linalg.solve(_mT(A), g, left=False)
-        return -P.matmul(_mT(X), gB), gB
-    gB = P.linalg.solve(_mT(A), g)
+        gB = recorded.solve(_mT(A), g, left=False)
+        return -recorded.matmul(_mT(X), gB), gB
+    gB = recorded.solve(_mT(A), g)
     if X.dim() == A.dim() - 1:       # B a (batch of) vector(s)
-        gA = -P.matmul(gB.unsqueeze(-1), X.unsqueeze(-2))
+        gA = -recorded.matmul(gB.unsqueeze(-1), X.unsqueeze(-2))
     else:
-        gA = -P.matmul(gB, _mT(X))
+        gA = -recorded.matmul(gB, _mT(X))
     return gA, gB
 
 
@@ -107,10 +108,10 @@ def _cholesky(g: Tensor, a: dict) -> Tensor:
     L = a["result"]
     if a.get("upper"):
         L, g = _mT(L), _mT(g)
-    phi = P.matmul(_mT(L), g).tril()
+    phi = recorded.matmul(_mT(L), g).tril()
     phi = phi - 0.5 * _diag_embed(phi.diagonal(0, -2, -1))
-    Linv = P.linalg.inv(L)
-    gA = P.matmul(P.matmul(_mT(Linv), phi), Linv)
+    Linv = recorded.inv(L)
+    gA = recorded.matmul(recorded.matmul(_mT(Linv), phi), Linv)
     return 0.5 * (gA + _mT(gA))
 
 
@@ -120,8 +121,8 @@ def _copyltu(M: Tensor) -> Tensor:
 
 def _qr_tall(gQ: Tensor, gR: Tensor, Q: Tensor, R: Tensor) -> Tensor:
     """A = QR with m >= n (R square): (gQ + Q copyltu(R gR^T - gQ^T Q)) R^-T."""
-    M = P.matmul(R, _mT(gR)) - P.matmul(_mT(gQ), Q)
-    return P.matmul(gQ + P.matmul(Q, _copyltu(M)), _mT(P.linalg.inv(R)))
+    M = recorded.matmul(R, _mT(gR)) - recorded.matmul(_mT(gQ), Q)
+    return recorded.matmul(gQ + recorded.matmul(Q, _copyltu(M)), _mT(recorded.inv(R)))
 
 
 @defop("qr", "A", "result", outputs=(0, 1))
@@ -143,21 +144,21 @@ def _qr(gs: list, a: dict) -> Tensor:
         return _qr_tall(gQ, gR, Q, R)
     U, V = R.narrow(-1, 0, m), R.narrow(-1, m, n - m)
     gU, gV = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
-    Y = P.matmul(Q, V)
-    gX = _qr_tall(gQ + P.matmul(Y, _mT(gV)), gU, Q, U)
-    return P.cat([gX, P.matmul(Q, gV)], -1)
+    Y = recorded.matmul(Q, V)
+    gX = _qr_tall(gQ + recorded.matmul(Y, _mT(gV)), gU, Q, U)
+    return recorded.cat([gX, recorded.matmul(Q, gV)], -1)
 
 
 def _eigh_backward(gw: Tensor, gV: Any, w: Tensor, V: Tensor) -> Tensor:
     inner = _diag_embed(gw)
     if gV is not None:
-        VhgV = P.matmul(_mT(V), gV)
+        VhgV = recorded.matmul(_mT(V), gV)
         VhgV = 0.5 * (VhgV - _mT(VhgV))
         E = w.unsqueeze(-2) - w.unsqueeze(-1)
-        eye = P.eye(w.shape[-1], dtype=w.dtype)
-        E = E + eye
-        inner = inner + (VhgV / E) * (1 - eye)
-    return P.matmul(P.matmul(V, inner), _mT(V))
+        identity = eye(w.shape[-1], dtype=w.dtype)
+        E = E + identity
+        inner = inner + (VhgV / E) * (1 - identity)
+    return recorded.matmul(recorded.matmul(V, inner), _mT(V))
 
 
 @defop("eigh", "A", "result", outputs=(0, 1))
@@ -168,7 +169,7 @@ def _eigh(gs: list, a: dict) -> Tensor:
 
 @defop("eigvalsh", "A", "A")
 def _eigvalsh(g: Tensor, a: dict) -> Tensor:
-    w, V = P.linalg.eigh(a["A"], a.get("UPLO", "L"))
+    w, V = recorded.eigh(a["A"], a.get("UPLO", "L"))
     return _eigh_backward(g, None, w, V)
 
 
@@ -180,30 +181,30 @@ def _svd_backward(gU: Any, gS: Tensor, gVh: Any, U: Tensor, S: Tensor, Vh: Tenso
     if gVh is not None:
         gVh = gVh.narrow(-2, 0, k)
     if gU is None and gVh is None:
-        return P.matmul(U * gS.unsqueeze(-2), Vh)
+        return recorded.matmul(U * gS.unsqueeze(-2), Vh)
     V = _mT(Vh)
     S2 = S * S
-    eye = P.eye(k, dtype=S.dtype)
-    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + eye
+    identity = eye(k, dtype=S.dtype)
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + identity
     gA = _diag_embed(gS)
     if gU is not None:
-        UhgU = P.matmul(_mT(U), gU)
+        UhgU = recorded.matmul(_mT(U), gU)
         gA = gA + ((UhgU - _mT(UhgU)) * S.unsqueeze(-2)) / E
     if gVh is not None:
-        VhgV = P.matmul(Vh, _mT(gVh))
+        VhgV = recorded.matmul(Vh, _mT(gVh))
         gA = gA + (S.unsqueeze(-1) * (VhgV - _mT(VhgV))) / E
     if m > k and gU is not None:
-        gA = P.matmul(U, gA)
+        gA = recorded.matmul(U, gA)
         gUSinv = gU / S.unsqueeze(-2)
-        gA = gA + gUSinv - P.matmul(U, P.matmul(_mT(U), gUSinv))
-        gA = P.matmul(gA, Vh)
+        gA = gA + gUSinv - recorded.matmul(U, recorded.matmul(_mT(U), gUSinv))
+        gA = recorded.matmul(gA, Vh)
     elif n > k and gVh is not None:
-        gA = P.matmul(gA, Vh)
+        gA = recorded.matmul(gA, Vh)
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = gA + SinvgVh - P.matmul(P.matmul(SinvgVh, V), Vh)
-        gA = P.matmul(U, gA)
+        gA = gA + SinvgVh - recorded.matmul(recorded.matmul(SinvgVh, V), Vh)
+        gA = recorded.matmul(U, gA)
     else:
-        gA = P.matmul(P.matmul(U, gA), Vh)
+        gA = recorded.matmul(recorded.matmul(U, gA), Vh)
     return gA
 
 
@@ -215,7 +216,7 @@ def _svd(gs: list, a: dict) -> Tensor:
 
 @defop("svdvals", "A", "A")
 def _svdvals(g: Tensor, a: dict) -> Tensor:
-    U, S, Vh = P.linalg.svd(a["A"], full_matrices=False)
+    U, S, Vh = recorded.svd(a["A"], full_matrices=False)
     return _svd_backward(None, g, None, U, S, Vh)
 
 
@@ -235,10 +236,10 @@ TABLE["solve_ex"] = Op("solve_ex", "A B", _first(_solve), "A result", outputs=(0
 @defop("cholesky_solve", "B L", "L result")
 def _cholesky_solve(g: Tensor, a: dict) -> tuple:
     L, X, upper = a["L"], a["result"], a.get("upper", False)
-    gB = P.cholesky_solve(g, L, upper)
-    common = P.matmul(gB, _mT(X))
+    gB = recorded.cholesky_solve(g, L, upper)
+    common = recorded.matmul(gB, _mT(X))
     common = common + _mT(common)
-    gL = -P.matmul(L, common) if upper else -P.matmul(common, L)
+    gL = -recorded.matmul(L, common) if upper else -recorded.matmul(common, L)
     return gB, gL
 
 

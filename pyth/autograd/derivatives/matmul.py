@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from ...tensor import Tensor
 from ..record import Op
-from ._common import P, TABLE, defop
+from ._common import TABLE, defop, recorded
 
 
 # ---- matrix products -----------------------------------------------------------------------
@@ -29,7 +29,7 @@ def _bmm(g: Tensor, a: dict) -> tuple:
 
 
 defop("mv", "input vec", "input@vec vec@input")(lambda g, a: (
-    P.outer(g, a["vec"]) if a["needs"][0] else None,
+    recorded.outer(g, a["vec"]) if a["needs"][0] else None,
     a["input"].t().mv(g) if a["needs"][1] else None))
 defop("dot", "input tensor", "input@tensor tensor@input")(lambda g, a: (
     g * a["tensor"] if a["needs"][0] else None, g * a["input"] if a["needs"][1] else None))
@@ -44,14 +44,15 @@ def _matmul(g: Tensor, a: dict) -> tuple:
     if x.dim() == 1 and y.dim() == 1:
         return (g * y if n[0] else None), (g * x if n[1] else None)
     if y.dim() == 1:
-        gx = P.matmul(g.unsqueeze(-1), y.unsqueeze(0)) if n[0] else None
-        gy = P.matmul(_mT(x), g.unsqueeze(-1)).squeeze(-1) if n[1] else None
+        gx = recorded.matmul(g.unsqueeze(-1), y.unsqueeze(0)) if n[0] else None
+        gy = recorded.matmul(_mT(x), g.unsqueeze(-1)).squeeze(-1) if n[1] else None
         return gx, gy
     if x.dim() == 1:
-        gx = P.matmul(g.unsqueeze(-2), _mT(y)).squeeze(-2) if n[0] else None
-        gy = P.matmul(x.unsqueeze(-1), g.unsqueeze(-2)) if n[1] else None
+        gx = recorded.matmul(g.unsqueeze(-2), _mT(y)).squeeze(-2) if n[0] else None
+        gy = recorded.matmul(x.unsqueeze(-1), g.unsqueeze(-2)) if n[1] else None
         return gx, gy
-    return (P.matmul(g, _mT(y)) if n[0] else None, P.matmul(_mT(x), g) if n[1] else None)
+    return (recorded.matmul(g, _mT(y)) if n[0] else None,
+            recorded.matmul(_mT(x), g) if n[1] else None)
 
 
 def _scaled(g: Tensor, s: Any) -> Tensor:
@@ -71,7 +72,7 @@ def _addmm_pieces(g, m1, m2, n1, n2):
 
 
 def _addmv_pieces(g, m, v, n1, n2):
-    return (P.outer(g, v) if n1 else None, m.t().mv(g) if n2 else None)
+    return (recorded.outer(g, v) if n1 else None, m.t().mv(g) if n2 else None)
 
 
 def _addr_pieces(g, v1, v2, n1, n2):

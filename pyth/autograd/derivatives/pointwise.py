@@ -9,9 +9,10 @@ from typing import Any, Callable
 from .. import grad_mode, pointwise_nodes
 from ... import dtypes as _dt
 from ..._errors import check
+from ..._prims.creation import full
 from ...tensor import Tensor, wrap
 from ..record import Op
-from ._common import P, TABLE, _zero, defop
+from ._common import TABLE, _zero, defop, recorded
 
 
 # ---- pointwise: unary ---------------------------------------------------------------------------
@@ -47,7 +48,7 @@ for _n in ("floor", "ceil", "round", "trunc", "sign"):
     _UNARY[_n] = ("", lambda g, x, r: _zero(g))
 
 
-_UNARY["lgamma"] = ("input", lambda g, x, r: g * P.digamma(x))
+_UNARY["lgamma"] = ("input", lambda g, x, r: g * recorded.digamma(x))
 _UNARY["digamma"] = ("input", lambda g, x, r: g * x.polygamma(1))
 _UNARY["erfc"] = ("input", lambda g, x, r: g * (-2 / math.sqrt(math.pi)) * (-x * x).exp())
 _UNARY["i0"] = ("input", None)   # needs I1, which pyth does not have yet: backward raises
@@ -156,14 +157,14 @@ def _pow(g: Tensor, a: dict) -> tuple:
     gi = ge = None
     if a["needs"][0]:
         if isinstance(e, Tensor):
-            gi = P.where(e == 0, 0.0, g * e * x.pow(e - 1))
+            gi = recorded.where(e == 0, 0.0, g * e * x.pow(e - 1))
         elif e == 0:
             gi = _zero(g)
         else:
             gi = g * e * x.pow(e - 1)
     if a["needs"][1]:
         if isinstance(x, Tensor):
-            ge = P.where((x == 0) & (e >= 0), 0.0, g * r * x.log())
+            ge = recorded.where((x == 0) & (e >= 0), 0.0, g * r * x.log())
         else:
             ge = g * r * math.log(x) if x > 0 else (_zero(g) if x == 0 else g * math.nan)
     return gi, ge
@@ -179,7 +180,7 @@ def _atan2(g: Tensor, a: dict) -> tuple:
 @defop("xlogy", "input other", "input other")
 def _xlogy(g: Tensor, a: dict) -> tuple:
     x, y = a["input"], a["other"]
-    gx = g * P.log(y) if a["needs"][0] else None  # log(y) at x = 0 too, as PyTorch 2
+    gx = g * recorded.log(y) if a["needs"][0] else None  # log(y) at x = 0 too, as PyTorch 2
     gy = g * x / y if a["needs"][1] else None
     return gx, gy
 
@@ -187,15 +188,15 @@ def _xlogy(g: Tensor, a: dict) -> tuple:
 @defop("logaddexp", "input other", "input other")
 def _logaddexp(g: Tensor, a: dict) -> tuple:
     x, y = a["input"], a["other"]
-    return ((g * P.sigmoid(x - y)) if a["needs"][0] else None,
-            (g * P.sigmoid(y - x)) if a["needs"][1] else None)
+    return ((g * recorded.sigmoid(x - y)) if a["needs"][0] else None,
+            (g * recorded.sigmoid(y - x)) if a["needs"][1] else None)
 
 
 @defop("logaddexp2", "input other", "input other")
 def _logaddexp2(g: Tensor, a: dict) -> tuple:
     x, y = a["input"], a["other"]
-    return ((g * P.sigmoid((x - y) * _LN2)) if a["needs"][0] else None,
-            (g * P.sigmoid((y - x) * _LN2)) if a["needs"][1] else None)
+    return ((g * recorded.sigmoid((x - y) * _LN2)) if a["needs"][0] else None,
+            (g * recorded.sigmoid((y - x) * _LN2)) if a["needs"][1] else None)
 
 
 @defop("copysign", "input other", "input result")
@@ -218,7 +219,7 @@ def _operand(v: Any, like: Tensor) -> Tensor:
     if isinstance(v, Tensor):
         return v if v.dtype is like.dtype else v.to(like.dtype)
     if isinstance(v, (int, float)):
-        return P.full((), v, dtype=like.dtype)
+        return full((), v, dtype=like.dtype)
     return like
 
 
@@ -248,7 +249,7 @@ def _binary_c(name: str, second: str, formula: Callable) -> Callable:
 def _max_min(sign: int) -> Callable:
     def f(g: Tensor, a: dict) -> tuple:
         x, y = a["input"], a["other"]
-        half = P.where(x == y, g / 2, g)
+        half = recorded.where(x == y, g / 2, g)
         wins = (x > y) if sign > 0 else (x < y)
         loses = (x < y) if sign > 0 else (x > y)
         return half.masked_fill(loses, 0), half.masked_fill(wins, 0)
@@ -280,29 +281,31 @@ def _clamp(g: Tensor, a: dict) -> tuple:
         keep = x >= lo
     if hi is not None:
         keep = (x <= hi) if keep is None else keep & (x <= hi)
-    gi = P.where(keep, g, 0.0)
+    gi = recorded.where(keep, g, 0.0)
     glo = ghi = None
     if isinstance(lo, Tensor):
         below = x < lo
         if hi is not None:
             below = below & (lo <= hi)
-        glo = P.where(below, g, 0.0)
+        glo = recorded.where(below, g, 0.0)
     if isinstance(hi, Tensor):
         above = x > hi
         if lo is not None:
             above = above | (lo > hi)
-        ghi = P.where(above, g, 0.0)
+        ghi = recorded.where(above, g, 0.0)
     return gi, glo, ghi
 
 
 defop("clamp_min", "input min", "input min")(
-    lambda g, a: (P.where(a["input"] >= a["min"], g, 0.0),
-                  P.where(a["input"] < a["min"], g, 0.0) if isinstance(a["min"], Tensor) else None))
+    lambda g, a: (recorded.where(a["input"] >= a["min"], g, 0.0),
+                  recorded.where(a["input"] < a["min"], g, 0.0)
+                  if isinstance(a["min"], Tensor) else None))
 defop("clamp_max", "input max", "input max")(
-    lambda g, a: (P.where(a["input"] <= a["max"], g, 0.0),
-                  P.where(a["input"] > a["max"], g, 0.0) if isinstance(a["max"], Tensor) else None))
+    lambda g, a: (recorded.where(a["input"] <= a["max"], g, 0.0),
+                  recorded.where(a["input"] > a["max"], g, 0.0)
+                  if isinstance(a["max"], Tensor) else None))
 defop("where", "input other", "condition")(
-    lambda g, a: (P.where(a["condition"], g, 0.0), P.where(a["condition"], 0.0, g)))
+    lambda g, a: (recorded.where(a["condition"], g, 0.0), recorded.where(a["condition"], 0.0, g)))
 
 
 @defop("lerp", "input end weight", "input end weight")

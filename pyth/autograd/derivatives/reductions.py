@@ -7,8 +7,9 @@ import math
 from typing import Any, Callable
 
 from .. import pointwise_nodes
+from ..._prims.creation import ones_like, zeros
 from ...tensor import Tensor
-from ._common import P, _count, _dims, _zero, defop, unreduce
+from ._common import _count, _dims, _zero, defop, recorded, unreduce
 from .pointwise import _max_min
 
 
@@ -35,10 +36,10 @@ def _exclusive_prod(x: Tensor, d: int) -> Tensor:
     n = x.shape[d]
     if n == 0:
         return x
-    ones = P.ones_like(x.narrow(d, 0, 1))
-    left = P.cat([ones, x.narrow(d, 0, n - 1).cumprod(d)], d) if n > 1 else ones
+    ones = ones_like(x.narrow(d, 0, 1))
+    left = recorded.cat([ones, x.narrow(d, 0, n - 1).cumprod(d)], d) if n > 1 else ones
     rx = x.flip(d)
-    right = P.cat([ones, rx.narrow(d, 0, n - 1).cumprod(d)], d).flip(d) if n > 1 else ones
+    right = recorded.cat([ones, rx.narrow(d, 0, n - 1).cumprod(d)], d).flip(d) if n > 1 else ones
     return left * right
 
 
@@ -66,7 +67,7 @@ def _evenly(g: Tensor, x: Tensor, r: Tensor, dim: Any, keep: bool) -> Tensor:
     gu = unreduce(g, shape, dim, keep)
     if count is None:
         return gu
-    return P.where(mask, gu / count.to(g.dtype), 0.0)
+    return recorded.where(mask, gu / count.to(g.dtype), 0.0)
 
 
 defop("amax", "input", "input result")(
@@ -81,7 +82,7 @@ def _indexed(g: Tensor, shape: tuple, dim: int, indices: Tensor, keep: bool) -> 
         return g
     if not keep:
         g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)
-    return P.zeros(tuple(shape), dtype=g.dtype).scatter(dim, indices, g)
+    return zeros(tuple(shape), dtype=g.dtype).scatter(dim, indices, g)
 
 
 def _extreme(g: Any, a: dict) -> Any:
@@ -167,7 +168,7 @@ def norm_backward(g: Tensor, x: Tensor, p: Any, dim: Any, keep: bool, r: Tensor)
     if math.isinf(p):
         mask = (x.abs() == ru)
         count = mask.sum(dim, keepdim=True) if shape else 1
-        return P.where(mask, gu * x.sign() / count, 0.0)
+        return recorded.where(mask, gu * x.sign() / count, 0.0)
     ax = x.abs()
     return gu * x.sign() * ax.pow(p - 1) / ru.pow(p - 1).masked_fill(ru == 0, math.inf)
 
@@ -201,10 +202,10 @@ def _cumprod(g: Tensor, a: dict) -> Tensor:
     cols = []
     for i in range(n):
         xi = x.narrow(d, i, n - i)
-        rest = P.cat([P.ones_like(x.narrow(d, 0, 1)), xi.narrow(d, 1, n - i - 1)], d)
-        prefix = r.narrow(d, i - 1, 1) if i > 0 else P.ones_like(x.narrow(d, 0, 1))
+        rest = recorded.cat([ones_like(x.narrow(d, 0, 1)), xi.narrow(d, 1, n - i - 1)], d)
+        prefix = r.narrow(d, i - 1, 1) if i > 0 else ones_like(x.narrow(d, 0, 1))
         prods = prefix * rest.cumprod(d)
         cols.append((g.narrow(d, i, n - i) * prods).sum(d, keepdim=True))
-    return P.cat(cols, d)
+    return recorded.cat(cols, d)
 
 

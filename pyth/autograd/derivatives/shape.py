@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..._prims.creation import zeros
 from ..._size import Size
 from ...tensor import Tensor
 from ..record import geometry
 from ..view_nodes import _storage_len, strided_backward
-from ._common import P, TABLE, defop, embed, selection_backward
+from ._common import TABLE, defop, embed, recorded, selection_backward
 
 
 # ---- views and shapes --------------------------------------------------------------------------
@@ -75,7 +76,8 @@ def _roll(g: Tensor, a: dict) -> Tensor:
 
 defop("repeat")(lambda g, a: selection_backward(g, _shape_of(a), lambda t: t.repeat(
     *a["sizes"])))
-defop("tile")(lambda g, a: selection_backward(g, _shape_of(a), lambda t: P.tile(t, a["dims"])))
+defop("tile")(lambda g, a: selection_backward(g, _shape_of(a),
+                                              lambda t: recorded.tile(t, a["dims"])))
 defop("tril")(lambda g, a: g.tril(a["diagonal"]))
 defop("triu")(lambda g, a: g.triu(a["diagonal"]))
 
@@ -84,7 +86,7 @@ defop("triu")(lambda g, a: g.triu(a["diagonal"]))
 def _diag(g: Tensor, a: dict) -> Tensor:
     if a["input"].dim() == 1:
         return g.diagonal(a["diagonal"])
-    return selection_backward(g, _shape_of(a), lambda t: P.diag(t, a["diagonal"]))
+    return selection_backward(g, _shape_of(a), lambda t: recorded.diag(t, a["diagonal"]))
 
 
 @defop("cat", "tensors")
@@ -95,7 +97,7 @@ def _cat(g: Tensor, a: dict) -> list:
     out, start = [], 0
     for i in infos:
         if len(i.shape) == 1 and i.shape[0] == 0 and nd > 1:   # legacy empty tensors: skipped
-            out.append(P.zeros(0, dtype=g.dtype))
+            out.append(zeros(0, dtype=g.dtype))
             continue
         n = i.shape[d]
         out.append(g.narrow(d, start, n))
@@ -111,11 +113,11 @@ def _stack(g: Tensor, a: dict) -> list:
 
 def _joined(join: str, name: str = "input") -> Callable:
     """The backward of an op returning pieces of its input along dim: the pieces' gradients
-    joined back by pyth.<join> (looked up per call: the recorded function, for double
-    backward); a node of one output is handed its one gradient, not a list."""
+    joined back by the recorded <join> (looked up per call, as install() fills `recorded`); a
+    node of one output is handed its one gradient, not a list."""
     def backward(gs: Any, a: dict) -> Tensor:
-        return getattr(P, join)(gs if isinstance(gs, (list, tuple)) else [gs],
-                                int(a["dim"]) % a[name].dim())
+        return getattr(recorded, join)(gs if isinstance(gs, (list, tuple)) else [gs],
+                                       int(a["dim"]) % a[name].dim())
     return backward
 
 
