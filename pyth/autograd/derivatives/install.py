@@ -173,7 +173,6 @@ def install(composed: dict[str, Callable]) -> None:
         w = shape_ops.FUNCTIONS[n]
         _set(n, _varargs_method(w))
     # conversions (t.float() ...) go through the recorded to()
-    from ... import dtypes as _dt
     for cname, target in _dt.CONVERSIONS.items():
         _set(cname, (lambda d: lambda self: self.to(d))(target))
     # indexing
