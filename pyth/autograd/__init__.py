@@ -31,8 +31,3 @@ __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "anomaly", "back
            "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
            "set_detect_anomaly", "set_grad_enabled", "variable"]
 
-
-def _install(composed: dict) -> None:
-    """Record the ops (pyth/_bind.py passes the composed ones that have formulas)."""
-    derivatives.install(composed)
-
