@@ -67,3 +67,4 @@ from .serialization import load, save  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
 from . import optim  # noqa: E402,F401  (optimizers and schedulers)
+from . import distributions  # noqa: E402,F401  (probability distributions)

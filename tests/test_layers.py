@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("composed ops", ("pyth._refs",)),
     ("libraries", ("pyth.nn", "pyth.optim", "pyth.utils", "pyth.multiprocessing",
                    "pyth.distributed", "pyth.serialization", "pyth._torch_format",
-                   "pyth.futures", "pyth.linalg")),
+                   "pyth.futures", "pyth.linalg", "pyth.distributions")),
     ("binder", ("pyth._bind",)),
     ("facade", ("pyth",)),
     ("programs", ("pyth.cli", "pyth.__main__")),

@@ -1,0 +1,81 @@
+"""Dirichlet(concentration): distributions over the simplex; rsample normalises gamma draws,
+so its gradient is the gamma draws' implicit one carried through the normalisation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._refs.sampling import _sample_dirichlet
+from .._size import Size
+from ..nn.functional import one_hot
+from ..tensor import Tensor
+from . import constraints
+from .exp_family import ExponentialFamily
+
+__all__ = ["Dirichlet"]
+
+
+class Dirichlet(ExponentialFamily):
+    """Density prod x_i^(a_i - 1) / B(a) on the simplex, a = concentration (last dim)."""
+
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, concentration: Tensor, validate_args: bool | None = None) -> None:
+        if concentration.dim() < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        self.concentration = concentration
+        batch_shape, event_shape = concentration.shape[:-1], concentration.shape[-1:]
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "Dirichlet":
+        new = self._get_checked_instance(Dirichlet, _instance)
+        batch_shape = Size(batch_shape)
+        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
+        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def rsample(self, sample_shape: Any = ()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        return _sample_dirichlet(self.concentration.expand(shape))
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        c = self.concentration
+        return ((c - 1).xlogy(value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1))
+
+    @property
+    def mean(self) -> Tensor:
+        return self.concentration / self.concentration.sum(-1, keepdim=True)
+
+    @property
+    def mode(self) -> Tensor:
+        concm1 = (self.concentration - 1).clamp(min=0.0)
+        mode = concm1 / concm1.sum(-1, keepdim=True)
+        mask = (self.concentration < 1).all(dim=-1)
+        if bool(mask.any()):
+            hot = one_hot(mode.argmax(-1), concm1.shape[-1]).to(mode.dtype)
+            mode = hot.where(mask.unsqueeze(-1), mode)
+        return mode
+
+    @property
+    def variance(self) -> Tensor:
+        con0 = self.concentration.sum(-1, keepdim=True)
+        return self.concentration * (con0 - self.concentration) / (con0.pow(2) * (con0 + 1))
+
+    def entropy(self) -> Tensor:
+        c = self.concentration
+        k = c.size(-1)
+        a0 = c.sum(-1)
+        return (c.lgamma().sum(-1) - a0.lgamma() - (k - a0) * a0.digamma()
+                - ((c - 1.0) * c.digamma()).sum(-1))
+
+    @property
+    def _natural_params(self) -> tuple:
+        return (self.concentration,)
+
+    def _log_normalizer(self, x: Tensor) -> Tensor:
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
