@@ -102,9 +102,9 @@ def requires_grad_factories(namespace: dict[str, Any]) -> None:
 def composed() -> dict[str, Callable]:
     """Bind the composed ops' methods and the device surface; return their namespace names."""
     from ._refs import (aliases, creation, creation_memory, einsum, indexing, lapack, linalg,
-                        pointwise, reductions, sampling, shape, statistics)
+                        pointwise, reductions, sampling, shape, special, statistics)
     modules = [creation, shape, indexing, pointwise, reductions, einsum, linalg, dtype_info,
-               _printoptions, aliases, statistics, lapack, creation_memory, sampling]
+               _printoptions, aliases, statistics, lapack, creation_memory, sampling, special]
     names: dict[str, Callable] = {"device": _device.device}
     for m in modules:
         names.update(getattr(m, "FUNCTIONS", {}))

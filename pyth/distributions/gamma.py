@@ -6,6 +6,7 @@ from numbers import Number
 from typing import Any
 
 from .._refs.sampling import _standard_gamma
+from .._refs.special import igamma
 from .._size import Size
 from ..dtype_info import finfo
 from ..tensor import Tensor
@@ -58,6 +59,11 @@ class Gamma(ExponentialFamily):
             self._validate_sample(value)
         return (self.concentration.xlogy(self.rate) + (self.concentration - 1).xlogy(value)
                 - self.rate * value - self.concentration.lgamma())
+
+    def cdf(self, value: Tensor) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return igamma(self.concentration, self.rate * value)
 
     def entropy(self) -> Tensor:
         c = self.concentration
