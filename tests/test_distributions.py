@@ -644,3 +644,104 @@ def test_standard_gamma_function():
         pyth._standard_gamma([1.0])
     d = pyth._sample_dirichlet(pyth.tensor([[1.0, 2.0, 3.0]]))
     assert abs(float(d.sum()) - 1) < 1e-6
+
+
+# ---- special functions, layouts, sizes ----
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_igamma_against_torch(dtype):
+    a = np.array([1e-3, 0.1, 0.5, 1.0, 2.5, 10.0, 80.0, 1500.0])
+    for x in [0.0, 1e-4, 0.3, 1.0, 4.0, 12.0, 90.0, 1600.0, np.inf]:
+        xs = np.full_like(a, x)
+        for pf, tf in ((pyth.igamma, torch.igamma), (pyth.igammac, torch.igammac)):
+            got = pf(pyth.tensor(a, dtype=PD[dtype]), pyth.tensor(xs, dtype=PD[dtype]))
+            want = tf(torch.tensor(a, dtype=TDT[dtype]), torch.tensor(xs, dtype=TDT[dtype]))
+            assert got.dtype == PD[dtype]
+            np.testing.assert_allclose(got.numpy(), want.numpy(),
+                                       atol=1e-6 if dtype == "float32" else 1e-13)
+    x = pyth.tensor([0.3, 2.0, 7.0], dtype=pyth.float64, requires_grad=True)
+    av = pyth.tensor([0.7, 2.0, 5.0], dtype=pyth.float64)
+    assert pyth.autograd.gradcheck(lambda x: pyth.igamma(av, x), (x,))
+    assert pyth.autograd.gradcheck(lambda x: pyth.igammac(av, x), (x,))
+    ar = av.clone().requires_grad_()
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not "
+                                                  "implemented."):
+        pyth.igamma(ar, x).sum().backward()
+    assert pyth.tensor([1.0]).igamma(pyth.tensor([1.0])).item() == pytest.approx(1 - math.exp(-1))
+
+
+def test_float32_gamma_rsample_gradient():
+    conc = pyth.tensor([0.3, 4.0], requires_grad=True)
+    pyth.manual_seed(9)
+    s = D.Gamma(conc, 1.0).rsample((16,))
+    assert s.dtype == pyth.float32
+    (g,) = pyth.autograd.grad(s.sum(), [conc])
+    want = torch._standard_gamma_grad(torch.tensor([0.3, 4.0]).expand(16, 2),
+                                      torch.tensor(s.detach().numpy()))
+    np.testing.assert_allclose(g.numpy(), want.sum(0).numpy(), rtol=2e-3)
+
+
+@pytest.mark.parametrize("name", ["Normal", "Gamma", "Beta", "Categorical", "Dirichlet",
+                                  "MultivariateNormalTril", "Bernoulli", "Poisson"])
+def test_non_contiguous_parameters(name):
+    """Parameters that are transposed or expanded views give the same results."""
+    cls, params = CASES[name]
+    arrays = params((3, 2))
+    pk, tk = {}, {}
+    for k, v in arrays.items():
+        v = np.asarray(v)
+        # a transposed copy read back through .transpose: non-contiguous, same values
+        sw = np.ascontiguousarray(np.swapaxes(v, 0, 1))
+        pk[k] = pyth.tensor(sw).transpose(0, 1)
+        tk[k] = torch.tensor(v)
+        assert not pk[k].is_contiguous() or v.shape[0] == 1
+    pd, td = getattr(D, cls)(**pk), getattr(TD, cls)(**tk)
+    v = values_for(td)
+    close(pd.log_prob(P(v)), td.log_prob(v), "float64")
+    want = torch_or_none(td.entropy)
+    if want is not None:
+        close(pd.entropy(), want, "float64")
+    pe = getattr(D, cls)(**{k: pyth.tensor(np.asarray(a)[:1]).expand(np.asarray(a).shape)
+                            for k, a in arrays.items()})
+    te = getattr(TD, cls)(**{k: torch.tensor(np.asarray(a)[:1]).expand(np.asarray(a).shape)
+                             for k, a in arrays.items()})
+    close(pe.log_prob(P(v)), te.log_prob(v), "float64")
+
+
+def test_zero_size_batch_of_an_event_constraint_raises_as_in_torch():
+    """PyTorch cannot check an independent constraint over a batch of zero (its reshape to
+    (0, -1) is ambiguous); pyth raises the same error kind."""
+    with pytest.raises(RuntimeError):
+        TD.Dirichlet(torch.ones(0, 4))
+    with pytest.raises(RuntimeError):
+        D.Dirichlet(pyth.ones(0, 4))
+    assert tuple(D.Dirichlet(pyth.ones(0, 4), validate_args=False).batch_shape) == (0,)
+
+
+@pytest.mark.parametrize("name", ["Normal", "Gamma", "Categorical", "Bernoulli", "Poisson",
+                                  "Exponential", "Uniform", "Laplace"])
+def test_zero_size_batches(name):
+    pd, td, _, _ = make(name, (0,), "float64")
+    assert tuple(pd.batch_shape) == tuple(td.batch_shape)
+    s, t = pd.sample((2,)), td.sample((2,))
+    assert tuple(s.shape) == tuple(t.shape)
+    assert tuple(pd.log_prob(s).shape) == tuple(td.log_prob(t).shape)
+    if pd.has_rsample:
+        assert tuple(pd.rsample((3,)).shape) == tuple(td.rsample((3,)).shape)
+
+
+def test_extreme_parameters():
+    tiny = D.Gamma(pyth.tensor([1e-4, 1e4], dtype=pyth.float64), 1.0)
+    pyth.manual_seed(0)
+    s = tiny.sample((1000,))
+    assert bool((s > 0).all()) and bool(s.isfinite().all())
+    assert abs(float(s[:, 1].mean()) - 1e4) < 5 * math.sqrt(1e4 / 1000)
+    big = D.Bernoulli(logits=pyth.tensor([-100.0, 100.0], dtype=pyth.float64))
+    tbig = TD.Bernoulli(logits=torch.tensor([-100.0, 100.0], dtype=torch.float64))
+    v = torch.tensor([1.0, 0.0], dtype=torch.float64)
+    close(big.log_prob(P(v)), tbig.log_prob(v), "float64")
+    close(big.entropy(), tbig.entropy(), "float64")
+    c = D.Categorical(logits=pyth.tensor([0.0, float("-inf"), 1.0]))
+    tc = TD.Categorical(logits=torch.tensor([0.0, float("-inf"), 1.0]))
+    close(c.entropy(), tc.entropy(), "float32")
+    assert c.log_prob(pyth.tensor(1)).item() == float("-inf")
