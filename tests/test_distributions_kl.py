@@ -233,8 +233,9 @@ def test_registered_pairs_match_pytorch():
 def test_expfamily_bregman_entropy_and_kl():
     """The ExponentialFamily fallbacks (Bregman divergence of the log-normaliser)."""
     from pyth.distributions import kl
-    p = D.Gamma(pyth.tensor([2.0, 3.0], dtype=pyth.float64), pyth.tensor([1.0, 0.5], dtype=pyth.float64))
-    q = D.Gamma(pyth.tensor([1.0, 4.0], dtype=pyth.float64), pyth.tensor([2.0, 1.0], dtype=pyth.float64))
+    f64 = pyth.float64
+    p = D.Gamma(pyth.tensor([2.0, 3.0], dtype=f64), pyth.tensor([1.0, 0.5], dtype=f64))
+    q = D.Gamma(pyth.tensor([1.0, 4.0], dtype=f64), pyth.tensor([2.0, 1.0], dtype=f64))
     np.testing.assert_allclose(kl._kl_expfamily_expfamily(p, q).detach().numpy(),
                                D.kl_divergence(p, q).numpy(), rtol=1e-10)
     np.testing.assert_allclose(D.ExponentialFamily.entropy(p).detach().numpy(),

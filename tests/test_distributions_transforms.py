@@ -38,7 +38,8 @@ TRANSFORMS = [
     ("SoftplusTransform", (), (), X),
     ("AffineTransform", (0.5, 2.0), (0.5, 2.0), X),
     ("AffineTransform", (0.5, -3.0), (0.5, -3.0), X),
-    ("PowerTransform", (pyth.tensor(2.5, dtype=pyth.float64),), (torch.tensor(2.5, dtype=torch.float64),), POSX),
+    ("PowerTransform", (pyth.tensor(2.5, dtype=pyth.float64),),
+     (torch.tensor(2.5, dtype=torch.float64),), POSX),
     ("StickBreakingTransform", (), (), X),
     ("SoftmaxTransform", (), (), X),
     ("AbsTransform", (), (), X),
@@ -46,7 +47,8 @@ TRANSFORMS = [
 ]
 
 
-@pytest.mark.parametrize("k", range(len(TRANSFORMS)), ids=[f"{t[0]}{i}" for i, t in enumerate(TRANSFORMS)])
+@pytest.mark.parametrize("k", range(len(TRANSFORMS)),
+                         ids=[f"{t[0]}{i}" for i, t in enumerate(TRANSFORMS)])
 def test_transform_against_torch(k):
     name, pargs, targs, x = TRANSFORMS[k]
     pt, tt = getattr(T, name)(*pargs), getattr(TT, name)(*targs)

@@ -19,6 +19,28 @@ from .utils import _param_pair, lazy_property, logits_to_probs, probs_to_logits
 __all__ = ["Categorical"]
 
 
+class _CategoricalView:
+    """A distribution built on the Categorical `_categorical`: its parameters are the
+    Categorical's."""
+
+    _categorical: "Categorical"
+
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._categorical._new(*args, **kwargs)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._categorical.param_shape
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+
 class Categorical(Distribution):
     """Category indices, the last dim of probs (or logits) indexing the categories."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from numbers import Number
 from typing import Any
 
 from .._prims.creation import full
@@ -11,7 +10,7 @@ from .._size import Size
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _expand_params, broadcast_all
+from .utils import _batch_shape, _expand_params, broadcast_all
 
 __all__ = ["Cauchy"]
 
@@ -25,11 +24,7 @@ class Cauchy(Distribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Cauchy":
         return _expand_params(self, Cauchy, batch_shape, _instance, ("loc", "scale"))

@@ -181,7 +181,8 @@ class Distribution:
 
     def __repr__(self) -> str:
         param_names = [k for k, _ in self.arg_constraints.items() if k in self.__dict__]
-        args_string = ", ".join(
-            f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else _shape_text(self.__dict__[p].size())}"
-            for p in param_names)
+        def shown(v: Tensor) -> Any:
+            return v if v.numel() == 1 else _shape_text(v.size())
+
+        args_string = ", ".join(f"{p}: {shown(self.__dict__[p])}" for p in param_names)
         return self.__class__.__name__ + "(" + args_string + ")"

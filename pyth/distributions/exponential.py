@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from .._prims.creation import zeros_like
@@ -10,7 +9,7 @@ from .._size import Size
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _expand_params, broadcast_all
+from .utils import _batch_shape, _expand_params, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -41,8 +40,7 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.rate, rate), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Exponential":
         return _expand_params(self, Exponential, batch_shape, _instance, ("rate",))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from .._refs.sampling import _standard_gamma
@@ -12,7 +11,7 @@ from ..dtype_info import finfo
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _expand_params, broadcast_all
+from .utils import _batch_shape, _expand_params, broadcast_all
 
 __all__ = ["Gamma"]
 
@@ -39,11 +38,8 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration: Any, rate: Any, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.concentration, concentration, rate),
+                         validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Gamma":
         return _expand_params(self, Gamma, batch_shape, _instance, ("concentration", "rate"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from .._prims.creation import zeros_like
@@ -12,13 +11,12 @@ from ..dtype_info import finfo
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import (_bce_with_logits, _param_pair, broadcast_all, lazy_property,
-                    logits_to_probs, probs_to_logits)
+from .utils import _BinaryParameters, _bce_with_logits, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryParameters, Distribution):
     """P(k) = (1 - p)^k p, k = 0, 1, 2, ..."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -26,13 +24,8 @@ class Geometric(Distribution):
 
     def __init__(self, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        _param_pair(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        batch_shape = Size() if isinstance(probs_or_logits, Number) else probs_or_logits.size()
+        is_scalar = self._set_probs_or_logits(probs, logits)
+        batch_shape = Size() if is_scalar else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs
@@ -47,10 +40,7 @@ class Geometric(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Geometric":
         new = self._get_checked_instance(Geometric, _instance)
         batch_shape = Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
+        self._expand_probs_or_logits(new, batch_shape)
         super(Geometric, new).__init__(batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
@@ -66,14 +56,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

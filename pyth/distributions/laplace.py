@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from .._size import Size
@@ -10,25 +9,17 @@ from ..dtype_info import finfo
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _expand_params, broadcast_all
+from .utils import _CentredAtLoc, _batch_shape, _expand_params, broadcast_all
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_CentredAtLoc, Distribution):
     """Density exp(-|x - loc| / scale) / (2 scale)."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
@@ -40,11 +31,7 @@ class Laplace(Distribution):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Laplace":
         return _expand_params(self, Laplace, batch_shape, _instance, ("loc", "scale"))

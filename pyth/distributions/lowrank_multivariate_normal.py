@@ -14,7 +14,7 @@ from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
-from .utils import _standard_normal, lazy_property
+from .utils import _CentredAtLoc, _standard_normal, lazy_property
 
 __all__ = ["LowRankMultivariateNormal"]
 
@@ -44,7 +44,7 @@ def _batch_lowrank_mahalanobis(W: Tensor, D: Tensor, x: Tensor,
     return mahalanobis_term1 - mahalanobis_term2
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(_CentredAtLoc, Distribution):
     """N(loc, cov_factor cov_factor^T + diag(cov_diag))."""
 
     arg_constraints = {"loc": constraints.real_vector,
@@ -95,14 +95,6 @@ class LowRankMultivariateNormal(Distribution):
                                                        validate_args=False)
         new._validate_args = self._validate_args
         return new
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @lazy_property
     def variance(self) -> Tensor:

@@ -14,7 +14,7 @@ from ..linalg import cholesky, solve_triangular
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _standard_normal, lazy_property
+from .utils import _CentredAtLoc, _standard_normal, lazy_property
 
 __all__ = ["MultivariateNormal"]
 
@@ -41,7 +41,7 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return solve_triangular(L_inv, Id.expand(L_inv.shape), upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CentredAtLoc, Distribution):
     """N(loc, Sigma) over the last dim, Sigma given by exactly one of covariance_matrix,
     precision_matrix (its inverse) or scale_tril (its lower Cholesky factor)."""
 
@@ -121,14 +121,6 @@ class MultivariateNormal(Distribution):
         Id = eye(L.shape[-1], dtype=L.dtype).expand(L.shape)
         return cholesky_solve(Id, L).expand(
             self._batch_shape + self._event_shape + self._event_shape)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

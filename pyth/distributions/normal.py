@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from numbers import Number, Real
+from numbers import Real
 from typing import Any
 
 from .._size import Size
@@ -12,26 +12,18 @@ from ..random import normal
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _expand_params, _standard_normal, broadcast_all
+from .utils import _CentredAtLoc, _batch_shape, _expand_params, _standard_normal, broadcast_all
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(_CentredAtLoc, ExponentialFamily):
     """The normal distribution with mean loc and standard deviation scale."""
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def stddev(self) -> Tensor:
@@ -43,11 +35,7 @@ class Normal(ExponentialFamily):
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.loc, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Normal":
         return _expand_params(self, Normal, batch_shape, _instance, ("loc", "scale"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from .._refs.sampling import poisson
@@ -11,7 +10,7 @@ from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import constraints
 from .exp_family import ExponentialFamily
-from .utils import _expand_params, broadcast_all
+from .utils import _batch_shape, _expand_params, broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -36,8 +35,7 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.rate, rate), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Poisson":
         return _expand_params(self, Poisson, batch_shape, _instance, ("rate",))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
 from .._size import Size
@@ -10,7 +9,7 @@ from ..random import rand
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _expand_params, broadcast_all
+from .utils import _batch_shape, _expand_params, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -43,11 +42,7 @@ class Uniform(Distribution):
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape(self.low, low, high), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "Uniform":
         return _expand_params(self, Uniform, batch_shape, _instance, ("low", "high"))

@@ -147,3 +147,57 @@ def _bce_with_logits(logits: Tensor, value: Tensor) -> Tensor:
 def _param_pair(probs: Any, logits: Any) -> None:
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def _batch_shape(param: Tensor, *given: Any) -> Size:
+    """The batch shape of broadcast parameters: () when every one was given as a number."""
+    return Size() if all(isinstance(g, numbers.Number) for g in given) else param.size()
+
+
+class _BinaryParameters:
+    """The probs <-> logits pair of a distribution parameterised by a success probability:
+    whichever was given is `_param`, the other is computed on first use."""
+
+    def _set_probs_or_logits(self, probs: Any, logits: Any) -> bool:
+        """Store the given one (broadcast to a tensor); whether it was a number."""
+        _param_pair(probs, logits)
+        given = probs if probs is not None else logits
+        (value,) = broadcast_all(given)
+        setattr(self, "probs" if probs is not None else "logits", value)
+        self._param = value
+        return isinstance(given, numbers.Number)
+
+    def _expand_probs_or_logits(self, new: Any, batch_shape: Size) -> None:
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, getattr(self, name).expand(batch_shape))
+                new._param = getattr(new, name)
+
+    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
+        return self._param.new(*args, **kwargs)
+
+    @lazy_property
+    def logits(self) -> Tensor:
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self) -> Tensor:
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+
+class _CentredAtLoc:
+    """A distribution symmetric and unimodal about `loc`: its mean and mode are loc."""
+
+    loc: Tensor
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
