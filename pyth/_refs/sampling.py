@@ -1,6 +1,8 @@
 """Samplers the distributions need, composed from pyth's uniform and normal generators:
 `_standard_gamma` (Marsaglia and Tsang's squeeze with the alpha < 1 boost) with its implicit
-reparameterisation gradient `_standard_gamma_grad`, `_sample_dirichlet`, `poisson` (inversion
+reparameterisation gradient `_standard_gamma_grad`, `_sample_dirichlet` with the implicit
+gradient of a coordinate `_dirichlet_grad` (through the incomplete beta function's continued
+fraction, differentiated by autograd), `poisson` (inversion
 for small rates, Hormann's PTRS rejection for rates of 10 and above) and `binomial`.
 
 The rejection loops run on whole tensors: each pass draws for every element and keeps the first
@@ -16,6 +18,7 @@ from .. import dtypes as _dt
 from .._prims.creation import full, zeros_like
 from ..autograd import grad_mode
 from ..autograd.function import Function
+from ..autograd.gradients import grad
 from ..autograd.recorded import POINTWISE as P
 from ..dtype_info import finfo
 from ..random import Generator, rand, randn
@@ -111,9 +114,68 @@ def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor
 
 
 def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
-    """Dirichlet(input) samples over the last dim: gamma draws normalised to sum to one."""
-    g = _standard_gamma(input, generator)
-    return g / g.sum(-1, keepdim=True)
+    """Dirichlet(input) samples over the last dim: gamma draws normalised to sum to one (not
+    differentiable, as PyTorch's; Dirichlet.rsample adds the gradient)."""
+    with grad_mode.no_grad():
+        g = _standard_gamma(input.detach(), generator)
+        return g / g.sum(-1, keepdim=True)
+
+
+_TINY = 1e-300
+
+
+def _guard(t: Tensor) -> Tensor:
+    return where(t.abs() < _TINY, t * 0 + _TINY, t)
+
+
+def _beta_cf(a: Tensor, b: Tensor, x: Tensor) -> Tensor:
+    """The continued fraction of I_x(a, b) (modified Lentz), for x < (a + 1) / (a + b + 2)."""
+    qab, qap, qam = a + b, a + 1, a - 1
+    c = x * 0 + 1
+    d = 1.0 / _guard(1 - qab * x / qap)
+    h = d
+    for m in range(1, 10000):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 / _guard(1 + aa * d)
+        c = _guard(1 + aa / c)
+        h = h * d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 / _guard(1 + aa * d)
+        c = _guard(1 + aa / c)
+        delta = d * c
+        h = h * delta
+        if m % 8 == 0 and bool(((delta.detach() - 1).abs() <= 1e-15).all()):
+            break
+    return h
+
+
+def _beta_cdf(x: Tensor, a: Tensor, b: Tensor) -> Tensor:
+    """The regularised incomplete beta function I_x(a, b), differentiable in a and b."""
+    direct = x < (a + 1) / (a + b + 2)
+    xx, aa, bb = where(direct, x, 1 - x), where(direct, a, b), where(direct, b, a)
+    lbeta = aa.lgamma() + bb.lgamma() - (aa + bb).lgamma()
+    front = (aa * xx.log() + bb * (-xx).log1p() - lbeta).exp() / aa
+    inner = front * _beta_cf(aa, bb, xx)
+    return where(direct, inner, 1 - inner)
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """PyTorch's _dirichlet_grad: for x ~ Beta(alpha, total - alpha) at a fixed CDF, d x /
+    d alpha with the other parameter held, divided by 1 - x. A Dirichlet draw's Jacobian is
+    then d x_j / d alpha_i = g_i (delta_ij - x_j), g = _dirichlet_grad(x, alpha, total)."""
+    dt = x.dtype
+    eps = finfo(_dt.float64).eps
+    xs = x.detach().to(_dt.float64).clamp(min=_TINY, max=1 - eps)
+    b = (total.detach().to(_dt.float64) - alpha.detach().to(_dt.float64)).expand(xs.shape)
+    with grad_mode.enable_grad():
+        a = alpha.detach().to(_dt.float64).expand(xs.shape).contiguous().requires_grad_()
+        (da,) = grad(_beta_cdf(xs, a, b).sum(), [a])
+    with grad_mode.no_grad():
+        av = a.detach()
+        log_pdf = ((av - 1) * xs.log() + (b - 1) * (-xs).log1p()
+                   - (av.lgamma() + b.lgamma() - (av + b).lgamma()))
+        return (-da / log_pdf.exp() / (1 - xs)).to(dt)
 
 
 def _poisson_small(lam: Tensor, generator: Generator | None) -> Tensor:
@@ -201,6 +263,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
 FUNCTIONS: dict[str, Callable] = {"_standard_gamma": _standard_gamma,
                                   "_standard_gamma_grad": _standard_gamma_grad,
                                   "_sample_dirichlet": _sample_dirichlet,
+                                  "_dirichlet_grad": _dirichlet_grad,
                                   "poisson": poisson, "binomial": binomial}
 
 METHODS: dict[str, Any] = {}

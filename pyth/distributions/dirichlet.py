@@ -1,11 +1,13 @@
-"""Dirichlet(concentration): distributions over the simplex; rsample normalises gamma draws,
-so its gradient is the gamma draws' implicit one carried through the normalisation."""
+"""Dirichlet(concentration): distributions over the simplex; rsample's gradient is PyTorch's
+implicit one, d x_j / d alpha_i = g_i (delta_ij - x_j) with g = _dirichlet_grad(x, alpha,
+sum alpha)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._refs.sampling import _sample_dirichlet
+from .._refs.sampling import _dirichlet_grad, _sample_dirichlet
+from ..autograd.function import Function, once_differentiable
 from .._size import Size
 from ..nn.functional import one_hot
 from ..tensor import Tensor
@@ -13,6 +15,28 @@ from . import constraints
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
+
+
+def _Dirichlet_backward(x: Tensor, concentration: Tensor, grad_output: Tensor) -> Tensor:
+    total = concentration.sum(-1, True).expand_as(concentration)
+    grad = _dirichlet_grad(x, concentration, total)
+    return grad * (grad_output - (x * grad_output).sum(-1, True))
+
+
+class _Dirichlet(Function):
+    """Dirichlet draws whose gradient w.r.t. the concentration is the implicit one."""
+
+    @staticmethod
+    def forward(ctx: Any, concentration: Tensor) -> Tensor:
+        x = _sample_dirichlet(concentration)
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx: Any, grad_output: Tensor) -> Tensor:
+        x, concentration = ctx.saved_tensors
+        return _Dirichlet_backward(x, concentration, grad_output)
 
 
 class Dirichlet(ExponentialFamily):
@@ -39,7 +63,7 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        return _sample_dirichlet(self.concentration.expand(shape))
+        return _Dirichlet.apply(self.concentration.expand(shape))
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
