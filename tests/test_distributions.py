@@ -91,6 +91,10 @@ CASES = {
     "HalfNormal": ("HalfNormal", lambda b: {"scale": pos(b)}),
     "Gumbel": ("Gumbel", lambda b: {"loc": real(b), "scale": pos(b)}),
     "Chi2": ("Chi2", lambda b: {"df": pos(b, 0.5, 6.0)}),
+    "HalfCauchy": ("HalfCauchy", lambda b: {"scale": pos(b)}),
+    "Pareto": ("Pareto", lambda b: {"scale": pos(b), "alpha": pos(b, 0.5, 4.0, seed=12)}),
+    "Weibull": ("Weibull", lambda b: {"scale": pos(b), "concentration": pos(b, 0.5, 4.0,
+                                                                            seed=13)}),
 }
 BATCHES = [(), (3,), (2, 3)]
 INT_PARAMS = {"total_count"}
@@ -620,7 +624,7 @@ def test_dirichlet_rsample_is_differentiable_and_on_the_simplex():
 
 # ---- sample statistics ----
 
-STAT_CASES = ["Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta", "Poisson",
+STAT_CASES = ["Weibull", "Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta", "Poisson",
               "Bernoulli", "Categorical", "Binomial", "Geometric", "HalfNormal", "Gumbel",
               "LogNormal", "Dirichlet", "Multinomial", "MultivariateNormalCov",
               "LowRankMultivariateNormal", "OneHotCategorical", "Chi2"]

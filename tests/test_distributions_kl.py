@@ -62,6 +62,7 @@ FAMILY = {
                                           "cov_factor": R.normal(size=(2, 3, 2)),
                                           "cov_diag": R.uniform(0.5, 2.0, (2, 3))},
     "LogNormal": lambda: {"loc": _real(), "scale": _pos()},
+    "Pareto": lambda: {"scale": _pos(), "alpha": _pos(3, 0.5, 4.0)},
 }
 
 PAIRS = [(f, f) for f in FAMILY] + [
@@ -78,6 +79,10 @@ PAIRS = [(f, f) for f in FAMILY] + [
     ("Uniform", "Exponential"), ("Uniform", "Gamma"), ("Uniform", "Gumbel"),
     ("Uniform", "Normal"), ("MultivariateNormal", "LowRankMultivariateNormal"),
     ("LowRankMultivariateNormal", "MultivariateNormal"),
+    ("Beta", "Pareto"), ("Exponential", "Pareto"), ("Gamma", "Pareto"), ("Gumbel", "Pareto"),
+    ("Laplace", "Pareto"), ("Normal", "Pareto"), ("Pareto", "Beta"), ("Pareto", "Uniform"),
+    ("Pareto", "Exponential"), ("Pareto", "Gamma"), ("Pareto", "Normal"),
+    ("Uniform", "Pareto"),
 ]
 
 

@@ -17,6 +17,7 @@ from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
@@ -28,6 +29,7 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
@@ -35,13 +37,14 @@ from .studentT import StudentT
 from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403
 from .uniform import Uniform
+from .weibull import Weibull
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
            "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
-           "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
+           "HalfCauchy", "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
            "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal",
-           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
            "RelaxedBernoulli", "RelaxedOneHotCategorical", "StudentT",
-           "TransformedDistribution", "Uniform", "biject_to", "constraints", "kl_divergence",
+           "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints", "kl_divergence",
            "register_kl", "transform_to", "transforms"]
 __all__.extend(transforms.__all__)

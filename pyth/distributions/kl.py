@@ -34,6 +34,7 @@ from .lowrank_multivariate_normal import (LowRankMultivariateNormal, _batch_lowr
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -410,6 +411,11 @@ def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
     return t1 + t2 + (t3 - t4 + t5) / var_normal
 
 
+@register_kl(Beta, Pareto)
+def _kl_beta_infinity(p: Beta, q: Distribution) -> Tensor:
+    return _infinite_like(p.concentration1)
+
+
 @register_kl(Beta, Uniform)
 def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
     result = -p.entropy() + (q.high - q.low).log()
@@ -417,6 +423,7 @@ def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
 
 
 @register_kl(Exponential, Beta)
+@register_kl(Exponential, Pareto)
 @register_kl(Exponential, Uniform)
 def _kl_exponential_infinity(p: Exponential, q: Distribution) -> Tensor:
     return _infinite_like(p.rate)
@@ -452,6 +459,7 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
 
 
 @register_kl(Gamma, Beta)
+@register_kl(Gamma, Pareto)
 @register_kl(Gamma, Uniform)
 def _kl_gamma_infinity(p: Gamma, q: Distribution) -> Tensor:
     return _infinite_like(p.concentration)
@@ -489,6 +497,7 @@ def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
 @register_kl(Gumbel, Beta)
 @register_kl(Gumbel, Exponential)
 @register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Pareto)
 @register_kl(Gumbel, Uniform)
 def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
     return _infinite_like(p.loc)
@@ -506,6 +515,7 @@ def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
 @register_kl(Laplace, Beta)
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
+@register_kl(Laplace, Pareto)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
     return _infinite_like(p.loc)
@@ -525,6 +535,7 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
 @register_kl(Normal, Beta)
 @register_kl(Normal, Exponential)
 @register_kl(Normal, Gamma)
+@register_kl(Normal, Pareto)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p: Normal, q: Distribution) -> Tensor:
     return _infinite_like(p.loc)
@@ -550,6 +561,52 @@ def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
     t2 = math.sqrt(2 / math.pi) * p.scale * (-0.5 * loc_diff_scale_ratio.pow(2)).exp()
     t3 = loc_diff * (math.sqrt(0.5) * loc_diff_scale_ratio).erf()
     return -t1 + (t2 + t3) / q.scale - (0.5 * (1 + math.log(0.5 * math.pi)))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    t1 = q.alpha * scale_ratio.log()
+    t2 = -alpha_ratio.log()
+    result = t1 + t2 + alpha_ratio - 1
+    return _set_inf(result, p.support.lower_bound < q.support.lower_bound)
+
+
+@register_kl(Pareto, Beta)
+@register_kl(Pareto, Uniform)
+def _kl_pareto_infinity(p: Pareto, q: Distribution) -> Tensor:
+    return _infinite_like(p.scale)
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    scale_rate_prod = p.scale * q.rate
+    t1 = (p.alpha / scale_rate_prod).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
+    return _set_inf(t1 - t2 + t3 - 1, p.alpha <= 1)
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    common_term = p.scale.log() + p.alpha.reciprocal()
+    t1 = p.alpha.log() - common_term
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * common_term
+    t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
+    return _set_inf(t1 + t2 + t3 + t4 - 1, p.alpha <= 1)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    var_normal = 2 * q.scale.pow(2)
+    common_term = p.scale / (p.alpha - 1)
+    t1 = (math.sqrt(2 * math.pi) * q.scale * p.alpha / p.scale).log()
+    t2 = p.alpha.reciprocal()
+    t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
+    t4 = (p.alpha * common_term - q.loc).pow(2)
+    return _set_inf(t1 - t2 + (t3 + t4) / var_normal - 1, p.alpha <= 2)
 
 
 @register_kl(Poisson, Bernoulli)
@@ -597,6 +654,14 @@ def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
     t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
     t2 = common_term * ((-high_loc_diff).exp() - (-low_loc_diff).exp())
     return t1 - t2
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    support_uniform = p.high - p.low
+    t1 = (q.alpha * q.scale.pow(q.alpha) * support_uniform).log()
+    t2 = (_x_log_x(p.high) - _x_log_x(p.low) - support_uniform) / support_uniform
+    return _set_inf(t2 * (q.alpha + 1) - t1, p.low < q.support.lower_bound)
 
 
 @register_kl(Uniform, Normal)
