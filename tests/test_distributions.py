@@ -92,6 +92,16 @@ CASES = {
     "Gumbel": ("Gumbel", lambda b: {"loc": real(b), "scale": pos(b)}),
     "Chi2": ("Chi2", lambda b: {"df": pos(b, 0.5, 6.0)}),
     "HalfCauchy": ("HalfCauchy", lambda b: {"scale": pos(b)}),
+    "NegativeBinomial": ("NegativeBinomial", lambda b: {"total_count": pos(b, 1.0, 6.0),
+                                                        "probs": unit(b)}),
+    "NegativeBinomialLogits": ("NegativeBinomial", lambda b: {"total_count": np.full(b, 3.0),
+                                                              "logits": real(b)}),
+    "InverseGamma": ("InverseGamma", lambda b: {"concentration": pos(b, 0.5, 5.0),
+                                                "rate": pos(b, seed=14)}),
+    "LogisticNormal": ("LogisticNormal", lambda b: {"loc": real(tuple(b) + (3,)),
+                                                    "scale": pos(tuple(b) + (3,))}),
+    "FisherSnedecor": ("FisherSnedecor", lambda b: {"df1": pos(b, 0.5, 8.0),
+                                                    "df2": pos(b, 0.5, 9.0, seed=15)}),
     "Pareto": ("Pareto", lambda b: {"scale": pos(b), "alpha": pos(b, 0.5, 4.0, seed=12)}),
     "Weibull": ("Weibull", lambda b: {"scale": pos(b), "concentration": pos(b, 0.5, 4.0,
                                                                             seed=13)}),
@@ -624,7 +634,8 @@ def test_dirichlet_rsample_is_differentiable_and_on_the_simplex():
 
 # ---- sample statistics ----
 
-STAT_CASES = ["Weibull", "Normal", "Uniform", "Exponential", "Laplace", "Gamma", "Beta", "Poisson",
+STAT_CASES = ["Weibull", "NegativeBinomial", "Normal", "Uniform", "Exponential", "Laplace",
+              "Gamma", "Beta", "Poisson",
               "Bernoulli", "Categorical", "Binomial", "Geometric", "HalfNormal", "Gumbel",
               "LogNormal", "Dirichlet", "Multinomial", "MultivariateNormalCov",
               "LowRankMultivariateNormal", "OneHotCategorical", "Chi2"]

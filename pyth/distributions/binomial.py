@@ -11,7 +11,7 @@ from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import _BinaryParameters, _param_pair, broadcast_all
+from .utils import _BinaryParameters
 
 __all__ = ["Binomial"]
 
@@ -30,14 +30,7 @@ class Binomial(_BinaryParameters, Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        _param_pair(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.to(self.probs.dtype)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.to(self.logits.dtype)
-        self._param = self.probs if probs is not None else self.logits
+        self._set_count_and_probs_or_logits(total_count, probs, logits)
         batch_shape = self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 

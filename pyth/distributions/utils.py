@@ -167,6 +167,15 @@ class _BinaryParameters:
         self._param = value
         return isinstance(given, numbers.Number)
 
+    def _set_count_and_probs_or_logits(self, total_count: Any, probs: Any, logits: Any) -> None:
+        """Store total_count and the given one of probs / logits, broadcast together, the count
+        in the parameter's dtype."""
+        _param_pair(probs, logits)
+        count, value = broadcast_all(total_count, probs if probs is not None else logits)
+        self.total_count = count.to(value.dtype)
+        setattr(self, "probs" if probs is not None else "logits", value)
+        self._param = value
+
     def _expand_probs_or_logits(self, new: Any, batch_shape: Size) -> None:
         for name in ("probs", "logits"):
             if name in self.__dict__:
