@@ -806,3 +806,21 @@ def test_extreme_parameters():
     tc = TD.Categorical(logits=torch.tensor([0.0, float("-inf"), 1.0]))
     close(c.entropy(), tc.entropy(), "float32")
     assert c.log_prob(pyth.tensor(1)).item() == float("-inf")
+
+
+def test_samplers_at_the_edges_of_their_domains():
+    """As PyTorch: gamma gives the dtype's tiny for alpha <= 0 or NaN and inf for inf; poisson
+    refuses a negative or NaN rate; none of them loops forever."""
+    alpha = [0.0, -1.0, float("inf"), float("nan"), 1e-30]
+    got = pyth._standard_gamma(pyth.tensor(alpha)).tolist()
+    want = torch._standard_gamma(torch.tensor(alpha)).tolist()
+    assert got == want
+    assert pyth.poisson(pyth.tensor([float("inf"), 0.0])).tolist() == [float("inf"), 0.0]
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be "
+                                               "non-negative"):
+            pyth.poisson(pyth.tensor([bad]))
+    g = pyth._standard_gamma_grad(pyth.tensor([1.0, 0.0, 2.0]), pyth.tensor([float("inf"), 1.0,
+                                                                             1.0]))
+    assert math.isnan(g[0].item()) and math.isnan(g[1].item()) and g[2].item() > 0
+    assert pyth.binomial(pyth.tensor([5.0, 5.0]), pyth.tensor([0.0, 1.0])).tolist() == [0.0, 5.0]

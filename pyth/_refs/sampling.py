@@ -37,14 +37,17 @@ def _float_input(op: str, x: Any) -> Tensor:
 
 
 def _gamma_draw(alpha: Tensor, generator: Generator | None) -> Tensor:
-    """Gamma(alpha, 1) draws for alpha > 0, computed in float64."""
+    """Gamma(alpha, 1) draws, computed in float64: inf for alpha = inf, and 0 (clamped to the
+    dtype's tiny by the callers, as PyTorch gives) for alpha <= 0 or NaN."""
     a = alpha.to(_dt.float64)
+    drawn = (a > 0) & (a < float("inf"))
+    a = where(drawn, a, 1.0)
     small = a < 1
     b = where(small, a + 1, a)
     d = b - 1.0 / 3.0
     c = (9.0 * d).rsqrt()
     out = zeros_like(a)
-    undecided = a == a  # NaN concentrations stay NaN
+    undecided = drawn.clone()
     while bool(undecided.any()):
         z = randn(a.shape, generator=generator, dtype=_dt.float64)
         u = rand(a.shape, generator=generator, dtype=_dt.float64)
@@ -55,7 +58,7 @@ def _gamma_draw(alpha: Tensor, generator: Generator | None) -> Tensor:
         undecided = undecided & ~ok
     boost = rand(a.shape, generator=generator, dtype=_dt.float64) ** (1.0 / a)
     out = where(small, out * boost, out)
-    return where(a == a, out, a)
+    return where(drawn, out, where(alpha.to(_dt.float64) == float("inf"), float("inf"), 0.0))
 
 
 def _standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
@@ -65,6 +68,8 @@ def _standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
     a = alpha.detach().to(_dt.float64).expand(x.shape) if alpha.shape != x.shape \
         else alpha.detach().to(_dt.float64)
     xs = x.detach().to(_dt.float64).clamp_min(1e-300)
+    finite = xs.isfinite() & (a > 0) & a.isfinite()
+    xs, a = where(finite, xs, 1.0), where(finite, a, 1.0)
     logx = xs.log()
     # term_k = x^(k+1) Gamma(a) / Gamma(a + k + 1), weighted by (log x - digamma(a + k + 1))
     log_term = logx - a.log()
@@ -79,7 +84,7 @@ def _standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
             break
         log_term = log_term + logx - (a + k + 1).log()
         psi = psi + 1.0 / (a + k + 1)
-    return (-total).to(dt)
+    return where(finite, -total, float("nan")).to(dt)
 
 
 class _StandardGamma(Function):
@@ -226,15 +231,17 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
     lam = _float_input("poisson", input)
     with grad_mode.no_grad():
         rates = lam.to(_dt.float64)
-        if bool((rates < 0).any()):
+        if not bool((rates >= 0).all()):
             raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+        infinite = rates == float("inf")
+        rates = where(infinite, 0.0, rates)
         large = rates >= 10
         out = _poisson_small(where(large, zeros_like(rates), rates), generator)
         if bool(large.any()):
             out = where(large, _poisson_ptrs(where(large, rates, full(rates.shape, 10.0,
                                                                          dtype=_dt.float64)),
                                              generator), out)
-        return out.to(lam.dtype)
+        return where(infinite, float("inf"), out).to(lam.dtype)
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
