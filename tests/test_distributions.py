@@ -92,6 +92,8 @@ CASES = {
     "Gumbel": ("Gumbel", lambda b: {"loc": real(b), "scale": pos(b)}),
     "Chi2": ("Chi2", lambda b: {"df": pos(b, 0.5, 6.0)}),
     "HalfCauchy": ("HalfCauchy", lambda b: {"scale": pos(b)}),
+    "Kumaraswamy": ("Kumaraswamy", lambda b: {"concentration1": pos(b, 0.5, 4.0),
+                                              "concentration0": pos(b, 0.5, 4.0, seed=16)}),
     "NegativeBinomial": ("NegativeBinomial", lambda b: {"total_count": pos(b, 1.0, 6.0),
                                                         "probs": unit(b)}),
     "NegativeBinomialLogits": ("NegativeBinomial", lambda b: {"total_count": np.full(b, 3.0),
