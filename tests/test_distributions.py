@@ -92,6 +92,9 @@ CASES = {
     "Gumbel": ("Gumbel", lambda b: {"loc": real(b), "scale": pos(b)}),
     "Chi2": ("Chi2", lambda b: {"df": pos(b, 0.5, 6.0)}),
     "HalfCauchy": ("HalfCauchy", lambda b: {"scale": pos(b)}),
+    "ContinuousBernoulli": ("ContinuousBernoulli", lambda b: {"probs": unit(b)}),
+    "ContinuousBernoulliLogits": ("ContinuousBernoulli", lambda b: {"logits": real(b)}),
+    "ContinuousBernoulliHalf": ("ContinuousBernoulli", lambda b: {"probs": np.full(b, 0.4995)}),
     "Kumaraswamy": ("Kumaraswamy", lambda b: {"concentration1": pos(b, 0.5, 4.0),
                                               "concentration0": pos(b, 0.5, 4.0, seed=16)}),
     "NegativeBinomial": ("NegativeBinomial", lambda b: {"total_count": pos(b, 1.0, 6.0),
@@ -636,11 +639,11 @@ def test_dirichlet_rsample_is_differentiable_and_on_the_simplex():
 
 # ---- sample statistics ----
 
-STAT_CASES = ["Weibull", "NegativeBinomial", "Normal", "Uniform", "Exponential", "Laplace",
-              "Gamma", "Beta", "Poisson",
-              "Bernoulli", "Categorical", "Binomial", "Geometric", "HalfNormal", "Gumbel",
-              "LogNormal", "Dirichlet", "Multinomial", "MultivariateNormalCov",
-              "LowRankMultivariateNormal", "OneHotCategorical", "Chi2"]
+STAT_CASES = ["ContinuousBernoulli", "Weibull", "NegativeBinomial", "Normal", "Uniform",
+              "Exponential", "Laplace", "Gamma", "Beta", "Poisson", "Bernoulli", "Categorical",
+              "Binomial", "Geometric", "HalfNormal", "Gumbel", "LogNormal", "Dirichlet",
+              "Multinomial", "MultivariateNormalCov", "LowRankMultivariateNormal",
+              "OneHotCategorical", "Chi2"]
 
 
 @pytest.mark.parametrize("name", STAT_CASES)

@@ -63,6 +63,7 @@ FAMILY = {
                                           "cov_diag": R.uniform(0.5, 2.0, (2, 3))},
     "LogNormal": lambda: {"loc": _real(), "scale": _pos()},
     "Pareto": lambda: {"scale": _pos(), "alpha": _pos(3, 0.5, 4.0)},
+    "ContinuousBernoulli": lambda: {"probs": _unit()},
 }
 
 PAIRS = [(f, f) for f in FAMILY] + [
@@ -83,6 +84,12 @@ PAIRS = [(f, f) for f in FAMILY] + [
     ("Laplace", "Pareto"), ("Normal", "Pareto"), ("Pareto", "Beta"), ("Pareto", "Uniform"),
     ("Pareto", "Exponential"), ("Pareto", "Gamma"), ("Pareto", "Normal"),
     ("Uniform", "Pareto"),
+    ("Beta", "ContinuousBernoulli"), ("ContinuousBernoulli", "Exponential"),
+    ("ContinuousBernoulli", "Normal"), ("ContinuousBernoulli", "Pareto"),
+    ("ContinuousBernoulli", "Uniform"), ("Exponential", "ContinuousBernoulli"),
+    ("Gamma", "ContinuousBernoulli"), ("Gumbel", "ContinuousBernoulli"),
+    ("Laplace", "ContinuousBernoulli"), ("Normal", "ContinuousBernoulli"),
+    ("Pareto", "ContinuousBernoulli"), ("Uniform", "ContinuousBernoulli"),
 ]
 
 

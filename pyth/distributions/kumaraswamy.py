@@ -9,6 +9,7 @@ from .._prims.creation import full_like
 from .._size import Size
 from ..tensor import Tensor
 from . import constraints
+from .beta import Beta
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
 from .uniform import Uniform
@@ -26,8 +27,7 @@ def _moments(a: Tensor, b: Tensor, n: int) -> Tensor:
 class Kumaraswamy(TransformedDistribution):
     """Density a b x^(a - 1) (1 - x^a)^(b - 1), a = concentration1, b = concentration0."""
 
-    arg_constraints = {"concentration1": constraints.positive,
-                       "concentration0": constraints.positive}
+    arg_constraints = Beta.arg_constraints  # the same two positive concentrations
     support = constraints.unit_interval
     has_rsample = True
 
