@@ -734,6 +734,10 @@ def test_igamma_against_torch(dtype):
                                                   "implemented."):
         pyth.igamma(ar, x).sum().backward()
     assert pyth.tensor([1.0]).igamma(pyth.tensor([1.0])).item() == pytest.approx(1 - math.exp(-1))
+    t = pyth.tensor([1.0, 2.0])
+    assert t.igammac_(pyth.tensor([1.0, 1.0])) is t
+    np.testing.assert_allclose(t.numpy(), torch.tensor([1.0, 2.0]).igammac_(
+        torch.tensor([1.0, 1.0])).numpy(), rtol=1e-6)
 
 
 def test_float32_gamma_rsample_gradient():

@@ -112,6 +112,17 @@ def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tenso
     return _Igamma.apply(input, other, True)
 
 
+def igamma_(self: Tensor, other: Tensor) -> Tensor:
+    """In place: self = P(self, other)."""
+    return self.copy_(igamma(self, other))
+
+
+def igammac_(self: Tensor, other: Tensor) -> Tensor:
+    """In place: self = Q(self, other)."""
+    return self.copy_(igammac(self, other))
+
+
 FUNCTIONS: dict[str, Callable] = {"igamma": igamma, "igammac": igammac}
 
-METHODS: dict[str, Any] = {n: as_method(FUNCTIONS[n]) for n in ("igamma", "igammac")}
+METHODS: dict[str, Any] = {**{n: as_method(FUNCTIONS[n]) for n in ("igamma", "igammac")},
+                           "igamma_": igamma_, "igammac_": igammac_}
