@@ -75,3 +75,7 @@ from .serialization import load, save  # noqa: E402
 from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
 from . import optim  # noqa: E402,F401  (optimizers and schedulers)
+
+# pyth.cuda, pyth.backends, ... (the device questions, docs/tensors.md) load on first use; a
+# PyTorch name pyth lacks says so
+__getattr__ = _bind.facade_getattr(__name__)

@@ -505,3 +505,6 @@ TOPLEVEL["logdet"] = logdet
 
 
 METHODS: dict[str, Any] = dict(TOPLEVEL)
+
+from ._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so

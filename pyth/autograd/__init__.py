@@ -36,3 +36,6 @@ def _install(composed: dict) -> None:
     """Record the ops (pyth/_bind.py passes the composed ones that have formulas)."""
     derivatives.install(composed)
 
+
+from .._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so
