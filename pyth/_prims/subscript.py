@@ -371,15 +371,21 @@ def _as_values(t, value: Any):
 def without_leading_ones(value: Tensor) -> Tensor:
     """value without its leading size-1 dims (a view): what t[index] = value assigns, so a
     [1, 3] value fills a row and a [1] value an element, as in PyTorch."""
-    k = 0
-    while k < value.dim() and value.size(k) == 1:
+    sizes = value.shape
+    if not sizes or sizes[0] != 1:
+        return value
+    k = 1
+    while k < len(sizes) and sizes[k] == 1:
         k += 1
-    return value[(0,) * k] if k else value
+    return value[(0,) * k]
 
 
 def _expandable(value: Tensor, shape: tuple) -> Tensor:
     """value, checked to broadcast to shape, with PyTorch's expand() messages otherwise."""
-    sizes = list(value.size())
+    sizes = value.shape
+    if sizes == shape:
+        return value
+    sizes = list(sizes)
     if len(sizes) > len(shape):
         raise RuntimeError(f"expand({value.type()}{{{sizes}}}, size={list(shape)}): the number of "
                            f"sizes provided ({len(shape)}) must be greater or equal to the number "
