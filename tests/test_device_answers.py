@@ -96,6 +96,10 @@ SAME = [
     "lib.backends.cuda.matmul.foo", "lib.backends.cuda.flash_sdp_enabled()",
     "lib.backends.cuda.mem_efficient_sdp_enabled()", "lib.backends.cuda.math_sdp_enabled()",
     "lib.backends.cuda.cudnn_sdp_enabled()",
+    "lib.backends.mha.get_fastpath_enabled()", "lib.backends.opt_einsum.is_available()",
+    "lib.backends.opt_einsum.get_opt_einsum()", "lib.backends.opt_einsum.enabled",
+    "lib.backends.opt_einsum.strategy", "lib.backends.cusparselt.is_available()",
+    "lib.backends.cusparselt.version()",
     "lib.get_float32_matmul_precision()", "lib.are_deterministic_algorithms_enabled()",
     "lib.is_deterministic_algorithms_warn_only_enabled()",
     "lib.get_deterministic_debug_mode()",
@@ -143,6 +147,7 @@ OWN = {
     # pyth has no oneDNN and no MKL (PyTorch's CPU build has both): the truth
     "lib.backends.mkldnn.is_available()": ("value", False),
     "lib.backends.mkl.is_available()": ("value", False),
+    "lib.backends.nnpack.is_available()": ("value", False),
     # a factory finds no kernel for the backend; pyth says it runs on the CPU only
     "lib.zeros(2, device='mps')": ("raises", "NotImplementedError",
                                     "Could not run 'zeros' with arguments from the 'MPS' "
@@ -215,6 +220,21 @@ def test_cudnn_flags_context_restores():
             with mkldnn.flags(enabled=False):
                 assert mkldnn.enabled is False
         assert mkldnn.enabled is True
+
+
+def test_small_backend_switches():
+    for lib in (torch, pyth):
+        b = lib.backends
+        b.mha.set_fastpath_enabled(False)
+        assert b.mha.get_fastpath_enabled() is False
+        b.mha.set_fastpath_enabled(True)
+        assert b.nnpack.set_flags(False) == (True,)
+        with b.nnpack.flags(enabled=True):
+            assert b.nnpack.set_flags(True) == (True,)
+        assert b.nnpack.set_flags(True) == (False,)
+        b.opt_einsum.strategy = "greedy"
+        assert b.opt_einsum.strategy == "greedy"
+        b.opt_einsum.strategy = None
 
 
 def test_cudnn_module_takes_any_new_attribute():

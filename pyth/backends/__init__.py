@@ -6,8 +6,9 @@ answer that they are absent. The flags' state is kept in pyth/_backend_flags.py.
 from __future__ import annotations
 
 from .._missing import attribute_error
-from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp
+from . import cpu, cuda, cudnn, cusparselt, mha, mkl, mkldnn, mps, nnpack, openmp, opt_einsum
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp"]
+__all__ = ["cpu", "cuda", "cudnn", "cusparselt", "mha", "mkl", "mkldnn", "mps", "nnpack", "openmp",
+           "opt_einsum"]
 
 __getattr__ = attribute_error(__name__)
