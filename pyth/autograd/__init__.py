@@ -11,7 +11,7 @@ functional (jacobian, hessian, vjp, jvp, ...), legacy_variable (the old Variable
 from __future__ import annotations
 
 
-from . import anomaly, derivatives, engine, functional, grad_mode, graph, variable
+from . import anomaly, derivatives, engine, grad_mode, graph, variable
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (
@@ -41,4 +41,14 @@ def _install(composed: dict) -> None:
 
 
 from .._missing import attribute_error  # noqa: E402
-__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so
+
+_missing_name = attribute_error(__name__)
+
+
+def __getattr__(name: str):
+    """autograd.functional is loaded on first use (import pyth does not pay for it); a PyTorch
+    name pyth lacks says so."""
+    if name == "functional":
+        import importlib
+        return importlib.import_module(f"{__name__}.functional")
+    _missing_name(name)
