@@ -116,6 +116,9 @@ SAME = [
     "lib.use_deterministic_algorithms(True, warn_only=1)",
     "lib.set_deterministic_debug_mode('x')", "lib.set_deterministic_debug_mode(5)",
     "lib.set_deterministic_debug_mode(1.0)",
+    # the build's versions
+    "lib.version.cuda", "lib.version.hip", "lib.version.rocm", "lib.version.xpu",
+    "lib.version.debug", "lib.version.__version__ == lib.__version__",
     # tensors and modules on a device
     "t.cuda()", "t.cuda(0)", "t.cuda('cpu')", "t.cuda(lib.device('cuda'))",
     "t.cuda(device='cuda:0')", "t.cuda(non_blocking=True)", "t.to('cuda')", "t.to('cuda:1')",

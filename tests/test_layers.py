@@ -17,7 +17,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
               "pyth._size", "pyth._numpy", "pyth.threads", "pyth.memory", "pyth.device",
               "pyth.storage", "pyth._printoptions", "pyth._printing", "pyth._explain",
               "pyth._restricted_pickle", "pyth.dtype_info", "pyth._missing", "pyth._backend_flags", "pyth.cuda",
-              "pyth.accelerator", "pyth.backends", "pyth.mps", "pyth.xpu")),
+              "pyth.accelerator", "pyth.backends", "pyth.mps", "pyth.xpu", "pyth.version")),
     ("tensor", ("pyth.tensor", "pyth._promotion")),
     ("autograd state", ("pyth.autograd.grad_mode", "pyth.autograd.graph")),
     ("kernel-backed ops", ("pyth._ops", "pyth._prims", "pyth.linalg", "pyth.random")),
