@@ -158,8 +158,8 @@ def methods(base_to: Any) -> dict[str, Any]:
 
     to.__wrapped__ = base_to
     return {"to": to, "device": property(_tensor_device), "is_cuda": property(lambda self: False),
-            "is_cpu": property(lambda self: True), "cpu": _cpu, "cuda": _to_accelerator("cuda"),
-            "xpu": _to_accelerator("xpu"), "pin_memory": _pin_memory}
+            "is_cpu": property(lambda self: True), "cpu": _cpu, "cuda": cuda, "xpu": xpu,
+            "pin_memory": _pin_memory}
 
 
 def accelerator_device(kind: str, d: Any) -> device:
@@ -174,13 +174,16 @@ def accelerator_device(kind: str, d: Any) -> device:
     return dev
 
 
-def _to_accelerator(kind: str) -> Any:
-    def to_device(self: Any, device: Any = None, non_blocking: bool = False,
-                  memory_format: Any = None) -> Any:
-        """A copy on the accelerator: a CPU-only build has none, so this always raises."""
-        raise unavailable(accelerator_device(kind, device), kind)
-    to_device.__name__ = kind
-    return to_device
+def cuda(self: Any, device: Any = None, non_blocking: bool = False,
+         memory_format: Any = None) -> Any:
+    """A copy on a CUDA device: a CPU-only build has none, so this always raises."""
+    raise unavailable(accelerator_device("cuda", device), "cuda")
+
+
+def xpu(self: Any, device: Any = None, non_blocking: bool = False,
+        memory_format: Any = None) -> Any:
+    """A copy on an XPU device: a CPU-only build has none, so this always raises."""
+    raise unavailable(accelerator_device("xpu", device), "xpu")
 
 
 def _pin_memory(self: Any, device: Any = None) -> Any:

@@ -121,7 +121,8 @@ SAME = [
     "lib.version.debug", "lib.version.__version__ == lib.__version__",
     # tensors and modules on a device
     "t.cuda()", "t.cuda(0)", "t.cuda('cpu')", "t.cuda(lib.device('cuda'))",
-    "t.cuda(device='cuda:0')", "t.cuda(non_blocking=True)", "t.to('cuda')", "t.to('cuda:1')",
+    "t.cuda(device='cuda:0')", "t.cuda(non_blocking=True)", "t.cuda(foo=1)",
+    "t.xpu(foo=1)", "t.to('cuda')", "t.to('cuda:1')",
     "t.to(device='cuda')", "t.to(lib.device('cuda', 0))", "t.to('cuda', lib.float64)",
     "t.to(0)", "t.to('mps')", "t.to('xpu')", "t.to('hip')", "t.to('vulkan')", "t.xpu()",
     "t.xpu(0)", "t.xpu('cpu')", "t.pin_memory()", "t.is_pinned()", "t.is_cuda",
