@@ -62,7 +62,7 @@ from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E4
 
 from . import nn  # noqa: E402
 
-from .version import __version__  # noqa: E402,F401
+__version__ = "0.1.0"
 
 # the composed ops (pyth/_refs), gathered by pyth/_bind.py
 globals().update(_bind.composed())

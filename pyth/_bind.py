@@ -128,7 +128,7 @@ def composed() -> dict[str, Callable]:
 
 
 # pyth's modules for the device questions, loaded when a program first asks one
-LAZY_MODULES = ("accelerator", "backends", "cuda", "mps", "xpu")
+LAZY_MODULES = ("accelerator", "backends", "cuda", "mps", "version", "xpu")
 
 
 def facade_getattr(facade: str) -> Callable[[str], Any]:

@@ -1,9 +1,11 @@
 """pyth.version: the build's versions, as torch.version gives them (what environment reports
-print): pyth's own, and None for the accelerator toolkits a CPU-only build lacks."""
+print): pyth's own, and None for the accelerator toolkits a CPU-only build lacks. Loaded on
+first use, after the facade (whose __version__ it repeats)."""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from . import __version__  # noqa: F401
+
 cuda = None       # no CUDA toolkit
 hip = None        # no ROCm/HIP
 rocm = None
