@@ -6,10 +6,10 @@ them: no accelerator (is_available() False, current_accelerator() None, device_c
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from ._missing import attribute_error
-from .device import NO_ACCELERATOR, refusal
+from .device import NO_ACCELERATOR, refusing
 
 __all__ = ["current_accelerator", "current_device_idx", "current_device_index",
            "current_stream", "device_count", "device_index", "empty_cache",
@@ -75,24 +75,58 @@ def set_stream(stream: Any) -> NoReturn:
     raise TypeError(f"set_stream(): expected a Stream, got {type(stream).__name__}")
 
 
-def _needs_accelerator(name: str, what: str) -> Callable[..., NoReturn]:
-    return refusal(name, f"{what}: RuntimeError, there is no accelerator.",
-                   lambda: RuntimeError(NO_ACCELERATOR))
-
-
 # the memory questions, each needing the accelerator
-empty_cache = _needs_accelerator("empty_cache", "Release the allocator's unused memory")
-memory_allocated = _needs_accelerator("memory_allocated", "Bytes the tensors hold")
-max_memory_allocated = _needs_accelerator("max_memory_allocated", "Peak bytes the tensors held")
-memory_reserved = _needs_accelerator("memory_reserved", "Bytes the allocator holds")
-max_memory_reserved = _needs_accelerator("max_memory_reserved", "Peak bytes the allocator held")
-memory_stats = _needs_accelerator("memory_stats", "The allocator's statistics")
-reset_peak_memory_stats = _needs_accelerator("reset_peak_memory_stats",
-                                             "Reset the allocator's peaks")
-reset_accumulated_memory_stats = _needs_accelerator("reset_accumulated_memory_stats",
-                                                    "Reset the allocator's totals")
-get_memory_info = _needs_accelerator("get_memory_info", "Free and total memory")
-get_device_capability = _needs_accelerator("get_device_capability", "What a device supports")
+_needs_accelerator = refusing(lambda: RuntimeError(NO_ACCELERATOR))
+
+
+@_needs_accelerator
+def empty_cache() -> None:
+    """Release the allocator's unused memory: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def memory_allocated(device_index: Any = None, /) -> None:
+    """Bytes the tensors hold: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def max_memory_allocated(device_index: Any = None, /) -> None:
+    """Peak bytes the tensors held: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def memory_reserved(device_index: Any = None, /) -> None:
+    """Bytes the allocator holds: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def max_memory_reserved(device_index: Any = None, /) -> None:
+    """Peak bytes the allocator held: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def memory_stats(device_index: Any = None, /) -> None:
+    """The allocator's statistics: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def reset_peak_memory_stats(device_index: Any = None, /) -> None:
+    """Reset the allocator's peaks: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def reset_accumulated_memory_stats(device_index: Any = None, /) -> None:
+    """Reset the allocator's totals: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def get_memory_info(device_index: Any = None, /) -> None:
+    """Free and total memory: RuntimeError, there is no accelerator."""
+
+
+@_needs_accelerator
+def get_device_capability(device: Any = None, /) -> None:
+    """What a device supports: RuntimeError, there is no accelerator."""
 
 
 class device_index:

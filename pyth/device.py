@@ -8,6 +8,7 @@ accelerator, of which there is none."""
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any, Callable, NoReturn
 
 # device types PyTorch knows; pyth accepts only 'cpu' and names the rest in the error
@@ -96,14 +97,17 @@ def unavailable(dev: device, op: str) -> BaseException:
     return RuntimeError(f"pyth is not linked with support for {dev.type} devices")
 
 
-def refusal(name: str, doc: str, error: Callable[[], BaseException]) -> Callable[..., NoReturn]:
-    """A function of a device module that needs the device: it raises error() whatever its
-    arguments (pyth.cuda.synchronize, pyth.accelerator.memory_stats, ...)."""
-    def refuse(*args: Any, **kwargs: Any) -> NoReturn:
-        raise error()
-    refuse.__name__ = refuse.__qualname__ = name
-    refuse.__doc__ = doc
-    return refuse
+def refusing(error: Callable[[], BaseException]) -> Callable[[Callable], Callable[..., NoReturn]]:
+    """A decorator making a stub (PyTorch's signature and a docstring) a function of a device
+    module that needs the device: its arguments are checked as the stub's, so a wrong one is
+    a TypeError naming the function, then error() is raised (pyth.cuda.synchronize, ...)."""
+    def make(stub: Callable) -> Callable[..., NoReturn]:
+        @functools.wraps(stub)
+        def refuse(*args: Any, **kwargs: Any) -> NoReturn:
+            stub(*args, **kwargs)
+            raise error()
+        return refuse
+    return make
 
 
 def check_device(d: Any, op: str = "device") -> device:

@@ -53,7 +53,8 @@ SAME = [
     "lib.cuda.device('cuda:1').idx", "lib.cuda.device(None).idx", "lib.cuda.device('cpu')",
     "lib.cuda.device(0).__enter__()", "lib.cuda.device_of(t).__enter__()",
     "issubclass(lib.cuda.OutOfMemoryError, RuntimeError)",
-    "lib.cuda.set_per_process_memory_fraction(0.5)",
+    "lib.cuda.set_per_process_memory_fraction(0.5)", "lib.cuda.synchronize(foo=1)",
+    "lib.cuda.current_device(0)", "lib.cuda.get_device_name(0, 1)",
     # pyth.cuda.amp (disabled without CUDA)
     "lib.cuda.amp.GradScaler().is_enabled()", "lib.cuda.amp.GradScaler().get_scale()",
     "lib.cuda.amp.GradScaler().state_dict()", "lib.cuda.amp.GradScaler().scale(3.0)",
@@ -71,7 +72,7 @@ SAME = [
     "lib.accelerator.reset_accumulated_memory_stats()",
     "lib.accelerator.get_device_capability()", "lib.accelerator.current_device_idx()",
     "lib.accelerator.set_device_idx(0)", "lib.accelerator.device_index(None).__enter__()",
-    "lib.accelerator.device_index(0).__enter__()",
+    "lib.accelerator.device_index(0).__enter__()", "lib.accelerator.memory_allocated(0, 1)",
     # pyth.mps, pyth.xpu
     "lib.mps.is_available()", "lib.mps.device_count()", "lib.mps.manual_seed(3)",
     "lib.mps.seed()", "lib.mps.synchronize()", "lib.mps.empty_cache()",
@@ -81,7 +82,7 @@ SAME = [
     "lib.xpu.manual_seed_all(1)", "lib.xpu.seed()", "lib.xpu.synchronize()",
     "lib.xpu.current_device()", "lib.xpu.get_device_name()", "lib.xpu.empty_cache()",
     "lib.xpu.memory_allocated()", "lib.xpu.is_bf16_supported()", "lib.xpu.get_rng_state()",
-    "lib.xpu.is_initialized()",
+    "lib.xpu.is_initialized()", "lib.xpu.synchronize(foo=1)",
     # pyth.backends: the answers and the defaults
     "lib.backends.cudnn.is_available()", "lib.backends.cudnn.version()",
     "lib.backends.cudnn.is_acceptable(t)", "lib.backends.cudnn.enabled",

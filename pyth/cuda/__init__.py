@@ -7,10 +7,10 @@ compiled with CUDA enabled', as that build does."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from .._missing import attribute_error
-from ..device import not_compiled, refusal
+from ..device import not_compiled, refusing
 from . import amp
 
 __all__ = ["OutOfMemoryError", "amp", "current_device", "device", "device_count", "device_of",
@@ -124,28 +124,87 @@ def memory_stats(device: Any = None) -> OrderedDict:
 
 
 # ---- what needs a device: AssertionError ----
-def _needs_cuda(name: str, what: str) -> Callable[..., NoReturn]:
-    return refusal(name, f"{what}: AssertionError, pyth has no CUDA device.",
-                   lambda: not_compiled("CUDA"))
+_needs_cuda = refusing(lambda: not_compiled("CUDA"))
 
 
-init = _needs_cuda("init", "Initialise CUDA")
-current_device = _needs_cuda("current_device", "The index of the selected device")
-set_device = _needs_cuda("set_device", "Select a device")
-get_device_name = _needs_cuda("get_device_name", "The name of a device")
-get_device_capability = _needs_cuda("get_device_capability", "A device's compute capability")
-get_device_properties = _needs_cuda("get_device_properties", "A device's properties")
-synchronize = _needs_cuda("synchronize", "Wait for a device's work")
-initial_seed = _needs_cuda("initial_seed", "The current generator's seed")
-get_rng_state = _needs_cuda("get_rng_state", "A generator's state")
-set_rng_state = _needs_cuda("set_rng_state", "Set a generator's state")
-current_stream = _needs_cuda("current_stream", "The current stream")
-default_stream = _needs_cuda("default_stream", "The default stream")
-mem_get_info = _needs_cuda("mem_get_info", "Free and total device memory")
-ipc_collect = _needs_cuda("ipc_collect", "Release memory shared between processes")
-reset_peak_memory_stats = _needs_cuda("reset_peak_memory_stats", "Reset the allocator's peaks")
-set_per_process_memory_fraction = _needs_cuda("set_per_process_memory_fraction",
-                                              "Cap this process's device memory")
+@_needs_cuda
+def init() -> None:
+    """Initialise CUDA: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def current_device() -> None:
+    """The index of the selected device: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def set_device(device: Any) -> None:
+    """Select a device: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def get_device_name(device: Any = None) -> None:
+    """The name of a device: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def get_device_capability(device: Any = None) -> None:
+    """A device's compute capability: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def get_device_properties(device: Any = None) -> None:
+    """A device's properties: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def synchronize(device: Any = None) -> None:
+    """Wait for a device's work: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def initial_seed() -> None:
+    """The current generator's seed: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def get_rng_state(device: Any = "cuda") -> None:
+    """A generator's state: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def set_rng_state(new_state: Any, device: Any = "cuda") -> None:
+    """Set a generator's state: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def current_stream(device: Any = None) -> None:
+    """The current stream: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def default_stream(device: Any = None) -> None:
+    """The default stream: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def mem_get_info(device: Any = None) -> None:
+    """Free and total device memory: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def ipc_collect() -> None:
+    """Release memory shared between processes: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def reset_peak_memory_stats(device: Any = None) -> None:
+    """Reset the allocator's peaks: AssertionError, pyth has no CUDA device."""
+
+
+@_needs_cuda
+def set_per_process_memory_fraction(fraction: float, device: Any = None) -> None:
+    """Cap this process's device memory: AssertionError, pyth has no CUDA device."""
 
 
 class device:
