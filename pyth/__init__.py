@@ -20,8 +20,9 @@ except ImportError as _e:
     _what = (f"{_cores[0]} does not load ({_e})" if _cores else
              f"{_here} has no compiled core (pyth/_th*.so)")
     raise ImportError(f"pyth: {_what}. Importing pyth from a source tree? Run Python with -P "
-                      "(python -P ...) to use the installed pyth instead, or build the core "
-                      "here: python setup.py build_ext --inplace") from (_e if _cores else None)
+                      "(python -P ...; before Python 3.11, from another directory) to use the "
+                      "installed pyth instead, or build the core here: "
+                      "python setup.py build_ext --inplace") from (_e if _cores else None)
 finally:
     _openmp.restore()
 from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)

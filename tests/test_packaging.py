@@ -92,7 +92,8 @@ def test_one_version():
 
 
 def test_py_typed_is_package_data():
-    assert os.path.isfile(os.path.join(PACKAGE, "py.typed"))
+    # (the source's: a copy of the package, as the sanitized run imports, has only .py files)
+    assert os.path.isfile(os.path.join(ROOT, "pyth", "py.typed"))
     assert "py.typed" in _pyproject()["tool"]["setuptools"]["package-data"]["pyth"]
 
 
@@ -217,8 +218,8 @@ def _import_in(cwd) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-FIXES = ("Run Python with -P (python -P ...) to use the installed pyth instead, or build the "
-         "core here: python setup.py build_ext --inplace")
+FIXES = ("Run Python with -P (python -P ...; before Python 3.11, from another directory) to use "
+         "the installed pyth instead, or build the core here: python setup.py build_ext --inplace")
 
 
 def test_import_without_a_core_says_so_and_how_to_fix_it(tmp_path):
