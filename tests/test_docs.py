@@ -292,7 +292,7 @@ def run_train_output(b: Block) -> None:
                            text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-3000:]
         got = r.stdout.strip().split("\n")
-        assert got[0] == doc[0].replace(f"{epochs} epochs", "1 epochs")
+        assert got[0] == doc[0].replace(f"{epochs} epochs", "1 epoch")
         assert EPOCH.sub(r"\1\2", got[1]) == EPOCH.sub(r"\1\2", doc[1])
         first_test = re.search(r"test ([0-9.]+)", got[1]).group(1)
         assert got[-1] == f"test accuracy: {first_test}"
