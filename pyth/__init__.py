@@ -10,6 +10,19 @@ from . import _openblas  # noqa: F401  (loads OpenBLAS before pyth._th, which li
 _openmp.loading()
 try:
     from . import _th  # noqa: F401  (loads libgomp, which reads GOMP_SPINCOUNT now)
+except ImportError as _e:
+    # a source tree without a built core (or with one that does not load): say so, and how to
+    # fix it, instead of Python's "partially initialized module" (a circular import, it guesses)
+    import glob as _glob
+    import os as _os
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    _cores = _glob.glob(_os.path.join(_here, "_th*.so"))
+    _what = (f"{_cores[0]} does not load ({_e})" if _cores else
+             f"{_here} has no compiled core (pyth/_th*.so)")
+    raise ImportError(f"pyth: {_what}. Importing pyth from a source tree? Run Python with -P "
+                      "(python -P ...; before Python 3.11, from another directory) to use the "
+                      "installed pyth instead, or build the core here: "
+                      "python setup.py build_ext --inplace") from (_e if _cores else None)
 finally:
     _openmp.restore()
 from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)
@@ -23,13 +36,7 @@ from .memory import memory_stats
 from .random import (Generator, bernoulli, default_generator, get_rng_state, initial_seed,  # noqa: F401
                      manual_seed, multinomial, normal, rand, rand_like, randint, randint_like,
                      randn, randn_like, randperm, seed, set_rng_state)
-from ._prims import pointwise as _pointwise
-from ._prims import shape as _shape_ops
-from ._prims import matmul as _matmul
-from . import linalg
-from ._prims import reductions as _reductions
 from ._promotion import can_cast, promote_types, result_type
-from ._prims.sorting import argsort, kthvalue, median, mode, msort, nanmedian, sort, topk, unique
 from .storage import Storage
 from .threads import get_grain_size, get_num_threads, set_grain_size, set_num_threads
 from .tensor import Tensor
@@ -44,23 +51,21 @@ for _d in ALL_DTYPES:
     globals()[_d.tensor_class.__name__] = _d.tensor_class
     globals()[_d.storage_class.__name__] = _d.storage_class
 del _d
-globals().update(_pointwise.FUNCTIONS)
-from ._prims import indexing as _indexing_ops  # noqa: E402
-globals().update(_indexing_ops.FUNCTIONS)
-globals().update(_shape_ops.FUNCTIONS)
-globals().update(_matmul.FUNCTIONS)
-globals().update(linalg.TOPLEVEL)
-globals().update(_reductions.FUNCTIONS)
 
 from . import autograd  # noqa: E402
+from .autograd import recorded as _recorded  # noqa: E402
+# the kernel-backed functions, each differentiable one in its recorded form
+for _table in (_recorded.SORTING, _recorded.POINTWISE, _recorded.INDEXING, _recorded.SHAPE,
+               _recorded.MATMUL, _recorded.LINALG_TOPLEVEL, _recorded.REDUCTIONS):
+    globals().update(_table)
+del _table
 _bind.autograd_methods()
-autograd._install(_bind.composed_with_formulas())
 _bind.recorded_methods()
 _bind.requires_grad_factories(globals())
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
 
-from . import nn  # noqa: E402
+from . import linalg, nn  # noqa: E402
 
 __version__ = "0.1.0"
 

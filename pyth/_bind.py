@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from . import _backend_flags, _missing, _printoptions, dtype_info
 from . import device as _device
-from . import linalg as _linalg
+from ._prims import linalg as _linalg
 from . import random as _random
 from ._prims import creation as _creation
 from ._prims import indexing as _indexing
@@ -26,7 +26,7 @@ from ._prims import reductions as _reductions
 from ._prims import shape as _shape
 from ._prims import sorting as _sorting
 from ._prims import subscript as _subscript
-from .autograd import derivatives as _derivatives
+from .autograd.derivatives import install as _recorded_methods
 from .autograd import gradients as _gradients
 from .autograd import variable as _variable
 from .storage import Storage
@@ -67,16 +67,11 @@ def autograd_methods() -> None:
 
 def recorded_methods() -> None:
     """The recorded forms of the kernel-backed methods and operators autograd made."""
-    _bind_methods(_derivatives.METHODS, "recorded", "autograd.derivatives")
-    for cls, table in _derivatives.CLASS_METHODS.items():   # the per-dtype classes' operators
+    _recorded_methods.install()
+    _bind_methods(_recorded_methods.METHODS, "recorded", "autograd.derivatives")
+    for cls, table in _recorded_methods.CLASS_METHODS.items():   # the per-dtype classes' operators
         for name, fn in table.items():
             setattr(cls, name, fn)
-
-
-def composed_with_formulas() -> dict[str, Callable]:
-    """The composed ops autograd records with a formula of their own (their raw forms)."""
-    from ._refs import linalg, pointwise
-    return {"pinv": linalg.LINALG["pinv"], "relu": pointwise.FUNCTIONS["relu"]}
 
 
 _FACTORIES = ("empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
@@ -114,12 +109,7 @@ def composed() -> dict[str, Callable]:
     names: dict[str, Callable] = {"device": _device.device, **_backend_flags.FUNCTIONS}
     for m in modules:
         names.update(getattr(m, "FUNCTIONS", {}))
-        _bind_methods({n: f for n, f in getattr(m, "METHODS", {}).items()
-                       if n not in _derivatives.COMPOSED_METHODS}, "composed", m.__name__)
-    # the recorded forms of composed ops' methods (relu), in place of pyth/_refs' plain ones
-    _bind_methods(_derivatives.COMPOSED_METHODS, "composed recorded", "autograd.derivatives")
-    for name, fn in linalg.LINALG.items():   # pyth.linalg: the kernel-backed module's namespace
-        setattr(_linalg, name, fn)
+        _bind_methods(getattr(m, "METHODS", {}), "composed", m.__name__)
     _bind_methods(_device.methods(Tensor.to), "device", "device")
     from .utils import dlpack
     _bind_methods(dlpack.METHODS, "protocols", "utils.dlpack")

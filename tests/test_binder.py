@@ -36,8 +36,8 @@ def _class_body() -> set[str]:
 
 
 def test_the_steps_ran_in_order() -> None:
-    assert list(_bind.BOUND) == ["kernel", "autograd", "recorded", "composed",
-                                 "composed recorded", "device", "protocols"]
+    assert list(_bind.BOUND) == ["kernel", "autograd", "recorded", "composed", "device",
+                                 "protocols"]
 
 
 def test_no_step_binds_a_name_twice() -> None:
@@ -55,17 +55,12 @@ def test_autograd_wraps_only_what_exists() -> None:
 def test_composed_ops_add_names() -> None:
     earlier = (_class_body() | set(_names("kernel")) | set(_names("autograd")) |
                set(_names("recorded")))
-    composed = set(_names("composed")) | set(_names("composed recorded"))
-    assert composed & earlier == _bind.REPLACES
-    # the recorded forms stand in for methods the composed tables define (and the binder skipped)
-    refs = {n for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith(
-        "pyth._refs.") for n in getattr(m, "METHODS", {})}
-    assert set(_names("composed recorded")) <= refs - set(_names("composed"))
+    assert set(_names("composed")) & earlier == _bind.REPLACES
 
 
 def test_the_device_surface_wraps_to() -> None:
     assert set(_names("device")) & set(_names("recorded")) == {"to"}
-    assert TENSOR.to.__wrapped__ is _bind._derivatives.METHODS["to"]
+    assert TENSOR.to.__wrapped__ is _bind._recorded_methods.METHODS["to"]
 
 
 def test_the_protocols_add_names() -> None:

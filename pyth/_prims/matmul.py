@@ -16,6 +16,7 @@ from .._errors import check
 from .._ops import into, is_scalar, new_result, scalar_value
 from .._promotion import can_cast, promote_types
 from ..tensor import Tensor
+from . import recorded
 
 # How PyTorch names the element types in its dtype-mismatch messages.
 _C_NAMES = {_dt.uint8: "unsigned char", _dt.int8: "signed char", _dt.int16: "short int",
@@ -259,7 +260,7 @@ def _imatmul(self: Tensor, other: Any) -> Tensor:
     """self @= other: the product must keep self's shape (as numpy's @= requires)."""
     if not isinstance(other, Tensor):
         return NotImplemented
-    r = matmul(self, other)
+    r = recorded.matmul(self, other)
     if r.shape != self.shape:
         raise RuntimeError(f"matmul(): in-place @= needs a result of self's shape "
                            f"{list(self.shape)}, got {list(r.shape)}")

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from .._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, result_of,
-                    scalar_value)
+from .._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, new_result,
+                    result_of, scalar_value)
 from .._errors import check, not_implemented, raise_error
 from .._promotion import category, result_type
 from .._th import ffi, lib
@@ -621,9 +621,28 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1,
     return _addc("addcdiv", input, tensor1, tensor2, value, out, False)
 
 
+# dtype -> THNN's ReLU forward kernel (float and double): one C call, no clamp dispatch
+_RELU = {dt: getattr(lib, f"THNN_{name}ReLU_updateOutput")
+         for dt, name in ((_dt.float32, "Float"), (_dt.float64, "Double"))}
+
+
+def relu(input: Tensor) -> Tensor:
+    """max(input, 0) elementwise (-0 and NaN pass, as PyTorch's)."""
+    kernel = _RELU.get(getattr(input, "dtype", None))
+    if kernel is not None:
+        r = new_result(input.dtype)
+        check(kernel(r._h, input._h, 0.0, 0.0))
+        return r
+    if not isinstance(input, Tensor):
+        raise TypeError(f"relu(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.dtype is _dt.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return clamp(input, min=0)
+
+
 maximum, minimum = FUNCTIONS["maximum"], FUNCTIONS["minimum"]
 FUNCTIONS.update(where=where, clamp=clamp, clip=clamp, clamp_min=clamp_min,
-                 clamp_max=clamp_max, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv)
+                 clamp_max=clamp_max, lerp=lerp, addcmul=addcmul, addcdiv=addcdiv, relu=relu)
 
 
 # ---- methods, in-place methods and operators ---------------------------------------------------
@@ -695,6 +714,7 @@ def _methods() -> dict[str, Any]:
     m["clamp_"] = m["clip_"] = lambda self, min=None, max=None: clamp(self, min, max,
                                                                       _inplace=True)
     m["lerp_"] = lambda self, end, weight: lerp(self, end, weight, _inplace=True)
+    m["relu_"] = lambda self: assign_inplace("relu_", self, relu(self))
     m["addcmul_"] = lambda self, t1, t2, *, value=1: _addc(
         "addcmul", self, t1, t2, value, None, True)
     m["addcdiv_"] = lambda self, t1, t2, *, value=1: _addc(

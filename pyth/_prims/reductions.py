@@ -25,6 +25,7 @@ from .._promotion import result_type
 from .._size import Size
 from .._th import ffi
 from ..tensor import Tensor, as_count, as_dim
+from . import recorded
 
 # ---- dims --------------------------------------------------------------------------------------
 
@@ -281,7 +282,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     _require_tensor("norm", input)
     if isinstance(p, str):
         if p != "fro":  # 'nuc' and other matrix norms: pyth.linalg computes them (SVD)
-            from ..linalg import matrix_norm
+            from .linalg import matrix_norm
             mdim = (-2, -1) if dim is None else dim
             r = matrix_norm(input if dtype is None else input.to(dtype), p, mdim, keepdim)
             return r if out is None else out.resize_(r.size()).copy_(r)
@@ -296,7 +297,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
 
 
 def _pointwise(name: str) -> Callable:
-    """A function of pyth.pointwise (imported late: pointwise installs operators on Tensor)."""
+    """A function of pyth/_prims/pointwise.py (raw: for results no gradient reaches, or inside
+    an op recorded as a whole)."""
     from .pointwise import FUNCTIONS as pointwise_functions
     return pointwise_functions[name]
 
@@ -304,7 +306,7 @@ def _pointwise(name: str) -> Callable:
 def dist(input: Tensor, other: Any, p: Any = 2) -> Tensor:
     """The p-norm of input - other (broadcast)."""
     _require_floating("dist", result_type(input, other))
-    return norm(_pointwise("sub")(input, other), p)
+    return recorded.norm(recorded.sub(input, other), p)
 
 
 # ---- max / min with indices ----------------------------------------------------------------------

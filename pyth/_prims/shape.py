@@ -25,6 +25,7 @@ from .._promotion import can_cast, promote_types
 from .._th import ffi, lib
 from .._ops import as_method, conflicts, result_of
 from ..tensor import Tensor, _empty, as_count, as_dim, as_index, c_sizes, parse_sizes, wrap
+from . import recorded
 
 
 # ---- helpers -----------------------------------------------------------------------------------
@@ -214,7 +215,7 @@ def _cat_mismatch(ref: list, size: list, d: int, i: int) -> None:
 
 def concatenate(tensors: Sequence[Tensor], axis: int = 0, *, out: Tensor | None = None) -> Tensor:
     """cat with numpy's argument name."""
-    return cat(tensors, axis, out=out)
+    return recorded.cat(tensors, axis, out=out)
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0, *, out: Tensor | None = None) -> Tensor:
@@ -268,17 +269,17 @@ atleast_1d, atleast_2d, atleast_3d = (_make_atleast(n) for n in (1, 2, 3))
 def hstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Joined column-wise: along dim 1, or dim 0 for 1-D tensors."""
     ts = [_atleast(t, 1) for t in _tensor_list(tensors, "hstack")]
-    return cat(ts, 0 if ts and ts[0].dim() == 1 else 1, out=out)
+    return recorded.cat(ts, 0 if ts and ts[0].dim() == 1 else 1, out=out)
 
 
 def vstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Joined row-wise: 1-D tensors become rows, then cat along dim 0."""
-    return cat([_atleast(t, 2) for t in _tensor_list(tensors, "vstack")], 0, out=out)
+    return recorded.cat([_atleast(t, 2) for t in _tensor_list(tensors, "vstack")], 0, out=out)
 
 
 def dstack(tensors: Sequence[Tensor], *, out: Tensor | None = None) -> Tensor:
     """Joined depth-wise: along dim 2 after atleast_3d."""
-    return cat([_atleast(t, 3) for t in _tensor_list(tensors, "dstack")], 2, out=out)
+    return recorded.cat([_atleast(t, 3) for t in _tensor_list(tensors, "dstack")], 2, out=out)
 
 
 # ---- splitting (views) -------------------------------------------------------------------------
@@ -302,8 +303,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     or of the listed sizes, which must add up to the dim's size. Recorded as PyTorch's two ops
     (SplitBackward0 / SplitWithSizesBackward0) by the functions below."""
     if isinstance(split_size_or_sections, (list, tuple)):
-        return split_with_sizes(tensor, split_size_or_sections, dim)
-    return _split_size(tensor, split_size_or_sections, dim)
+        return recorded.split_with_sizes(tensor, split_size_or_sections, dim)
+    return recorded.split(tensor, split_size_or_sections, dim)
 
 
 def split_with_sizes(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
@@ -418,14 +419,14 @@ def fliplr(input: Tensor) -> Tensor:
     """Columns (dim 1) reversed; needs at least 2 dims."""
     if input.dim() < 2:
         raise RuntimeError("fliplr(): input must be >= 2-d")
-    return flip(input, (1,))
+    return recorded.flip(input, (1,))
 
 
 def flipud(input: Tensor) -> Tensor:
     """Rows (dim 0) reversed; needs at least 1 dim."""
     if input.dim() < 1:
         raise RuntimeError("flipud(): input must be >= 1-d")
-    return flip(input, (0,))
+    return recorded.flip(input, (0,))
 
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
@@ -443,11 +444,11 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
                            f"dim0 = {d0} and dim1 = {d1}")
     k = operator.index(k) % 4
     if k == 1:
-        return flip(input, (d1,)).transpose(d0, d1)
+        return recorded.flip(input, (d1,)).transpose(d0, d1)
     if k == 2:
-        return flip(input, (d0, d1))
+        return recorded.flip(input, (d0, d1))
     if k == 3:
-        return flip(input, (d0,)).transpose(d0, d1)
+        return recorded.flip(input, (d0,)).transpose(d0, d1)
     return input.clone()
 
 

@@ -18,6 +18,7 @@ from .._errors import check, not_implemented
 from .._ops import as_method, new_result, store_pair
 from .._th import ffi
 from ..tensor import Tensor, as_dim
+from . import recorded
 
 # ---- the table: op -> element kinds it accepts (PyTorch refuses bool for the selections) ----
 
@@ -109,7 +110,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False,
 def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input sorted along its first dim (values only)."""
     _check_input("msort", input)
-    values = sort(input, 0).values
+    values = recorded.sort(input, 0).values
     return values if out is None else out.resize_(values.size()).copy_(values)
 
 

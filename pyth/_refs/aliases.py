@@ -10,11 +10,10 @@ from typing import Any, Callable
 
 from .. import dtypes as _dt
 from .._ops import as_method, as_tensor, assign_inplace, result_of
-from .._prims import shape as shape_ops
 from .._prims.creation import from_numpy, full, tensor
-from .._prims.pointwise import FUNCTIONS as P
-from .._prims.shape import cat
+from ..autograd.recorded import POINTWISE as P, cat
 from ..tensor import Tensor, parse_sizes
+from ..autograd import recorded
 
 
 def _float(x: Tensor) -> Tensor:
@@ -178,7 +177,7 @@ def _nonzero_static(self: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
 
 def _split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
     """self split along dim into pieces of the given sizes (see pyth.split_with_sizes)."""
-    return shape_ops.split_with_sizes(self, split_sizes, dim)
+    return recorded.split_with_sizes(self, split_sizes, dim)
 
 
 def _resize(self: Tensor, *sizes: Any) -> Tensor:

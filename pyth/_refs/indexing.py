@@ -12,8 +12,8 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import as_method, as_tensor, result_of
 from .._prims.creation import arange, ones_like as ones_of, tensor, zeros_like
-from .._prims.indexing import gather, nonzero
-from .._prims.pointwise import FUNCTIONS as P
+from .._prims.indexing import nonzero
+from ..autograd.recorded import POINTWISE as P, gather
 from .._th import lib
 from ..tensor import Tensor, as_int64
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable
 
-from .. import dtypes as _dt, linalg as _la
+from .. import dtypes as _dt
+from .._prims import linalg as _la
 from .._ops import as_method, result_of
 from .._prims.creation import zeros
-from .._prims.pointwise import FUNCTIONS as P
+from ..autograd.recorded import POINTWISE as P
 from ..random import randn
 from ..tensor import Tensor
+from ..autograd import recorded
 
 
 _SVD = namedtuple("svd", ["U", "S", "V"])
@@ -23,31 +25,31 @@ _TRI = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Cholesky factor (lower, or upper with upper=True) of symmetric positive-definite input."""
     _la._lapack_dtype("cholesky", input, no_kernel="ih")  # no integer kernel, unlike linalg's
-    return _la.cholesky(input, upper=upper, out=out)
+    return recorded.cholesky(input, upper=upper, out=out)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor L."""
     from .linalg import _eye_like
     _la._lapack_dtype("cholesky_inverse", L, no_kernel="ih")
-    return result_of("cholesky_inverse", _la.cholesky_solve(_eye_like(L), L, upper), out)
+    return result_of("cholesky_inverse", recorded.cholesky_solve(_eye_like(L), L, upper), out)
 
 
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     """Q, R with input = Q R (reduced when some=True)."""
-    q, r = _la.qr(input, "reduced" if some else "complete")
+    q, r = recorded.qr(input, "reduced" if some else "complete")
     return _QR(q, r)
 
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """U, S, V with input = U diag(S) V^T (V, not Vh; thin when some=True)."""
     if not compute_uv:
-        S = _la.svdvals(input)
+        S = recorded.svdvals(input)
         m, n = input.size(-2), input.size(-1)
         shape = list(input.size())[:-2]
         return _SVD(zeros(*shape, m, m if not some else min(m, n), dtype=input.dtype), S,
                     zeros(*shape, n, n if not some else min(m, n), dtype=input.dtype))
-    U, S, Vh = _la.svd(input, full_matrices=not some)
+    U, S, Vh = recorded.svd(input, full_matrices=not some)
     return _SVD(U, S, Vh.mT)
 
 
@@ -72,12 +74,12 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None =
     m, n = X.size(-2), X.size(-1)
     q = min(q, m, n)
     G = randn(*list(X.size())[:-2], n, q, dtype=X.dtype)
-    Q = _la.qr(X.matmul(G)).Q
+    Q = recorded.qr(X.matmul(G)).Q
     for _ in range(niter):
-        Q = _la.qr(X.mT.matmul(Q)).Q
-        Q = _la.qr(X.matmul(Q)).Q
+        Q = recorded.qr(X.mT.matmul(Q)).Q
+        Q = recorded.qr(X.matmul(Q)).Q
     B = Q.mT.matmul(X)
-    U, S, Vh = _la.svd(B, full_matrices=False)
+    U, S, Vh = recorded.svd(B, full_matrices=False)
     return _SVD(Q.matmul(U), S, Vh.mT)
 
 

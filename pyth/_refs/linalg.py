@@ -9,18 +9,15 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from .. import dtypes as _dt, linalg as _la
+from .. import dtypes as _dt
+from .._prims import linalg as _la
 from .._errors import not_implemented
 from .._ops import as_method, as_tensor, result_of
 from .._prims.creation import eye, zeros
-from .._prims.matmul import matmul as mm
-from .._prims.pointwise import FUNCTIONS as P
-from .._prims.reductions import cumprod
-from .._prims.shape import cat, tril, triu
+from ..autograd.recorded import POINTWISE as P, cat, cumprod, matmul as mm, tril, triu, vector_norm
 from .._promotion import result_type
-from ..dtype_info import finfo
-from ..linalg import vector_norm
 from ..tensor import Tensor
+from ..autograd import recorded
 
 
 def _square(api: str, A: Tensor) -> None:
@@ -36,40 +33,9 @@ def _eye_like(A: Tensor) -> Tensor:
     return eye(n, dtype=A.dtype).expand(*A.size()).contiguous()
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False,
-         out: Tensor | None = None) -> Tensor:
-    """Moore-Penrose pseudo-inverse through the SVD, singular values below
-    max(atol, rtol * largest) treated as zero (rtol default: eps * max(m, n) when atol is None)."""
-    if A.dim() < 2:
-        raise RuntimeError("linalg.pinv(A): The input tensor A must have at least 2 dimensions.")
-    _la._lapack_dtype("linalg.pinv", A)  # refuses float16 itself, where svd has no kernel
-    U, S, Vh = _la.svd(A, full_matrices=False)
-    smax = S.amax(-1, keepdim=True) if S.numel() else S
-    eps = _dt_eps(A.dtype)
-    if rtol is None:
-        rtol = 0.0 if atol is not None and not _is_zero(atol) else eps * max(A.size(-2),
-                                                                           A.size(-1))
-    limit = P["mul"](smax, rtol)
-    if atol is not None:
-        limit = P["maximum"](limit, as_tensor(atol, S.dtype) if not isinstance(atol, Tensor)
-                             else atol.to(S.dtype).unsqueeze(-1))
-    keep = P["gt"](S, limit)
-    inv_s = P["where"](keep, P["reciprocal"](S), as_tensor(0.0, S.dtype))
-    r = P["mul"](Vh.mT, inv_s.unsqueeze(-2)).matmul(U.mT)
-    return result_of("linalg.pinv", r, out)
-
-
-def _is_zero(x: Any) -> bool:
-    return not isinstance(x, Tensor) and x == 0
-
-
-def _dt_eps(dt: _dt.dtype) -> float:
-    return finfo(dt).eps
-
-
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """Pseudo-inverse, singular values below rcond * largest treated as zero."""
-    return pinv(input, rtol=rcond)
+    return recorded.pinv(input, rtol=rcond)
 
 
 def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
@@ -79,7 +45,7 @@ def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     if n == 0:
         return result_of("matrix_power", _eye_like(A), out)
     if n < 0:
-        A, n = _la.inv(A), -n
+        A, n = recorded.inv(A), -n
     result, base = None, A
     while n:
         if n & 1:
@@ -195,12 +161,12 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     """Condition number: ratio of extreme singular values (p None/2/-2), else
     norm(A, p) * norm(inv(A), p)."""
     if p in (None, 2, -2):
-        S = _la.svdvals(A)
+        S = recorded.svdvals(A)
         hi, lo = S.amax(-1), S.amin(-1)
         r = P["div"](hi, lo) if p in (None, 2) else P["div"](lo, hi)
     else:
         _square("linalg.cond", A)
-        r = P["mul"](_la.matrix_norm(A, p), _la.matrix_norm(_la.inv(A), p))
+        r = P["mul"](_la.matrix_norm(A, p), _la.matrix_norm(recorded.inv(A), p))
     return result_of("linalg.cond", r, out)
 
 
@@ -235,7 +201,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     if m != math.prod(inner):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) "
                            f"== prod(self.shape[:ind]), but got {math.prod(inner)} != {m}")
-    r = _la.inv(A.reshape(m, m)).reshape(inner + outer)
+    r = recorded.inv(A.reshape(m, m)).reshape(inner + outer)
     return result_of("linalg.tensorinv", r, out)
 
 
@@ -247,7 +213,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = 
         A = A.permute(rest + dims)
     xshape = list(A.size())[B.dim():]
     n = math.prod(xshape)
-    r = _la.solve(A.reshape(-1, n), B.reshape(-1)).reshape(xshape)
+    r = recorded.solve(A.reshape(-1, n), B.reshape(-1)).reshape(xshape)
     return result_of("linalg.tensorsolve", r, out)
 
 
@@ -259,7 +225,7 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
     if unitriangular:
         eye = _eye_like(T)
         T = P["add"](P["mul"](T, P["logical_not"](eye.bool()).to(T.dtype)), eye)
-    return result_of("linalg.solve_triangular", _la.solve(T, B, left=left), out)
+    return result_of("linalg.solve_triangular", recorded.solve(T, B, left=left), out)
 
 
 def _no_complex(api: str) -> Callable:
@@ -348,7 +314,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
         d2 = P["sub"](P["add"](a2, b2.mT), P["mul"](ab, 2.0))
         return P["sqrt"](P["clamp"](d2, min=0))
     diff = P["sub"](x1.unsqueeze(-2), x2.unsqueeze(-3))
-    return _la.vector_norm(diff, p, -1)
+    return recorded.vector_norm(diff, p, -1)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -371,7 +337,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 
 LINALG: dict[str, Callable] = {
-    "pinv": pinv, "matrix_power": matrix_power, "multi_dot": multi_dot, "matmul": matmul,
+    "matrix_power": matrix_power, "multi_dot": multi_dot, "matmul": matmul,
     "cross": cross, "vecdot": vecdot, "diagonal": diagonal, "vander": vander, "cond": cond,
     "matrix_exp": matrix_exp, "tensorinv": tensorinv, "tensorsolve": tensorsolve,
     "solve_triangular": solve_triangular, "eig": eig, "eigvals": eigvals,

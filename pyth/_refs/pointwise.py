@@ -15,13 +15,10 @@ from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, as_tensor, into, new_result, out_checked, result_of, written
 from .._prims.creation import from_numpy, ones, tensor, tensor as make, zeros
-from .._prims.indexing import gather
-from .._prims.pointwise import FUNCTIONS as P, _inplace_unary
+from ..autograd.recorded import POINTWISE as P, cat, gather, sort, stack
+from .._prims.pointwise import _inplace_unary
 from .._prims.reductions import _isclose
-from .._prims.shape import cat, stack
-from .._prims.sorting import sort
 from .._promotion import result_type
-from .._th import lib
 from ..dtype_info import finfo
 from ..tensor import Tensor, _empty, as_dim, as_int64
 
@@ -290,24 +287,6 @@ def nextafter(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
 
 
 # ---- activations (module-level forms) ----
-
-# dtype -> THNN's ReLU forward kernel (float and double): one C call, no clamp dispatch
-_RELU = {dt: getattr(lib, f"THNN_{name}ReLU_updateOutput")
-         for dt, name in ((_dt.float32, "Float"), (_dt.float64, "Double"))}
-
-
-def relu(input: Tensor) -> Tensor:
-    """max(input, 0) elementwise (-0 and NaN pass, as PyTorch's)."""
-    kernel = _RELU.get(getattr(input, "dtype", None))
-    if kernel is not None:
-        r = new_result(input.dtype)
-        check(kernel(r._h, input._h, 0.0, 0.0))
-        return r
-    _need_tensor("relu", input)
-    if input.dtype is _dt.bool_:
-        raise RuntimeError("Boolean inputs not supported for relu")
-    return P["clamp"](input, min=0)
-
 
 def _softmax_input(op: str, input: Tensor, dim: Any, dtype: Any) -> tuple:
     _need_tensor(op, input)
@@ -597,7 +576,7 @@ FUNCTIONS: dict[str, Callable] = {
     "heaviside": heaviside, "float_power": float_power, "nan_to_num": nan_to_num,
     "polygamma": polygamma, "round": round, "isclose": isclose, "positive": positive,
     "signbit": signbit, "sgn": sgn, "fmax": fmax, "fmin": fmin, "isposinf": isposinf,
-    "isneginf": isneginf, "isreal": isreal, "isin": isin, "relu": relu, "softmax": softmax,
+    "isneginf": isneginf, "isreal": isreal, "isin": isin, "softmax": softmax,
     "log_softmax": log_softmax, "cummax": cummax, "cummin": cummin,
     "searchsorted": searchsorted, "bucketize": bucketize, "bincount": bincount, "diff": diff,
     "kron": kron, "cross": cross, "nextafter": nextafter,
@@ -620,11 +599,11 @@ def _polygamma_method(self: Tensor, n: int) -> Tensor:
 METHODS: dict[str, Any] = {name: as_method(FUNCTIONS[name]) for name in (
     "square", "sinc", "deg2rad", "rad2deg", "logit", "heaviside", "float_power", "nan_to_num",
     "isclose", "positive", "signbit", "sgn", "fmax", "fmin", "isposinf", "isneginf", "isreal",
-    "relu", "softmax", "log_softmax", "cummax", "cummin", "bincount", "diff", "kron", "cross",
+    "softmax", "log_softmax", "cummax", "cummin", "bincount", "diff", "kron", "cross",
     "nextafter")}
 METHODS.update({
     n + "_": _inplace(FUNCTIONS[n]) for n in (
-        "square", "sinc", "deg2rad", "rad2deg", "logit", "heaviside", "float_power", "relu",
+        "square", "sinc", "deg2rad", "rad2deg", "logit", "heaviside", "float_power",
         "sgn", "nextafter")})
 METHODS.update(round=_round_method, round_=_round_, nan_to_num_=_nan_to_num_,
                polygamma=_polygamma_method, polygamma_=lambda self, n: self.copy_(

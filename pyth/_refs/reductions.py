@@ -11,9 +11,7 @@ from typing import Any, Callable
 from .. import dtypes as _dt
 from .._ops import as_method, as_tensor, into, result_of
 from .._prims.creation import arange, tensor
-from .._prims.pointwise import FUNCTIONS as P
-from .._prims.shape import cat, stack
-from .._prims.sorting import sort
+from ..autograd.recorded import POINTWISE as P, cat, sort, stack
 from ..tensor import Tensor, _empty
 
 

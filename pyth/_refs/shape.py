@@ -13,10 +13,10 @@ from .._errors import not_implemented
 from .._ops import as_method, result_of
 from .._prims import shape as _so
 from .._prims.creation import arange, empty, ones, tensor, zeros
-from .._prims.indexing import index_select
-from .._prims.shape import diag
+from ..autograd.recorded import diag, index_select
 from .._size import Size
 from ..tensor import Tensor, as_dim, as_int64, parse_sizes
+from ..autograd import recorded
 
 
 def _wrap(d: Any, n: int, op: str) -> int:
@@ -370,7 +370,7 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     if len(tensors) == 1:
         return tensors[0].clone()
     grids = _so.meshgrid(*tensors, indexing="ij")
-    return _so.stack([g.reshape(-1) for g in grids], 1)
+    return recorded.stack([g.reshape(-1) for g in grids], 1)
 
 
 FUNCTIONS: dict[str, Callable] = {
@@ -394,7 +394,7 @@ def _flip_method(self: Tensor, *dims: Any, **kw: Any) -> Tensor:
         dims = dims[0]
     if kw:
         raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kw))}'")
-    return _so.flip(self, dims)
+    return recorded.flip(self, dims)
 
 
 def _method(fn: Callable) -> Callable:

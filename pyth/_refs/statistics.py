@@ -8,7 +8,7 @@ from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, as_tensor, result_of
 from .._prims.creation import linspace, zeros
-from .._prims.pointwise import FUNCTIONS as P
+from ..autograd.recorded import POINTWISE as P
 from ..tensor import Tensor
 
 

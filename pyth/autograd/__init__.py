@@ -35,11 +35,6 @@ __all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "Variable", "ano
            "set_detect_anomaly", "set_grad_enabled", "variable"]
 
 
-def _install(composed: dict) -> None:
-    """Record the ops (pyth/_bind.py passes the composed ones that have formulas)."""
-    derivatives.install(composed)
-
-
 from .._missing import attribute_error  # noqa: E402
 
 _missing_name = attribute_error(__name__)

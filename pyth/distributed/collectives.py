@@ -14,7 +14,7 @@ from typing import Any
 from ..autograd import no_grad
 from ..dtypes import short
 from .._prims.creation import empty
-from .._prims.shape import cat
+from ..autograd.recorded import cat
 from ..tensor import Tensor
 from ._agree import agree, local_error
 from ._buffers import Buf, ListBuf, mpi_type

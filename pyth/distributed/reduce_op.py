@@ -55,12 +55,12 @@ _user_ops: dict = {}
 
 
 def _minimum(a: Any, b: Any) -> Any:
-    from .._prims.pointwise import minimum
+    from ..autograd.recorded import minimum
     return minimum(a, b)
 
 
 def _maximum(a: Any, b: Any) -> Any:
-    from .._prims.pointwise import maximum
+    from ..autograd.recorded import maximum
     return maximum(a, b)
 
 

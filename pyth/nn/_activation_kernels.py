@@ -21,7 +21,7 @@ from ..tensor import Tensor
 
 
 def _where(c: Tensor, a: Any, b: Any) -> Tensor:
-    from .._prims.pointwise import where
+    from ..autograd.recorded import where
     return where(c, a, b)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from .._errors import not_implemented
 from .._prims.creation import _checked, _no_bool
-from .._prims.pointwise import where as _where
+from ..autograd.recorded import where as _where
 from ..autograd import no_grad
 from ..tensor import Tensor, as_dim
 from ._activation_kernels import activation as _activation

@@ -16,8 +16,7 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._prims.creation import ones, zeros
-from .._prims.matmul import baddbmm
-from .._prims.shape import cat
+from ..autograd.recorded import baddbmm, cat
 from ..tensor import Tensor
 from ._activations import softmax
 from ._dropout import dropout

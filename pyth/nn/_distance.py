@@ -3,12 +3,11 @@ differentiable tensor ops (PyTorch's formulas, so the same values and gradients)
 
 from __future__ import annotations
 
-from .._prims.pointwise import where
+from ..autograd.recorded import vector_norm, where
 from .._promotion import result_type
 from .._refs.creation import triu_indices
 from .._refs.shape import broadcast_tensors
 from ..autograd import no_grad
-from ..linalg import vector_norm
 from ..tensor import Tensor
 
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from .. import dtypes as _dt
 from .._errors import not_implemented
-from .._prims.pointwise import div
+from ..autograd.recorded import div
 from ..autograd import no_grad
 from ..dtype_info import finfo
 from ..tensor import Tensor

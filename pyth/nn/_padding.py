@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from .. import dtypes as _dt
 from .._prims.creation import full
-from .._prims.shape import cat
+from ..autograd.recorded import cat
 from ..tensor import Tensor
 
 _MODES = ("constant", "reflect", "replicate", "circular")

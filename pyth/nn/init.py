@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import linalg
 from .._prims.creation import empty
-from ..autograd import no_grad
+from ..autograd import no_grad, recorded
 from ..random import randperm
 from ..tensor import Tensor
 
@@ -164,7 +163,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
     flat = empty(rows, cols, dtype=tensor.dtype).normal_(0, 1, generator=generator)
     if rows < cols:
         flat = flat.t()
-    q, r = linalg.qr(flat)
+    q, r = recorded.qr(flat)
     q = q * r.diagonal().sign()
     if rows < cols:
         q = q.t()

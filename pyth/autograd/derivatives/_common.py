@@ -3,24 +3,23 @@ helpers that bring a gradient back to an input's shape (unreduce, embed ...)."""
 
 from __future__ import annotations
 
-import types
 from typing import Any, Callable
 
 from .. import grad_mode
 from ... import dtypes as _dt
 from ..._prims.creation import arange, zeros, zeros_like
 from ..._size import Size
+from ..._prims import recorded  # noqa: F401  (the formulas import it from here)
 from ..._th import ffi
 from ...tensor import Tensor, c_sizes, wrap
 from ..record import Op, mark_view
 from ..variable import requires_grad_of
 
 
-# The recorded ops the formulas call at backward time (matmul, where, cat, svd ...), by their
-# TABLE names: install() fills it with the wrappers it makes, so that a backward pass run with
-# create_graph=True is itself recorded and can be differentiated again. Ops whose recorded form
-# is not needed there (zeros, eye, arange ...) come straight from pyth/_prims/creation.py.
-recorded = types.SimpleNamespace()
+# The formulas call the recorded ops (matmul, where, cat, svd ...) through pyth._prims.recorded,
+# so that a backward pass run with create_graph=True is itself recorded and can be
+# differentiated again; ops whose recorded form is not needed there (zeros, eye, arange ...)
+# come straight from pyth/_prims/creation.py.
 
 
 # One entry per differentiable op, as PyTorch's derivatives.yaml: the op's name, its

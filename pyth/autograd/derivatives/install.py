@@ -1,63 +1,26 @@
-"""Puts the recording wrappers (record.py) in place of the forward functions: in the pyth
-namespace, in the modules that define them, and as Tensor methods and operators."""
+"""The recorded forms of Tensor's methods and operators (record.py's wrappers around what the
+binder bound before), which pyth/_bind.py binds in their place; the recorded functions
+themselves are autograd/recorded.py's."""
 
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable
 
 from .. import grad_mode, pointwise_nodes
 from ... import dtypes as _dt
 from ..._errors import raise_error
+from ..._prims import pointwise, subscript
 from ..._prims.creation import full
 from ..._th import ffi, lib
 from ...dtypes import ALL_DTYPES
 from ...tensor import Tensor, wrap
 from ..anomaly import _anomaly
-from ..record import Op, differentiable, geometry, in_place, mark_view
-from ._common import TABLE, recorded
+from ..record import differentiable, geometry, in_place, mark_view
+from ..recorded import MATMUL, METHOD_ONLY, POINTWISE, RAW, RECORDED, REDUCTIONS, SHAPE
+from ._common import TABLE
 from .indexing import _is_view_index
 from .pointwise import C_GRADS
-
-
-# ---- install -------------------------------------------------------------------------------
-
-
-
-def _modules() -> list:
-    return [m for name, m in sys.modules.items()
-            if m is not None and (name == "pyth" or name.startswith("pyth.")) and
-            not name.startswith("pyth.autograd")]
-
-
-class _Places:
-    """Where each function sits in the pyth namespace, the modules' globals and their tables
-    (dicts): built once, so that replacing the ~130 recorded functions is not a scan of every
-    module per function (that scan was a fifth of `import pyth`). Rebuilt when modules were
-    imported since."""
-
-    def __init__(self) -> None:
-        self.places: dict[int, list] = {}
-        self.n_modules = len(sys.modules)
-        for m in _modules():
-            d = vars(m)
-            for k, v in d.items():
-                if callable(v):
-                    self.places.setdefault(id(v), []).append((d, k))
-                elif type(v) is dict:
-                    for dk, dv in v.items():
-                        if callable(dv):
-                            self.places.setdefault(id(dv), []).append((v, dk))
-
-    def replace(self, raw: Any, new: Any) -> None:
-        """new in place of raw wherever raw sits."""
-        if len(sys.modules) != self.n_modules:
-            self.__init__()
-        for d, k in self.places.pop(id(raw), ()):
-            if d.get(k) is raw:
-                d[k] = new
-                self.places.setdefault(id(new), []).append((d, k))
 
 
 def _method_of(fn: Callable) -> Callable:
@@ -68,28 +31,22 @@ def _method_of(fn: Callable) -> Callable:
     return method
 
 
-def _function_op(name: str, raw: Callable, op: Op, places: _Places,
-                 method_names: tuple = ()) -> Callable:
-    prim = _SIGNATURES.get(name)
-    w = differentiable(op, raw, prim)
-    places.replace(raw, w)
-    for attr in (name,) + _ALIASES.get(name, ()) + method_names:
+def _tensor_methods(name: str, raw: Callable, w: Callable) -> None:
+    """The recorded function w in place of raw among Tensor's methods: under its name and
+    aliases, where Tensor's method is raw itself or raw as a method."""
+    for attr in (name,) + _ALIASES.get(name, ()):
         v = _T.get(attr)
         if v is raw:
             _set(attr, w)
         elif v is not None and getattr(v, "__qualname__", "").startswith("as_method.") and \
                 getattr(v, "__name__", None) == raw.__name__:
             _set(attr, _method_of(w))
-    return w
 
 
 _ALIASES = {"abs": ("absolute",), "neg": ("negative",), "trunc": ("fix",), "mul": ("multiply",),
             "sub": ("subtract",), "div": ("divide", "true_divide"), "atan2": ("arctan2",),
-            "clamp": ("clip",), "dot": ("vdot",), "outer": ("ger",), "cat": ("concat",)}
-
-_METHOD_ONLY = ("view", "reshape", "view_as", "reshape_as", "flatten", "expand", "expand_as",
-                "transpose", "t", "permute", "narrow", "select", "diagonal", "unfold",
-                "as_strided", "clone", "contiguous", "to", "squeeze", "unsqueeze", "repeat")
+            "clamp": ("clip",), "dot": ("vdot",), "outer": ("ger",), "cat": ("concat",),
+            "inv": ("inverse",)}
 
 # view methods whose arguments are only ints (or sequences of them): see _view_method
 _PLAIN_VIEWS = frozenset(("view", "reshape", "flatten", "expand", "transpose", "t", "permute",
@@ -110,34 +67,23 @@ _installed = [False]
 _T: dict[str, Any] = {}
 METHODS: dict[str, Any] = {}
 CLASS_METHODS: dict[type, dict[str, Any]] = {}   # per dtype class: t + u without a lookup
-COMPOSED_METHODS: dict[str, Any] = {}   # methods of composed ops, bound after pyth/_refs' own
 
 
 def _set(name: str, value: Any) -> None:
     _T[name] = value
     METHODS[name] = value
-_SIGNATURES: dict[str, Callable] = {}
 
 
-def install(composed: dict[str, Callable]) -> None:
-    """Record every op of TABLE. composed: the raw forms of the composed ops that have a
-    formula of their own (pinv, relu: pyth/_refs, passed in by the binder, a layer above)."""
+def install() -> None:
+    """Make the recorded forms of Tensor's methods and operators (METHODS, CLASS_METHODS), from
+    what pyth/_bind.py bound before and the recorded functions of autograd/recorded.py."""
     if _installed[0]:
         return
     _installed[0] = True
     _T.update(vars(Tensor))
-    # the kernel-backed modules (below this layer); imported here, when they have all loaded
-    from ... import linalg
-    from ..._prims import indexing, matmul, pointwise, reductions, shape, sorting, subscript
-    mods = {"indexing_ops": indexing, "pointwise": pointwise, "reductions": reductions,
-            "shape_ops": shape, "sorting": sorting, "matmul": matmul, "linalg": linalg,
-            "_indexing": subscript}
-    pointwise, _indexing = mods["pointwise"], mods["_indexing"]
-    for n, (prim, _) in mods["indexing_ops"]._INPLACE.items():
-        _SIGNATURES[n] = prim
     T = _T
     # methods with their own signatures (views, conversions)
-    raw_methods = {n: T[n] for n in _METHOD_ONLY if n in T}
+    raw_methods = {n: T[n] for n in METHOD_ONLY if n in T}
     for n, raw in raw_methods.items():
         w = differentiable(TABLE[n], raw)
         if n in _PLAIN_VIEWS:
@@ -145,42 +91,20 @@ def install(composed: dict[str, Callable]) -> None:
         elif n in ("contiguous", "clone"):
             w = _bare_method(raw, w)
         _set(n, w)
-    # functions (and the methods that call them)
-    sources = {}
-    for n in ("pointwise", "reductions", "shape_ops", "matmul", "indexing_ops", "sorting",
-              "linalg"):
-        sources.update(mods[n].FUNCTIONS)
-    sources["split"] = mods["shape_ops"]._split_size   # FUNCTIONS' split dispatches to it
-    sources["cholesky_solve"] = mods["linalg"].TOPLEVEL["cholesky_solve"]
-    sources.update(composed)
-    sources["norm"] = mods["reductions"].FUNCTIONS["norm"]
-    places = _Places()
-    made = {}
-    for name, op in TABLE.items():
-        if name in _METHOD_ONLY or name in ("getitem", "setitem", "diagonal") or \
-                name.endswith("_"):
-            continue
-        raw = sources.get(name)
-        if raw is None:
-            continue
-        if getattr(raw, "__wrapped__", None) is not None:
-            continue
-        made[name] = _function_op(name, raw, op, places)
-    vars(recorded).update(made)   # what the formulas call at backward time
-    COMPOSED_METHODS["relu"] = _method_of(made["relu"])
-    shape_ops = mods["shape_ops"]
-    for n in ("tile",):   # (flip is pyth/_refs/shape.py's)
-        w = shape_ops.FUNCTIONS[n]
-        _set(n, _varargs_method(w))
+    # the recorded functions as methods
+    for name, w in RECORDED.items():
+        _tensor_methods(name, RAW[name], w)
+    _set("where", _where_method(RECORDED["where"]))
+    _set("tile", _varargs_method(SHAPE["tile"]))   # (flip is pyth/_refs/shape.py's)
     # conversions (t.float() ...) go through the recorded to()
     for cname, target in _dt.CONVERSIONS.items():
         _set(cname, (lambda d: lambda self: self.to(d))(target))
     # indexing
     TABLE["getitem"].view = True
-    getitem_w = differentiable(TABLE["getitem"], _indexing.getitem)
-    _set("__getitem__", _getitem_method(getitem_w, _indexing._ints_and_slices))
+    getitem_w = differentiable(TABLE["getitem"], subscript.getitem)
+    _set("__getitem__", _getitem_method(getitem_w, subscript._ints_and_slices))
     setitem_raw = T["__setitem__"]
-    _set("__setitem__", _setitem_method(in_place(TABLE["setitem"], setitem_raw), _indexing))
+    _set("__setitem__", _setitem_method(in_place(TABLE["setitem"], setitem_raw), subscript))
     # in-place methods
     for attr in list(T):
         if not attr.endswith("_") or attr.startswith("_"):
@@ -198,12 +122,12 @@ def install(composed: dict[str, Callable]) -> None:
     for py, name in (("iadd", "add_"), ("isub", "sub_"), ("imul", "mul_"), ("itruediv", "div_"),
                      ("ipow", "pow_"), ("ifloordiv", "floor_divide_"), ("imod", "remainder_")):
         _set(f"__{py}__", _T[name])
-    _install_operators(pointwise)
+    _install_operators()
 
 
-def _install_operators(pointwise: Any) -> None:
+def _install_operators() -> None:
     T = _T
-    F = pointwise.FUNCTIONS
+    F = POINTWISE
     pairs = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "mod": "remainder",
              "pow": "pow"}
     for py, name in pairs.items():
@@ -228,12 +152,11 @@ def _install_operators(pointwise: Any) -> None:
     for name, table in pointwise._DIRECT_UNARY.items():
         if name in T:   # (round is pyth/_refs/pointwise.py's)
             _set(name, _unary_method(table, T[name], F[name]))
-    from ..._prims import matmul, reductions
-    reduced = reductions.FUNCTIONS
+    reduced = REDUCTIONS
     for name in pointwise_nodes.REDUCTIONS:   # t.sum(), t.mean(): the C reduction, inlined
         table = {dt.tensor_class: _full_reduction_new(dt, name) for dt in (_dt.float32, _dt.float64)}
         _set(name, _unary_method(table, T[name], reduced[name]))
-    mm = matmul.FUNCTIONS["matmul"]
+    mm = MATMUL["matmul"]
     _set("__matmul__", _matmul_operator(mm))
     _set("__rmatmul__", lambda self, other: (mm(other, self) if isinstance(other, Tensor)
                                              else NotImplemented))
@@ -275,6 +198,13 @@ def _setitem_method(recorded_setitem: Callable, indexing: Any) -> Callable:
             return
         recorded_setitem(self, index, value)
     return setitem
+
+
+def _where_method(w: Callable) -> Callable:
+    """t.where(condition, other): where(condition, t, other), through the recorded where w."""
+    def where(self: Tensor, condition: Any, other: Any) -> Any:
+        return w(condition, self, other)
+    return where
 
 
 def _varargs_method(w: Callable) -> Callable:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ... import dtypes as _dt
 from ..._prims.creation import empty, zeros
-from ..._prims.shape import cat, stack
+from ...autograd.recorded import cat, stack
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init

@@ -9,8 +9,7 @@ from collections.abc import Iterable
 
 from ...autograd import no_grad
 from ..._prims.creation import tensor
-from ..._prims.shape import stack
-from ...linalg import vector_norm
+from ...autograd.recorded import stack, vector_norm
 from ...tensor import Tensor
 
 __all__ = [

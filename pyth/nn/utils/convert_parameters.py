@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..._prims.shape import cat
+from ...autograd.recorded import cat
 from ...tensor import Tensor
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]

@@ -99,6 +99,6 @@ def default_convert(data: Any) -> Any:
 
 # ---- names the functions above use, imported last so that import cycles resolve ------------
 from .... import dtypes as _dt
-from ...._prims.shape import stack
+from ....autograd.recorded import stack
 from ...._prims.creation import tensor
 from .worker import get_worker_info
