@@ -58,6 +58,13 @@ def _finish(res: Any, create_graph: bool) -> Any:
     return res if create_graph else res.detach()
 
 
+def _pair(outputs: tuple, outputs_tuple: bool, res: tuple, res_tuple: bool,
+          create_graph: bool) -> tuple:
+    """(func's outputs, the product) in the caller's forms, detached unless create_graph."""
+    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
+            _unpack(_finish(res, create_graph), res_tuple))
+
+
 def _validate_v(v: tuple, other: tuple, other_is_tuple: bool) -> None:
     if len(v) != len(other):
         if other_is_tuple:
@@ -189,8 +196,7 @@ def vjp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
                     "single Tensor with a single element.")
         res = _grad(outputs, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(res, inputs, strict, create_graph, "back")
-    return (_unpack(_finish(outputs, create_graph), is_outputs_tuple),
-            _unpack(_finish(res, create_graph), is_inputs_tuple))
+    return _pair(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
@@ -208,8 +214,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
         res = _grad(grad_inputs, us, v, create_graph=create_graph)
         res = _fill_in_zeros(res, outputs, strict, create_graph, "back_trick")
-    return (_unpack(_finish(outputs, create_graph), is_outputs_tuple),
-            _unpack(_finish(res, create_graph), is_outputs_tuple))
+    return _pair(outputs, is_outputs_tuple, res, is_outputs_tuple, create_graph)
 
 
 def jacobian(func: Callable, inputs: Any, create_graph: bool = False, strict: bool = False,
@@ -295,8 +300,7 @@ def _second_order(fn: str, func: Callable, inputs: Any, v: Any, create_graph: bo
         _check_requires_grad(jac, "jacobian", strict)
         res = _grad(jac, inputs, v, create_graph=create_graph)
         res = _fill_in_zeros(res, inputs, strict, create_graph, "double_back")
-    return (_unpack(_finish(outputs, create_graph), is_outputs_tuple),
-            _unpack(_finish(res, create_graph), is_inputs_tuple))
+    return _pair(outputs, is_outputs_tuple, res, is_inputs_tuple, create_graph)
 
 
 def vhp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
