@@ -40,7 +40,7 @@ from .._missing import attribute_error  # noqa: E402
 _missing_name = attribute_error(__name__)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     """autograd.functional is loaded on first use (import pyth does not pay for it); a PyTorch
     name pyth lacks says so."""
     if name == "functional":
