@@ -305,17 +305,10 @@ def test_value_leading_ones_dropped(shape, index, vshape):
     assert a == b
 
 
-# With autograd, a basic index's assignment is a copy_ into the view t[index] (CopySlices),
-# made by the setitem wrapper of pyth/autograd/derivatives/install.py, which passes the value
-# to copy_ as it is: it needs `value = indexing.without_leading_ones(value)` before its copy_.
-_VIEW_PATH = pytest.mark.xfail(strict=True, reason="the recorded basic-index setitem passes "
-                               "the value's leading size-1 dims on to copy_")
-
-
-@pytest.mark.parametrize("shape, index, vshape", [
-    pytest.param(*case, marks=_VIEW_PATH)
-    if len(case[2]) > torch.zeros(case[0])[case[1]].dim() and not isinstance(case[1], list)
-    else case for case in VALUE_CASES[:9]])
+# With autograd, a basic index's assignment is a copy_ into the view t[index] (CopySlices), made
+# by the setitem wrapper of pyth/autograd/derivatives/install.py: the value drops its leading
+# size-1 dims there too.
+@pytest.mark.parametrize("shape, index, vshape", VALUE_CASES[:9])
 def test_value_leading_ones_gradient(shape, index, vshape):
     def grads(lib):
         v = lib.arange(1, 1 + int(np.prod(vshape)), dtype=lib.float64).reshape(vshape)
