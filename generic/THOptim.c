@@ -34,10 +34,16 @@ static int THOptim_(checkOperands)(THTensor *const *t, const char *const *names,
   return 0;
 }
 
+/* Checks a per-parameter float32 counter (what: "step", "mu_product", ...). */
+static int THOptim_(checkCounter)(THFloatTensor *counter, const char *what, int i,
+                                  const char *op) {
+  THArgCheck(counter != NULL && THFloatTensor_nElement(counter) == 1, TH_ERR_RUNTIME, -1,
+             "%s: the %s of parameter %d must be a one-element float32 tensor", op, what, i);
+  return THFloatTensor_checkBounds(counter, op);
+}
+
 static int THOptim_(checkStep)(THFloatTensor *step, int i, const char *op) {
-  THArgCheck(step != NULL && THFloatTensor_nElement(step) == 1, TH_ERR_RUNTIME, -1,
-             "%s: the step of parameter %d must be a one-element float32 tensor", op, i);
-  return THFloatTensor_checkBounds(step, op);
+  return THOptim_(checkCounter)(step, "step", i, op);
 }
 
 /* Advances a step counter (float32, as PyTorch keeps it) and returns the new count. */
@@ -341,6 +347,354 @@ int THOptim_(Adagrad_step)(THTensor **params, THTensor **grads, THTensor **sums,
                             THTensor_(nElement)(w[0]), (real)clr, (real)weight_decay,
                             (real)eps, maximize ? (real)-1 : (real)1);
       THTry(THOptim_(close)(w, t, 3), -1);
+    }
+  }
+  return 0;
+}
+
+/* ---- Adadelta ----------------------------------------------------------------------------- */
+
+static void THOptim_(adadeltaLoop)(real *restrict p, const real *restrict g, real *restrict s,
+                                   real *restrict a, int64_t len, real lr, real rho, real w,
+                                   real eps, real wd, real sign) {
+  const int par = THOptim_(worth)(len, 4);
+#pragma omp parallel for if (par)
+  for (int64_t j = 0; j < len; j++) {
+    real d = sign * g[j];
+    d = wd != 0 ? d + wd * p[j] : d;
+    const real sj = s[j] * rho + w * d * d;
+    s[j] = sj;
+    const real u = sqrt(a[j] + eps) / sqrt(sj + eps) * d;
+    a[j] = a[j] * rho + w * u * u;
+    p[j] = p[j] + (-lr) * u;
+  }
+  if (par) THParallel_noteTeam();
+}
+
+int THOptim_(Adadelta_step)(THTensor **params, THTensor **grads, THTensor **square_avgs,
+                            THTensor **acc_deltas, THFloatTensor **steps, int n, double lr,
+                            double rho, double eps, double weight_decay, int maximize) {
+  const char *op = "Adadelta.step()";
+  static const char *const names[] = {"parameter", "gradient", "square_avg", "acc_delta"};
+  THTensor *t[THOPTIM_MAX_OPERANDS], *w[THOPTIM_MAX_OPERANDS];
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      t[0] = params[i];
+      t[1] = grads[i];
+      t[2] = square_avgs[i];
+      t[3] = acc_deltas[i];
+      if (pass == 0) {
+        THTry(THOptim_(checkOperands)(t, names, 4, i, op), -1);
+        THTry(THOptim_(checkStep)(steps[i], i, op), -1);
+        continue;
+      }
+      THOptim_(advance)(steps[i]);
+      THTry(THOptim_(open)(w, t, 4), -1);
+      THOptim_(adadeltaLoop)(THTensor_(data)(w[0]), THTensor_(data)(w[1]), THTensor_(data)(w[2]),
+                             THTensor_(data)(w[3]), THTensor_(nElement)(w[0]), (real)lr,
+                             (real)rho, (real)(1 - rho), (real)eps, (real)weight_decay,
+                             maximize ? (real)-1 : (real)1);
+      THTry(THOptim_(close)(w, t, 4), -1);
+    }
+  }
+  return 0;
+}
+
+/* ---- Adamax ------------------------------------------------------------------------------- */
+
+static void THOptim_(adamaxLoop)(real *restrict p, const real *restrict g, real *restrict m,
+                                 real *restrict u, int64_t len, real clr, real w1, real beta2,
+                                 real eps, real wd, real sign) {
+  const int par = THOptim_(worth)(len, 4);
+#pragma omp parallel for if (par)
+  for (int64_t j = 0; j < len; j++) {
+    real d = sign * g[j];
+    d = wd != 0 ? d + wd * p[j] : d;
+    const real mj = THOptim_(lerp)(m[j], d, w1);
+    m[j] = mj;
+    const real decayed = u[j] * beta2, fresh = fabs(d) + eps;
+    /* torch.maximum: a NaN on either side wins */
+    const real uj = isnan(decayed) || decayed > fresh ? decayed : fresh;
+    u[j] = uj;
+    p[j] = p[j] + (-clr) * (mj / uj);
+  }
+  if (par) THParallel_noteTeam();
+}
+
+int THOptim_(Adamax_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs,
+                          THTensor **exp_infs, THFloatTensor **steps, int n, double lr,
+                          double beta1, double beta2, double eps, double weight_decay,
+                          int maximize) {
+  const char *op = "Adamax.step()";
+  static const char *const names[] = {"parameter", "gradient", "exp_avg", "exp_inf"};
+  THTensor *t[THOPTIM_MAX_OPERANDS], *w[THOPTIM_MAX_OPERANDS];
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      t[0] = params[i];
+      t[1] = grads[i];
+      t[2] = exp_avgs[i];
+      t[3] = exp_infs[i];
+      if (pass == 0) {
+        THTry(THOptim_(checkOperands)(t, names, 4, i, op), -1);
+        THTry(THOptim_(checkStep)(steps[i], i, op), -1);
+        continue;
+      }
+      const double step = THOptim_(advance)(steps[i]);
+      const double clr = lr / (1 - pow(beta1, step));
+      THTry(THOptim_(open)(w, t, 4), -1);
+      THOptim_(adamaxLoop)(THTensor_(data)(w[0]), THTensor_(data)(w[1]), THTensor_(data)(w[2]),
+                           THTensor_(data)(w[3]), THTensor_(nElement)(w[0]), (real)clr,
+                           (real)(1 - beta1), (real)beta2, (real)eps, (real)weight_decay,
+                           maximize ? (real)-1 : (real)1);
+      THTry(THOptim_(close)(w, t, 4), -1);
+    }
+  }
+  return 0;
+}
+
+/* ---- NAdam and RAdam: Adam's moments with other corrections ------------------------------- */
+
+/* The moments both share: decoupled decay of p (decay is exactly 1 otherwise), d = ±g plus
+ * coupled decay, m = lerp(m, d, w1), v = beta2 v + w2 d d; returns d. */
+static inline __attribute__((always_inline)) real THOptim_(moments)(
+    int64_t j, real *p, const real *g, real *m, real *v, real decay, real wd, real w1,
+    real beta2, real w2, real sign) {
+  const real pj = p[j] * decay;
+  p[j] = pj;
+  real d = sign * g[j];
+  d = wd != 0 ? d + wd * pj : d;
+  m[j] = THOptim_(lerp)(m[j], d, w1);
+  v[j] = v[j] * beta2 + w2 * d * d;
+  return d;
+}
+
+static void THOptim_(nadamLoop)(real *restrict p, const real *restrict g, real *restrict m,
+                                real *restrict v, int64_t len, real decay, real wd, real w1,
+                                real beta2, real w2, real bc2, real eps, real cg, real cm,
+                                real sign) {
+  const int par = THOptim_(worth)(len, 4);
+#pragma omp parallel for if (par)
+  for (int64_t j = 0; j < len; j++) {
+    const real d = THOptim_(moments)(j, p, g, m, v, decay, wd, w1, beta2, w2, sign);
+    const real r = sqrt(v[j] / bc2) + eps;
+    const real pj = p[j] + cg * (d / r);
+    p[j] = pj + cm * (m[j] / r);
+  }
+  if (par) THParallel_noteTeam();
+}
+
+/* A group's weight decay: the factor p is scaled by (decoupled) and the one added to d. */
+static void THOptim_(decays)(double lr, double weight_decay, int decoupled, real *decay,
+                             real *wd) {
+  *decay = decoupled && weight_decay != 0 ? (real)(1 - lr * weight_decay) : (real)1;
+  *wd = decoupled ? (real)0 : (real)weight_decay;
+}
+
+int THOptim_(NAdam_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs,
+                         THTensor **exp_avg_sqs, THFloatTensor **mu_products,
+                         THFloatTensor **steps, int n, double lr, double beta1, double beta2,
+                         double eps, double weight_decay, double momentum_decay,
+                         int decoupled_weight_decay, int maximize) {
+  const char *op = "NAdam.step()";
+  static const char *const names[] = {"parameter", "gradient", "exp_avg", "exp_avg_sq"};
+  THTensor *t[THOPTIM_MAX_OPERANDS], *w[THOPTIM_MAX_OPERANDS];
+  real decay, wd;
+  THOptim_(decays)(lr, weight_decay, decoupled_weight_decay, &decay, &wd);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      t[0] = params[i];
+      t[1] = grads[i];
+      t[2] = exp_avgs[i];
+      t[3] = exp_avg_sqs[i];
+      if (pass == 0) {
+        THTry(THOptim_(checkOperands)(t, names, 4, i, op), -1);
+        THTry(THOptim_(checkStep)(steps[i], i, op), -1);
+        THTry(THOptim_(checkCounter)(mu_products[i], "mu_product", i, op), -1);
+        continue;
+      }
+      const double step = THOptim_(advance)(steps[i]);
+      const double mu = beta1 * (1 - 0.5 * pow(0.96, step * momentum_decay));
+      const double mu_next = beta1 * (1 - 0.5 * pow(0.96, (step + 1) * momentum_decay));
+      float *prod = THFloatTensor_data(mu_products[i]);
+      *prod = *prod * (float)mu; /* a float32 product, as PyTorch keeps it */
+      const double cg = -lr * (1 - mu) / (1 - (double)*prod);
+      const double cm = -lr * mu_next / (1 - (double)*prod * mu_next);
+      THTry(THOptim_(open)(w, t, 4), -1);
+      THOptim_(nadamLoop)(THTensor_(data)(w[0]), THTensor_(data)(w[1]), THTensor_(data)(w[2]),
+                          THTensor_(data)(w[3]), THTensor_(nElement)(w[0]), decay, wd,
+                          (real)(1 - beta1), (real)beta2, (real)(1 - beta2),
+                          (real)(1 - pow(beta2, step)), (real)eps, (real)cg, (real)cm,
+                          maximize ? (real)-1 : (real)1);
+      THTry(THOptim_(close)(w, t, 4), -1);
+    }
+  }
+  return 0;
+}
+
+static inline __attribute__((always_inline)) void THOptim_(radamAt)(
+    int64_t j, real *p, const real *g, real *m, real *v, real decay, real wd, real w1,
+    real beta2, real w2, real bc1, real lr, real bc2_sqrt, real eps, real rect, real sign,
+    const int rectified) {
+  THOptim_(moments)(j, p, g, m, v, decay, wd, w1, beta2, w2, sign);
+  real u = m[j] / bc1 * lr;
+  if (rectified) u = u * (bc2_sqrt / (sqrt(v[j]) + eps)) * rect;
+  p[j] = p[j] - u;
+}
+
+static void THOptim_(radamLoop)(real *restrict p, const real *restrict g, real *restrict m,
+                                real *restrict v, int64_t len, real decay, real wd, real w1,
+                                real beta2, real w2, real bc1, real lr, real bc2_sqrt, real eps,
+                                real rect, real sign, int rectified) {
+  const int par = THOptim_(worth)(len, 4);
+  if (rectified) {
+    THOPTIM_FOR(par, len, THOptim_(radamAt)(j, p, g, m, v, decay, wd, w1, beta2, w2, bc1, lr,
+                                            bc2_sqrt, eps, rect, sign, 1));
+  } else {
+    THOPTIM_FOR(par, len, THOptim_(radamAt)(j, p, g, m, v, decay, wd, w1, beta2, w2, bc1, lr,
+                                            bc2_sqrt, eps, rect, sign, 0));
+  }
+}
+
+int THOptim_(RAdam_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs,
+                         THTensor **exp_avg_sqs, THFloatTensor **steps, int n, double lr,
+                         double beta1, double beta2, double eps, double weight_decay,
+                         int decoupled_weight_decay, int maximize) {
+  const char *op = "RAdam.step()";
+  static const char *const names[] = {"parameter", "gradient", "exp_avg", "exp_avg_sq"};
+  THTensor *t[THOPTIM_MAX_OPERANDS], *w[THOPTIM_MAX_OPERANDS];
+  real decay, wd;
+  THOptim_(decays)(lr, weight_decay, decoupled_weight_decay, &decay, &wd);
+  const double rho_inf = 2 / (1 - beta2) - 1;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      t[0] = params[i];
+      t[1] = grads[i];
+      t[2] = exp_avgs[i];
+      t[3] = exp_avg_sqs[i];
+      if (pass == 0) {
+        THTry(THOptim_(checkOperands)(t, names, 4, i, op), -1);
+        THTry(THOptim_(checkStep)(steps[i], i, op), -1);
+        continue;
+      }
+      const double step = THOptim_(advance)(steps[i]);
+      const double bc1 = 1 - pow(beta1, step);
+      const double bc2 = 1 - pow(beta2, step);
+      const double rho_t = rho_inf - 2 * step * pow(beta2, step) / bc2;
+      const int rectified = rho_t > 5;
+      const double rect = rectified ? sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                           ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                                    : 1;
+      THTry(THOptim_(open)(w, t, 4), -1);
+      THOptim_(radamLoop)(THTensor_(data)(w[0]), THTensor_(data)(w[1]), THTensor_(data)(w[2]),
+                          THTensor_(data)(w[3]), THTensor_(nElement)(w[0]), decay, wd,
+                          (real)(1 - beta1), (real)beta2, (real)(1 - beta2), (real)bc1,
+                          (real)lr, (real)sqrt(bc2), (real)eps, (real)rect,
+                          maximize ? (real)-1 : (real)1, rectified);
+      THTry(THOptim_(close)(w, t, 4), -1);
+    }
+  }
+  return 0;
+}
+
+/* ---- Rprop -------------------------------------------------------------------------------- */
+
+static void THOptim_(rpropLoop)(real *restrict p, const real *restrict g, real *restrict prev,
+                                real *restrict s, int64_t len, real etaminus, real etaplus,
+                                real lo, real hi, real sign) {
+  const int par = THOptim_(worth)(len, 4);
+#pragma omp parallel for if (par)
+  for (int64_t j = 0; j < len; j++) {
+    real d = sign * g[j];
+    const real c = d * prev[j];
+    /* a NaN product keeps its NaN, as PyTorch's sign() does */
+    const real f = c > 0 ? etaplus : c < 0 ? etaminus : c == 0 ? (real)1 : c;
+    real sj = s[j] * f;
+    sj = isnan(sj) ? sj : sj < lo ? lo : sj > hi ? hi : sj;
+    s[j] = sj;
+    d = f == etaminus ? (real)0 : d;
+    const real sgn = d > 0 ? (real)1 : d < 0 ? (real)-1 : d == 0 ? (real)0 : d;
+    p[j] = p[j] + (-sgn) * sj;
+    prev[j] = d;
+  }
+  if (par) THParallel_noteTeam();
+}
+
+int THOptim_(Rprop_step)(THTensor **params, THTensor **grads, THTensor **prevs,
+                         THTensor **step_sizes, THFloatTensor **steps, int n, double etaminus,
+                         double etaplus, double step_size_min, double step_size_max,
+                         int maximize) {
+  const char *op = "Rprop.step()";
+  static const char *const names[] = {"parameter", "gradient", "prev", "step_size"};
+  THTensor *t[THOPTIM_MAX_OPERANDS], *w[THOPTIM_MAX_OPERANDS];
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      t[0] = params[i];
+      t[1] = grads[i];
+      t[2] = prevs[i];
+      t[3] = step_sizes[i];
+      if (pass == 0) {
+        THTry(THOptim_(checkOperands)(t, names, 4, i, op), -1);
+        THTry(THOptim_(checkStep)(steps[i], i, op), -1);
+        continue;
+      }
+      THOptim_(advance)(steps[i]);
+      THTry(THOptim_(open)(w, t, 4), -1);
+      THOptim_(rpropLoop)(THTensor_(data)(w[0]), THTensor_(data)(w[1]), THTensor_(data)(w[2]),
+                          THTensor_(data)(w[3]), THTensor_(nElement)(w[0]), (real)etaminus,
+                          (real)etaplus, (real)step_size_min, (real)step_size_max,
+                          maximize ? (real)-1 : (real)1);
+      THTry(THOptim_(close)(w, t, 4), -1);
+    }
+  }
+  return 0;
+}
+
+/* ---- ASGD --------------------------------------------------------------------------------- */
+
+static void THOptim_(asgdLoop)(real *restrict p, const real *restrict g, real *restrict ax,
+                               int64_t len, real decay, real eta, real mu, int averaging,
+                               real wd, real sign) {
+  const int par = THOptim_(worth)(len, 3);
+#pragma omp parallel for if (par)
+  for (int64_t j = 0; j < len; j++) {
+    real d = sign * g[j];
+    d = wd != 0 ? d + wd * p[j] : d;
+    const real pj = p[j] * decay + (-eta) * d;
+    p[j] = pj;
+    ax[j] = averaging ? ax[j] + (pj - ax[j]) * mu : pj;
+  }
+  if (par) THParallel_noteTeam();
+}
+
+int THOptim_(ASGD_step)(THTensor **params, THTensor **grads, THTensor **axs,
+                        THFloatTensor **etas, THFloatTensor **mus, THFloatTensor **steps,
+                        int n, double lr, double lambd, double alpha, double t0,
+                        double weight_decay, int maximize) {
+  const char *op = "ASGD.step()";
+  static const char *const names[] = {"parameter", "gradient", "ax"};
+  THTensor *t[THOPTIM_MAX_OPERANDS], *w[THOPTIM_MAX_OPERANDS];
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < n; i++) {
+      t[0] = params[i];
+      t[1] = grads[i];
+      t[2] = axs[i];
+      if (pass == 0) {
+        THTry(THOptim_(checkOperands)(t, names, 3, i, op), -1);
+        THTry(THOptim_(checkStep)(steps[i], i, op), -1);
+        THTry(THOptim_(checkCounter)(etas[i], "eta", i, op), -1);
+        THTry(THOptim_(checkCounter)(mus[i], "mu", i, op), -1);
+        continue;
+      }
+      const double step = THOptim_(advance)(steps[i]);
+      float *eta = THFloatTensor_data(etas[i]), *mu = THFloatTensor_data(mus[i]);
+      THTry(THOptim_(open)(w, t, 3), -1);
+      THOptim_(asgdLoop)(THTensor_(data)(w[0]), THTensor_(data)(w[1]), THTensor_(data)(w[2]),
+                         THTensor_(nElement)(w[0]), (real)(1 - lambd * (double)*eta),
+                         (real)*eta, (real)*mu, *mu != 1.0f, (real)weight_decay,
+                         maximize ? (real)-1 : (real)1);
+      THTry(THOptim_(close)(w, t, 3), -1);
+      *eta = (float)(lr / pow(1 + lambd * lr * step, alpha));
+      *mu = (float)(1 / fmax(1, step - t0));
     }
   }
   return 0;
