@@ -10,6 +10,7 @@ import copy
 import numpy as np
 import pytest
 from _support import needs_torch, torch
+from test_optim_interop import to_lib
 
 import pyth
 from pyth import optim
@@ -136,18 +137,6 @@ def test_least_squares_reaches_the_normal_equations_solution():
     sol = np.linalg.lstsq(a, Y, rcond=None)[0]
     np.testing.assert_allclose(w.detach().numpy(), sol[:4], atol=1e-4)
     np.testing.assert_allclose(b.detach().numpy(), sol[4], atol=1e-4)
-
-
-def to_lib(obj, lib):
-    """A state dict's tensors (of either library) as lib's tensors, the rest unchanged."""
-    if isinstance(obj, (pyth.Tensor, torch.Tensor)):
-        dt = str(obj.dtype).split(".")[-1]
-        return lib.tensor(obj.detach().numpy().copy(), dtype=getattr(lib, dt))
-    if isinstance(obj, dict):
-        return {k: to_lib(v, lib) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [to_lib(v, lib) for v in obj]
-    return obj
 
 
 @needs_torch

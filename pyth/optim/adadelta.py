@@ -35,16 +35,10 @@ class Adadelta(Optimizer):
                         ("capturable", False))
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
-        squares, deltas, steps = [], [], []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["square_avg"] = zeros_like(p)
-                s["acc_delta"] = zeros_like(p)
-            steps.append(s["step"])
-            squares.append(s["square_avg"])
-            deltas.append(s["acc_delta"])
+        steps, squares, deltas = self._buffers(
+            params, ("step", "square_avg", "acc_delta"), lambda p: {
+                "step": _kernels.new_step(), "square_avg": zeros_like(p),
+                "acc_delta": zeros_like(p)})
         _kernels.run("Adadelta_step", (params, grads, squares, deltas),
                      [(_kernels.STEPS, steps)], float(group["lr"]), float(group["rho"]),
                      float(group["eps"]), float(group["weight_decay"]), bool(group["maximize"]))

@@ -6,8 +6,7 @@ from typing import Any
 
 from .._prims.creation import zeros_like
 from . import _kernels
-from ._validate import at_least_zero, flags
-from .adam import _beta
+from ._validate import adam_like, flags
 from .optimizer import Optimizer
 
 __all__ = ["Adamax"]
@@ -21,11 +20,7 @@ class Adamax(Optimizer):
                  eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False) -> None:
-        at_least_zero(lr, "learning rate")
-        at_least_zero(eps, "epsilon value")
-        _beta(betas[0], 0)
-        _beta(betas[1], 1)
-        at_least_zero(weight_decay, "weight_decay value")
+        adam_like(lr, eps, betas, weight_decay)
         flags(differentiable, None, foreach)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "foreach": foreach, "maximize": maximize,
@@ -36,16 +31,8 @@ class Adamax(Optimizer):
                         ("capturable", False))
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
-        avgs, infs, steps = [], [], []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["exp_avg"] = zeros_like(p)
-                s["exp_inf"] = zeros_like(p)
-            steps.append(s["step"])
-            avgs.append(s["exp_avg"])
-            infs.append(s["exp_inf"])
+        steps, avgs, infs = self._buffers(params, ("step", "exp_avg", "exp_inf"), lambda p: {
+            "step": _kernels.new_step(), "exp_avg": zeros_like(p), "exp_inf": zeros_like(p)})
         beta1, beta2 = group["betas"]
         _kernels.run("Adamax_step", (params, grads, avgs, infs), [(_kernels.STEPS, steps)],
                      float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),

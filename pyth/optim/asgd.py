@@ -35,19 +35,11 @@ class ASGD(Optimizer):
     _COUNTERS = ("step", "eta", "mu")
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
-        axs, etas, mus, steps = [], [], [], []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["eta"] = tensor(scalar(group["lr"]), dtype=_dt.float32)
-                s["mu"] = tensor(1.0, dtype=_dt.float32)
-                s["ax"] = zeros_like(p)
-            steps.append(s["step"])
-            etas.append(s["eta"])
-            mus.append(s["mu"])
-            axs.append(s["ax"])
+        lr = scalar(group["lr"])
+        steps, etas, mus, axs = self._buffers(params, ("step", "eta", "mu", "ax"), lambda p: {
+            "step": _kernels.new_step(), "eta": tensor(lr, dtype=_dt.float32),
+            "mu": tensor(1.0, dtype=_dt.float32), "ax": zeros_like(p)})
         _kernels.run("ASGD_step", (params, grads, axs),
                      [(_kernels.STEPS, etas), (_kernels.STEPS, mus), (_kernels.STEPS, steps)],
-                     scalar(group["lr"]), float(group["lambd"]), float(group["alpha"]),
+                     lr, float(group["lambd"]), float(group["alpha"]),
                      float(group["t0"]), float(group["weight_decay"]), bool(group["maximize"]))

@@ -7,8 +7,7 @@ from typing import Any
 from .._prims.creation import tensor, zeros_like
 from .. import dtypes as _dt
 from . import _kernels
-from ._validate import at_least_zero, flags
-from .adam import _beta
+from ._validate import adam_like, at_least_zero, flags
 from .optimizer import Optimizer
 
 __all__ = ["NAdam"]
@@ -27,11 +26,7 @@ class NAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        at_least_zero(lr, "learning rate")
-        at_least_zero(eps, "epsilon value")
-        _beta(betas[0], 0)
-        _beta(betas[1], 1)
-        at_least_zero(weight_decay, "weight_decay value")
+        adam_like(lr, eps, betas, weight_decay)
         at_least_zero(momentum_decay, "momentum_decay value")
         flags(differentiable, None, foreach)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -46,18 +41,10 @@ class NAdam(Optimizer):
     _COUNTERS = ("step", "mu_product")
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
-        avgs, sqs, prods, steps = [], [], [], []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["mu_product"] = tensor(1.0, dtype=_dt.float32)
-                s["exp_avg"] = zeros_like(p)
-                s["exp_avg_sq"] = zeros_like(p)
-            steps.append(s["step"])
-            prods.append(s["mu_product"])
-            avgs.append(s["exp_avg"])
-            sqs.append(s["exp_avg_sq"])
+        steps, prods, avgs, sqs = self._buffers(
+            params, ("step", "mu_product", "exp_avg", "exp_avg_sq"), lambda p: {
+                "step": _kernels.new_step(), "mu_product": tensor(1.0, dtype=_dt.float32),
+                "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)})
         beta1, beta2 = group["betas"]
         _kernels.run("NAdam_step", (params, grads, avgs, sqs),
                      [(_kernels.STEPS, prods), (_kernels.STEPS, steps)], float(group["lr"]),

@@ -172,6 +172,18 @@ class Optimizer:
         """Updates one group's parameters that have gradients (one kernel call)."""
         raise NotImplementedError
 
+    def _buffers(self, params: list, keys: tuple, fresh: Callable[[Any], dict]) -> list:
+        """For each key, the list of params' state entries (fresh(p) is the state of a
+        parameter stepped for the first time, in PyTorch's key order)."""
+        columns: list = [[] for _ in keys]
+        for p in params:
+            s = self.state[p]
+            if not s:
+                s.update(fresh(p))
+            for column, key in zip(columns, keys):
+                column.append(s[key])
+        return columns
+
     @staticmethod
     def _evaluate(closure: Callable[[], Any] | None) -> Any:
         if closure is None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._prims.creation import zeros_like
 from . import _kernels
-from ._validate import at_least_zero, flags
-from .adam import _beta
+from ._validate import adam_like, flags
+from .adam import _fresh
 from .optimizer import Optimizer
 
 __all__ = ["RAdam"]
@@ -27,11 +26,7 @@ class RAdam(Optimizer):
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        at_least_zero(lr, "learning rate")
-        at_least_zero(eps, "epsilon value")
-        _beta(betas[0], 0)
-        _beta(betas[1], 1)
-        at_least_zero(weight_decay, "weight_decay value")
+        adam_like(lr, eps, betas, weight_decay)
         flags(differentiable, None, foreach)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                     "maximize": maximize, "foreach": foreach, "capturable": capturable,
@@ -43,16 +38,7 @@ class RAdam(Optimizer):
                         ("decoupled_weight_decay", False), ("capturable", False))
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
-        avgs, sqs, steps = [], [], []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["exp_avg"] = zeros_like(p)
-                s["exp_avg_sq"] = zeros_like(p)
-            steps.append(s["step"])
-            avgs.append(s["exp_avg"])
-            sqs.append(s["exp_avg_sq"])
+        steps, avgs, sqs = self._buffers(params, ("step", "exp_avg", "exp_avg_sq"), _fresh)
         beta1, beta2 = group["betas"]
         _kernels.run("RAdam_step", (params, grads, avgs, sqs), [(_kernels.STEPS, steps)],
                      float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),

@@ -34,16 +34,9 @@ class Rprop(Optimizer):
                         ("capturable", False))
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
-        prevs, sizes, steps = [], [], []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["prev"] = zeros_like(p)
-                s["step_size"] = full_like(p, scalar(group["lr"]))
-            steps.append(s["step"])
-            prevs.append(s["prev"])
-            sizes.append(s["step_size"])
+        lr = scalar(group["lr"])
+        steps, prevs, sizes = self._buffers(params, ("step", "prev", "step_size"), lambda p: {
+            "step": _kernels.new_step(), "prev": zeros_like(p), "step_size": full_like(p, lr)})
         etaminus, etaplus = group["etas"]
         lo, hi = group["step_sizes"]
         _kernels.run("Rprop_step", (params, grads, prevs, sizes), [(_kernels.STEPS, steps)],
