@@ -167,15 +167,19 @@ class LRScheduler:
 
     def _update_lr(self, epoch: int | None = None) -> None:
         """Moves last_epoch on by one (or to epoch) and writes the schedule's lrs."""
+        if epoch is None:
+            self.last_epoch += 1
+            self._write(self.get_lr)
+        else:
+            self.last_epoch = epoch
+            self._write(getattr(self, "_get_closed_form_lr", self.get_lr))
+
+    def _write(self, schedule: Callable[[], list]) -> None:
+        """Sets each group's lr to schedule()'s (called as from step(): no warning) and
+        records them for get_last_lr()."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed = getattr(self, "_get_closed_form_lr", None)
-                values = closed() if closed is not None else self.get_lr()
+            values = schedule()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -692,14 +696,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
                 self.T_i = self.T_0 * self.T_mult ** n
         self.last_epoch = math.floor(epoch)
-        self._get_lr_called_within_step = True
-        try:
-            values = self.get_lr()
-        finally:
-            self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
-        self._last_lr = _lrs(self.optimizer)
+        self._write(self.get_lr)
 
 
 class CyclicLR(LRScheduler):
