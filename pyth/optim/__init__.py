@@ -1,9 +1,10 @@
-"""pyth.optim: PyTorch's optimizers over group kernels in C (generic/THOptim.c), LBFGS and
-Adafactor composed from tensor ops, and the learning-rate schedulers
-(pyth.optim.lr_scheduler)."""
+"""pyth.optim: PyTorch's optimizers over group kernels in C (generic/THOptim.c), LBFGS,
+Adafactor and Muon composed from tensor ops, the learning-rate schedulers
+(pyth.optim.lr_scheduler) and weight averaging (pyth.optim.swa_utils)."""
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from ._adafactor import Adafactor
+from ._muon import Muon
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -19,4 +20,5 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+           "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
+           "swa_utils"]
