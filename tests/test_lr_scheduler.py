@@ -436,3 +436,31 @@ def test_tensor_lr_is_written_in_place():
     ours, ref = go(pyth), go(torch)
     assert ours[0] and ours[2] and not ours[3]
     assert ours[1] == pytest.approx(ref[1], rel=1e-7) and ours[::2] == ref[::2]
+
+
+@needs_torch
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_torch_state_dict_continues_in_pyth(case):
+    """A schedule run 12 steps in PyTorch, its optimizer's and scheduler's state dicts loaded
+    into pyth's, goes on as PyTorch's does."""
+    full, _ = sequence("torch", case, steps=30)
+    topt = optimizer(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tsched = CASES[case](torch, topt)
+        for _ in range(12):
+            topt.step()
+            tsched.step()
+        opt = optimizer(pyth)
+        sched = CASES[case](pyth, opt)
+        osd = topt.state_dict()
+        osd["state"] = {k: {n: pyth.tensor(v.numpy()) for n, v in s.items()}
+                        for k, s in osd["state"].items()}
+        opt.load_state_dict(osd)
+        sched.load_state_dict(tsched.state_dict())
+        got = []
+        for _ in range(18):
+            opt.step()
+            sched.step()
+            got.append(sched.get_last_lr() + [momentum_of(g) for g in opt.param_groups])
+    np.testing.assert_allclose(np.array(got), full[13:], rtol=1e-13, atol=0)
