@@ -21,6 +21,7 @@ __all__ = ["Adafactor"]
 
 
 def _check(ok: bool, message: str) -> None:
+    """ValueError(message) unless ok."""
     if not ok:
         raise ValueError(message)
 
@@ -50,6 +51,7 @@ class Adafactor(Optimizer):
     _OPTION_DEFAULTS = (("foreach", None),)
 
     def _state(self, p: Any, g: Any) -> dict:
+        """p's state, made at its first step: factored row and column variances for 2+ dims."""
         s = self.state[p]
         if not s:
             s["step"] = _kernels.new_step()

@@ -54,13 +54,16 @@ def _strong_wolfe(evaluate: Callable, t: Any, d: Any, f: float, g: Any, gtd: Any
     start = _Point(0, f, g.clone(), gtd)
 
     def trial(t: Any) -> _Point:
+        """The point t along d (one closure call)."""
         f_new, g_new = evaluate(t)
         return _Point(t, f_new, g_new, g_new.dot(d))
 
     def decreases(p: _Point) -> bool:
+        """The sufficient-decrease (Armijo) condition at p."""
         return not p.f > f + c1 * p.t * gtd
 
     def flat(p: _Point) -> bool:
+        """The strong curvature condition at p."""
         return abs(p.gtd) <= -c2 * gtd
 
     prev, new = start, trial(t)
@@ -141,6 +144,7 @@ class LBFGS(Optimizer):
 
     # ---- the parameters as one flat vector ----
     def _flat_grad(self) -> Any:
+        """Every parameter's gradient (zeros where there is none) as one flat vector."""
         views = []
         for p in self._params:
             g = p.grad
@@ -148,6 +152,7 @@ class LBFGS(Optimizer):
         return cat(views, 0)
 
     def _add_to_params(self, t: Any, direction: Any) -> None:
+        """p += t * direction, the flat direction cut into the parameters' shapes."""
         offset = 0
         alpha = float(t)
         for p in self._params:
@@ -171,6 +176,8 @@ class LBFGS(Optimizer):
             return self._iterate(enable_grad()(closure))
 
     def _iterate(self, closure: Callable) -> Any:
+        """step()'s work under no_grad: the iterations, their stops and the state kept
+        between steps."""
         group = self.param_groups[0]
         lr = float(group["lr"])
         max_iter, max_eval = group["max_iter"], group["max_eval"]

@@ -219,6 +219,7 @@ class _LambdaState:
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Loads the attributes and updates each callable object's __dict__ from its entry."""
         state = dict(state_dict)
         lambdas = state.pop("lr_lambdas")
         self.__dict__.update(state)
@@ -457,6 +458,7 @@ class OneCycleLR(LRScheduler):
                 phase(last, "max_lr", "min_lr", "base_momentum", "max_momentum")]
 
     def _set_momentum(self, group: dict, value: float) -> None:
+        """The group's momentum, or Adam's beta1, set to value."""
         if self.use_beta1:
             group["betas"] = (value, *group["betas"][1:])
         else:
@@ -746,6 +748,7 @@ class CyclicLR(LRScheduler):
         self.base_lrs = base_lrs
 
     def _set_momentum(self, group: dict, value: float) -> None:
+        """The group's momentum, or Adam's beta1, set to value."""
         if self.use_beta1:
             group["betas"] = (value, *group["betas"][1:])
         else:
@@ -840,11 +843,13 @@ class _MemberState:
     _schedulers: list
 
     def state_dict(self) -> dict[str, Any]:
+        """Every attribute but the optimizer, the members' state dicts under "_schedulers"."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
         state["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return state
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Loads the attributes, then each member's state dict into that member."""
         state = dict(state_dict)
         members = state.pop("_schedulers")
         self.__dict__.update(state)

@@ -25,6 +25,7 @@ __all__ = ["AveragedModel", "SWALR", "get_ema_avg_fn", "get_ema_multi_avg_fn",
 
 
 def _check_decay(decay: float) -> None:
+    """ValueError unless 0 <= decay <= 1."""
     if decay < 0.0 or decay > 1.0:
         raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
                          "[0,1] range.")
@@ -35,6 +36,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
     _check_decay(decay)
 
     def ema_update(averages: list, currents: list, _: Any) -> None:
+        """Moves every average towards its current value, in place."""
         with no_grad():
             for avg, cur in zip(averages, currents):
                 if avg.dtype.is_floating_point:
@@ -47,6 +49,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable:
 def get_swa_multi_avg_fn() -> Callable:
     """An in-place update of lists of averages: the running mean over num_averaged + 1."""
     def swa_update(averages: list, currents: list, num_averaged: Any) -> None:
+        """Folds the current values into the running means, in place."""
         with no_grad():
             for avg, cur in zip(averages, currents):
                 if avg.dtype.is_floating_point:
@@ -63,6 +66,7 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable:
     _check_decay(decay)
 
     def ema_update(ema: Tensor, current: Tensor, num_averaged: Any) -> Tensor:
+        """The moved average."""
         with no_grad():
             return decay * ema + (1 - decay) * current
     return ema_update
@@ -71,6 +75,7 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable:
 def get_swa_avg_fn() -> Callable:
     """The new average of one parameter: avg + (p - avg) / (num_averaged + 1)."""
     def swa_update(averaged: Tensor, current: Tensor, num_averaged: Any) -> Tensor:
+        """The running mean with current folded in."""
         with no_grad():
             return averaged + (current - averaged) / (num_averaged + 1)
     return swa_update
@@ -99,6 +104,7 @@ class AveragedModel(Module):
         return self.module(*args, **kwargs)
 
     def _pairs(self, model: Module) -> tuple:
+        """(averaged, model) tensors to pair up: parameters, and buffers with use_buffers."""
         if self.use_buffers:
             return (itertools.chain(self.module.parameters(), self.module.buffers()),
                     itertools.chain(model.parameters(), model.buffers()))
@@ -176,10 +182,12 @@ class SWALR(LRScheduler):
 
     @staticmethod
     def _linear_anneal(t: float) -> float:
+        """The linear annealing weight at t in [0, 1]."""
         return t
 
     @staticmethod
     def _cosine_anneal(t: float) -> float:
+        """The cosine annealing weight at t in [0, 1]."""
         return (1 - math.cos(math.pi * t)) / 2
 
     @staticmethod
@@ -205,6 +213,7 @@ class SWALR(LRScheduler):
                 for g, lr in zip(self.optimizer.param_groups, starts)]
 
     def _set_anneal_func(self, anneal_strategy: str) -> None:
+        """Selects the annealing weight by name (kept by name in the state dict)."""
         self._anneal_strategy = anneal_strategy
         self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
 
