@@ -582,13 +582,14 @@ static void THOptim_(rpropLoop)(real *restrict p, const real *restrict g, real *
   for (int64_t j = 0; j < len; j++) {
     real d = sign * g[j];
     const real c = d * prev[j];
-    /* a NaN product keeps its NaN, as PyTorch's sign() does */
-    const real f = c > 0 ? etaplus : c < 0 ? etaminus : c == 0 ? (real)1 : c;
+    /* PyTorch's sign() is 0 for NaN: a NaN product keeps the step size, a NaN gradient
+     * moves nothing (and becomes prev) */
+    const real f = c > 0 ? etaplus : c < 0 ? etaminus : (real)1;
     real sj = s[j] * f;
     sj = isnan(sj) ? sj : sj < lo ? lo : sj > hi ? hi : sj;
     s[j] = sj;
     d = f == etaminus ? (real)0 : d;
-    const real sgn = d > 0 ? (real)1 : d < 0 ? (real)-1 : d == 0 ? (real)0 : d;
+    const real sgn = d > 0 ? (real)1 : d < 0 ? (real)-1 : (real)0;
     p[j] = p[j] + (-sgn) * sj;
     prev[j] = d;
   }

@@ -68,7 +68,7 @@ int THOptim_(RAdam_step)(THTensor **params, THTensor **grads, THTensor **exp_avg
                          double beta1, double beta2, double eps, double weight_decay,
                          int decoupled_weight_decay, int maximize);
 
-/* Rprop: t += 1; d = ±g; f = etaplus, etaminus or 1 as d * prev is > 0, < 0 or 0;
+/* Rprop: t += 1; d = ±g; f = etaplus, etaminus or 1 as d * prev is > 0, < 0 or else;
  * s = clamp(s * f, step_size_min, step_size_max); d = 0 where f is etaminus;
  * p -= sign(d) * s; prev = d. */
 int THOptim_(Rprop_step)(THTensor **params, THTensor **grads, THTensor **prevs,
