@@ -468,26 +468,29 @@ def test_step_invalidates_saved_parameters():
         loss.backward()
 
 
+def stepped_with_threads(threads, name, kw, base, grads):
+    """A float64 parameter base after one step of optim.<name>(**kw) per gradient in grads,
+    the kernels running on `threads` threads."""
+    old = pyth.get_num_threads()
+    pyth.set_num_threads(threads)
+    try:
+        p = pyth.tensor(base, dtype=pyth.float64, requires_grad=True)
+        opt = getattr(optim, name)([p], **kw)
+        for g in grads:
+            p.grad = pyth.tensor(g, dtype=pyth.float64)
+            opt.step()
+        return p.detach().numpy()
+    finally:
+        pyth.set_num_threads(old)
+
+
 def test_large_parameters_threaded_match_serial():
     """A parameter large enough to split between threads gives the serial result."""
     n = 1 << 19
     base = RNG.standard_normal(n)
     grad = RNG.standard_normal(n)
-
-    def go(threads):
-        old = pyth.get_num_threads()
-        pyth.set_num_threads(threads)
-        try:
-            p = pyth.tensor(base, dtype=pyth.float64, requires_grad=True)
-            opt = optim.Adam([p], lr=0.01, amsgrad=True, weight_decay=0.1)
-            for _ in range(3):
-                p.grad = pyth.tensor(grad, dtype=pyth.float64)
-                opt.step()
-            return p.detach().numpy()
-        finally:
-            pyth.set_num_threads(old)
-
-    one, two = go(1), go(2)
+    kw = {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1}
+    one, two = (stepped_with_threads(t, "Adam", kw, base, [grad] * 3) for t in (1, 2))
     np.testing.assert_array_equal(one, two)
     # the Adam formula, in numpy, for the same three steps
     p, m, v, vm = base.copy(), np.zeros(n), np.zeros(n), np.zeros(n)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _support import needs_torch, torch
+from test_optim import stepped_with_threads
 
 import pyth
 
@@ -97,20 +98,7 @@ def test_threaded_update_equals_serial(name, kw):
     rng = np.random.default_rng(2)
     base, grads = rng.standard_normal(n), [rng.standard_normal(n) for _ in range(3)]
 
-    def go(threads):
-        old = pyth.get_num_threads()
-        pyth.set_num_threads(threads)
-        try:
-            p = pyth.tensor(base, dtype=pyth.float64, requires_grad=True)
-            opt = getattr(pyth.optim, name)([p], **kw)
-            for g in grads:
-                p.grad = pyth.tensor(g, dtype=pyth.float64)
-                opt.step()
-            return p.detach().numpy()
-        finally:
-            pyth.set_num_threads(old)
-
-    one, two = go(1), go(2)
+    one, two = (stepped_with_threads(t, name, kw, base, grads) for t in (1, 2))
     np.testing.assert_array_equal(one, two)
     assert np.abs(one - base).max() > 1e-3
 
