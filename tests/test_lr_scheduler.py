@@ -435,6 +435,12 @@ def test_tensor_lr_is_written_in_place():
 
     ours, ref = go(pyth), go(torch)
     assert ours[0] and ours[2] and not ours[3]
+    lr = pyth.tensor(0.1)
+    opt = pyth.optim.SGD([pyth.zeros(2, requires_grad=True)], lr=lr)
+    plateau = S.ReduceLROnPlateau(opt, patience=0)
+    for metric in (1.0, 2.0):
+        plateau.step(metric)
+    assert opt.param_groups[0]["lr"] is lr and float(lr) == pytest.approx(0.01)
     assert ours[1] == pytest.approx(ref[1], rel=1e-7) and ours[::2] == ref[::2]
 
 

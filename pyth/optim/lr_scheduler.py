@@ -571,7 +571,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, low)
             if old - new > self.eps:
-                group["lr"] = new
+                _set(group, "lr", new)
 
     @property
     def in_cooldown(self) -> bool:
