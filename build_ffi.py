@@ -64,7 +64,8 @@ def preprocessed_header() -> str:
 
 
 def compile_args() -> tuple[list[str], list[str]]:
-    """Compiler and linker flags: optimised by default, or sanitized / debug on request."""
+    """Compiler and linker flags: optimised without debug info by default, or sanitized
+    (PYTH_SANITIZE) / unoptimised with debug info (PYTH_DEBUG=1) on request."""
     # -fno-math-errno: math functions never set errno, so loops calling them vectorise (libmvec)
     # -fno-semantic-interposition and -Bsymbolic-functions: the core's calls to its own
     # exported functions (THShape_numel, THStorage_new, ...) bind inside the library, direct
@@ -86,7 +87,10 @@ def compile_args() -> tuple[list[str], list[str]]:
     # link-time optimisation: the small functions every op passes through (shape checks, the
     # struct cache, call sections) live in other files than the ops and inline only at link
     lto = ["-O3", "-flto=auto"]
-    return common + lto + extra, link + lto
+    # -g0: no debug info in a release build (Python's own CFLAGS, which come first, hold -g:
+    # that quadruples the module's size); at the link too, where LTO generates the code.
+    # PYTH_DEBUG=1 keeps it, and PYTH_CFLAGS (last) can bring -g back
+    return common + lto + ["-g0"] + extra, link + lto + ["-g0"]
 
 
 def openblas() -> dict:

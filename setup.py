@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import platform
+import sys
+import sysconfig
 from concurrent.futures import ThreadPoolExecutor
 
 from setuptools import setup
@@ -52,8 +55,23 @@ def _compile_in_parallel() -> None:
     ccompiler.CCompiler.compile = compile
 
 
+def _wheel_options() -> dict:
+    """bdist_wheel's options: an abi3 tag (cp311-abi3-... from a 3.11) where the module is abi3.
+
+    cffi compiles pyth._th against CPython's stable ABI (the module is _th.abi3.so), so one
+    wheel serves the Python that built it and every later one; the tag names the building
+    Python as the oldest. Free-threaded CPython and other interpreters have no stable ABI:
+    their wheels keep the interpreter's own tag.
+    """
+    if platform.python_implementation() != "CPython" or sysconfig.get_config_var(
+            "Py_GIL_DISABLED"):
+        return {}
+    return {"bdist_wheel": {"py_limited_api": f"cp{sys.version_info[0]}{sys.version_info[1]}"}}
+
+
 _compile_in_parallel()
 
 setup(
     cffi_modules=["build_ffi.py:ffibuilder"],
+    options=_wheel_options(),
 )

@@ -35,4 +35,53 @@ int THOptim_(Adagrad_step)(THTensor **params, THTensor **grads, THTensor **sums,
                            THFloatTensor **steps, int n, double lr, double lr_decay,
                            double weight_decay, double eps, int maximize);
 
+/* Adadelta: t += 1; d = ±g (+ weight_decay * p); s = rho * s + (1 - rho) * d * d;
+ * u = sqrt(a + eps) / sqrt(s + eps) * d; a = rho * a + (1 - rho) * u * u; p -= lr * u. */
+int THOptim_(Adadelta_step)(THTensor **params, THTensor **grads, THTensor **square_avgs,
+                            THTensor **acc_deltas, THFloatTensor **steps, int n, double lr,
+                            double rho, double eps, double weight_decay, int maximize);
+
+/* Adamax: t += 1; d = ±g (+ weight_decay * p); m = lerp(m, d, 1 - beta1);
+ * u = max(beta2 * u, |d| + eps); p -= lr / (1 - beta1^t) * m / u. */
+int THOptim_(Adamax_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs,
+                          THTensor **exp_infs, THFloatTensor **steps, int n, double lr,
+                          double beta1, double beta2, double eps, double weight_decay,
+                          int maximize);
+
+/* NAdam: t += 1; mu_t = beta1 (1 - 0.96^(t momentum_decay) / 2), P *= mu_t (the float32
+ * mu_product); d = ±g with weight_decay added to d, or decoupled (p *= 1 - lr * weight_decay);
+ * m = lerp(m, d, 1 - beta1); v = beta2 v + (1 - beta2) d * d; r = sqrt(v / (1 - beta2^t)) + eps;
+ * p -= lr (1 - mu_t) / (1 - P) * d / r; p -= lr mu_{t+1} / (1 - P mu_{t+1}) * m / r. */
+int THOptim_(NAdam_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs,
+                         THTensor **exp_avg_sqs, THFloatTensor **mu_products,
+                         THFloatTensor **steps, int n, double lr, double beta1, double beta2,
+                         double eps, double weight_decay, double momentum_decay,
+                         int decoupled_weight_decay, int maximize);
+
+/* RAdam: t += 1; d, m, v and weight decay as NAdam's; rho_inf = 2 / (1 - beta2) - 1,
+ * rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t). If rho_t > 5, with the rectification
+ * r = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t)):
+ * p -= m / (1 - beta1^t) * lr * sqrt(1 - beta2^t) / (sqrt(v) + eps) * r;
+ * otherwise p -= m / (1 - beta1^t) * lr. */
+int THOptim_(RAdam_step)(THTensor **params, THTensor **grads, THTensor **exp_avgs,
+                         THTensor **exp_avg_sqs, THFloatTensor **steps, int n, double lr,
+                         double beta1, double beta2, double eps, double weight_decay,
+                         int decoupled_weight_decay, int maximize);
+
+/* Rprop: t += 1; d = ±g; f = etaplus, etaminus or 1 as d * prev is > 0, < 0 or else;
+ * s = clamp(s * f, step_size_min, step_size_max); d = 0 where f is etaminus;
+ * p -= sign(d) * s; prev = d. */
+int THOptim_(Rprop_step)(THTensor **params, THTensor **grads, THTensor **prevs,
+                         THTensor **step_sizes, THFloatTensor **steps, int n, double etaminus,
+                         double etaplus, double step_size_min, double step_size_max,
+                         int maximize);
+
+/* ASGD: t += 1; d = ±g (+ weight_decay * p); p *= 1 - lambd * eta; p -= eta * d;
+ * ax += (p - ax) * mu (ax = p while mu is 1); then, in the float32 counters,
+ * eta = lr / (1 + lambd lr t)^alpha and mu = 1 / max(1, t - t0). */
+int THOptim_(ASGD_step)(THTensor **params, THTensor **grads, THTensor **axs,
+                        THFloatTensor **etas, THFloatTensor **mus, THFloatTensor **steps,
+                        int n, double lr, double lambd, double alpha, double t0,
+                        double weight_decay, int maximize);
+
 #endif

@@ -5,8 +5,8 @@
  * kernel updates a whole parameter group in one call: it takes arrays of n tensor handles (the
  * parameters, their gradients and the optimizer's state buffers, index i belonging to
  * parameter i) and the group's scalars, and runs the optimizer's formula over every element,
- * splitting large tensors between threads. The step counters are 0-dim float32 tensors (as in
- * PyTorch), advanced here. Each returns 0, or -1 with an error recorded (a buffer whose size
+ * splitting large tensors between threads. The step counters (and NAdam's mu_product, ASGD's
+ * eta and mu) are 0-dim float32 tensors (as in PyTorch), advanced here. Each returns 0, or -1 with an error recorded (a buffer whose size
  * is not its parameter's); parameters before the failing one are already updated. */
 
 #include "THTensor.h"

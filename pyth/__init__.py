@@ -10,6 +10,19 @@ from . import _openblas  # noqa: F401  (loads OpenBLAS before pyth._th, which li
 _openmp.loading()
 try:
     from . import _th  # noqa: F401  (loads libgomp, which reads GOMP_SPINCOUNT now)
+except ImportError as _e:
+    # a source tree without a built core (or with one that does not load): say so, and how to
+    # fix it, instead of Python's "partially initialized module" (a circular import, it guesses)
+    import glob as _glob
+    import os as _os
+    _here = _os.path.dirname(_os.path.abspath(__file__))
+    _cores = _glob.glob(_os.path.join(_here, "_th*.so"))
+    _what = (f"{_cores[0]} does not load ({_e})" if _cores else
+             f"{_here} has no compiled core (pyth/_th*.so)")
+    raise ImportError(f"pyth: {_what}. Importing pyth from a source tree? Run Python with -P "
+                      "(python -P ...; before Python 3.11, from another directory) to use the "
+                      "installed pyth instead, or build the core here: "
+                      "python setup.py build_ext --inplace") from (_e if _cores else None)
 finally:
     _openmp.restore()
 from . import _numpy  # noqa: F401  (registers the callback that releases borrowed arrays)
@@ -68,3 +81,7 @@ from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
 from . import optim  # noqa: E402,F401  (optimizers and schedulers)
 from . import distributions  # noqa: E402,F401  (probability distributions)
+
+# pyth.cuda, pyth.backends, ... (the device questions, docs/tensors.md) load on first use; a
+# PyTorch name pyth lacks says so
+__getattr__ = _bind.facade_getattr(__name__)

@@ -6,14 +6,15 @@ pyth/__init__.py runs the steps in this order:
 2. `autograd_methods()`: Tensor's autograd state, hooks and backward();
 3. autograd records the ops (it reads what 1 and 2 bound and makes wrappers), then
    `recorded_methods()` binds those wrappers in place of what they wrap;
-4. `composed()`: the composed ops (pyth/_refs) and the device surface; returns their names.
+4. `composed()`: the composed ops (pyth/_refs), the device surface and Tensor's answer for
+   a method pyth lacks; returns their names.
 `BOUND` keeps, per step, which table bound each name (tests/test_binder.py reads it)."""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import _printoptions, dtype_info
+from . import _backend_flags, _missing, _printoptions, dtype_info
 from . import device as _device
 from ._prims import linalg as _linalg
 from . import random as _random
@@ -105,11 +106,29 @@ def composed() -> dict[str, Callable]:
                         pointwise, reductions, sampling, shape, special, statistics)
     modules = [creation, shape, indexing, pointwise, reductions, einsum, linalg, dtype_info,
                _printoptions, aliases, statistics, lapack, creation_memory, sampling, special]
-    names: dict[str, Callable] = {"device": _device.device}
+    names: dict[str, Callable] = {"device": _device.device, **_backend_flags.FUNCTIONS}
     for m in modules:
         names.update(getattr(m, "FUNCTIONS", {}))
         _bind_methods(getattr(m, "METHODS", {}), "composed", m.__name__)
     _bind_methods(_device.methods(Tensor.to), "device", "device")
     from .utils import dlpack
     _bind_methods(dlpack.METHODS, "protocols", "utils.dlpack")
+    _bind_methods({"__getattr__": _missing.tensor_getattr}, "protocols", "_missing")
     return names
+
+
+# pyth's modules for the device questions, loaded when a program first asks one
+LAZY_MODULES = ("accelerator", "backends", "cuda", "mps", "version", "xpu")
+
+
+def facade_getattr(facade: str) -> Callable[[str], Any]:
+    """The facade's module-level __getattr__: a device module is imported on first use (so
+    `import pyth` does not pay for them), any other missing name says it is not in pyth."""
+    import importlib
+    missing = _missing.attribute_error(facade)
+
+    def __getattr__(name: str) -> Any:
+        if name in LAZY_MODULES:
+            return importlib.import_module(f"{facade}.{name}")
+        missing(name)
+    return __getattr__

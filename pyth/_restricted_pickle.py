@@ -20,16 +20,90 @@ from __future__ import annotations
 
 import codecs
 import collections
+import contextlib
 import pickle
 import pickletools
 import struct
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 HIGHEST_PROTOCOL = 5
 
 
 class UnpicklingError(pickle.UnpicklingError, RuntimeError):
     """A pickle refused or found corrupt: catchable as pickle.UnpicklingError and RuntimeError."""
+
+
+# ---- the weights-only allow-list (torch.serialization's add_safe_globals) ----------------------
+
+_SAFE_GLOBALS: list[Any] = []
+
+
+def add_safe_globals(safe_globals: list[Any]) -> None:
+    """Allow these globals in a weights-only load. A reader rebuilds only the objects it knows
+    (numpy arrays and scalars need numpy._core.multiarray._reconstruct or .scalar, numpy.ndarray,
+    numpy.dtype and the dtype's class); other entries are kept and listed, and change nothing."""
+    if not isinstance(safe_globals, list):
+        raise TypeError(f"add_safe_globals(): expected a list, got {type(safe_globals).__name__}")
+    for g in safe_globals:
+        if not (callable(g) or (isinstance(g, tuple) and len(g) == 2 and callable(g[0]) and
+                                isinstance(g[1], str))):
+            raise TypeError(f"add_safe_globals(): expected a callable or (callable, str), got "
+                            f"{g!r}")
+    _SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals() -> list[Any]:
+    """The globals add_safe_globals() allowed, in order."""
+    return list(_SAFE_GLOBALS)
+
+
+def clear_safe_globals() -> None:
+    """Forget every global add_safe_globals() allowed."""
+    _SAFE_GLOBALS.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals: list[Any]) -> Iterator[None]:
+    """Within the block, these globals are allowed as well (see add_safe_globals)."""
+    n = len(_SAFE_GLOBALS)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        del _SAFE_GLOBALS[n:]
+
+
+def require_globals(needed: Iterable[Any], built: bool = False) -> None:
+    """In a weights-only load, every global an object needs must be allowed: else
+    UnpicklingError naming the first one missing, with PyTorch's wording for a global the
+    pickle names (built=False) or a class it builds (built=True: a numpy dtype's class)."""
+    allowed = {id(g[0] if isinstance(g, tuple) else g) for g in _SAFE_GLOBALS}
+    for g in needed:
+        if id(g) in allowed:
+            continue
+        name = f"{g.__module__}.{g.__qualname__}"
+        why = (f"Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
+               f"`add_safe_globals`, but got {g!r}" if built else
+               f"Unsupported global: GLOBAL {name} was not an allowed global by default. "
+               f"Please use `pyth.serialization.add_safe_globals([{name}])` or the "
+               f"`pyth.serialization.safe_globals([{name}])` context manager to allowlist "
+               f"this global if you trust this class/function.")
+        raise UnpicklingError(
+            f"Weights only load failed. The checkpoint holds a numpy object, which a "
+            f"weights-only load rebuilds only when its globals are allowed: load it with "
+            f"weights_only=False if you trust its source, or allow the globals.\n"
+            f"\tWeightsUnpickler error: {why}")
+
+
+class Pending:
+    """An object a pickle makes in two steps, REDUCE of an allowed global and then BUILD with
+    its state (a numpy array, a numpy dtype): BUILD hands the state to the object's own
+    pickle_build, which checks it; nothing else may change it."""
+
+    __slots__ = ()
+
+    def pickle_build(self, state: Any) -> None:
+        raise TypeError(f"{type(self).__name__} takes no BUILD state")
 
 
 # the opcodes that change an object on the stack, and the types each may change
@@ -358,7 +432,11 @@ def _additems(u: RestrictedUnpickler) -> None:
 
 def _build(u: RestrictedUnpickler) -> None:
     state = u._pop()
-    inst = u._target("BUILD", u._top())
+    top = u._top()
+    if isinstance(top, Pending) and u._made.get(id(top)) is top:
+        top.pickle_build(state)
+        return
+    inst = u._target("BUILD", top)
     if type(state) not in _DICTS:
         raise u._refused(f"BUILD with a state of type {_type_name(state)}; an OrderedDict "
                          f"takes a dict of attributes")

@@ -3,7 +3,9 @@
 The zip holds <name>/data.pkl (a pickle whose storages are persistent ids naming zip members
 <name>/data/<key>) and the raw storages. The pickle is read by pyth._restricted_pickle, which
 admits only the globals of _ALLOWED (the tensor-rebuild functions, the storage types, dtypes,
-Size and plain containers; anything else is refused by name before it could be imported, so
+Size, plain containers and numpy arrays of numbers, each numpy global only in a load with
+weights_only=False or after add_safe_globals allowed it; anything else is refused by name before
+it could be imported, so
 loading never runs code) and changes no object but the containers it made in this load (so a
 pickle cannot set state on pyth's dtypes or on this module's storage types). Each storage's
 buffer is sized by the element size of its C type and checked against its zip member's length.
@@ -17,8 +19,11 @@ import struct
 import zipfile
 from typing import Any
 
+import numpy as np
+from numpy._core.multiarray import _reconstruct as _np_reconstruct, scalar as _np_scalar
+
 from . import dtypes as _dt
-from ._restricted_pickle import RestrictedUnpickler, UnpicklingError
+from ._restricted_pickle import Pending, RestrictedUnpickler, UnpicklingError, require_globals
 from ._size import Size
 from .storage import new_storage as _new_storage, storage_bytes as _raw
 from .storage import Storage
@@ -111,6 +116,107 @@ def _codecs_encode(text: Any, encoding: Any = "utf-8") -> bytes:  # bytes in pro
     return text.encode("latin1")
 
 
+# ---- numpy arrays and scalars: numpy pickles them as _reconstruct / dtype calls, then BUILD ----
+
+_NUMPY_KINDS = "biufc"   # bool, ints, floats, complex: their bytes are all there is
+
+
+class _NumpyDtype(Pending):
+    """numpy.dtype(spec, align, copy), then BUILD (version, byte order, ...): a dtype of
+    numbers only."""
+
+    __slots__ = ("dtype", "weights_only")
+
+    def __init__(self, spec: Any, weights_only: bool) -> None:
+        if not isinstance(spec, str):
+            raise _bad(f"is corrupt: a numpy dtype named by {type(spec).__name__}")
+        dt = np.dtype(spec)
+        if dt.kind not in _NUMPY_KINDS:
+            raise UnpicklingError(f"PyTorch checkpoint refused: a numpy array of dtype {dt}; "
+                                  f"pyth reads numpy arrays of bool, integer, float and complex "
+                                  f"types")
+        self.dtype, self.weights_only = dt, weights_only
+
+    def pickle_build(self, state: Any) -> None:
+        if type(state) is not tuple or len(state) < 2 or state[1] not in ("<", ">", "|", "="):
+            raise _bad(f"is corrupt: bad numpy dtype state {str(state)[:80]}")
+        self.dtype = self.dtype.newbyteorder(state[1]) if state[1] != "|" else self.dtype
+        if self.weights_only:
+            require_globals((type(self.dtype),), built=True)
+
+
+class _NumpyArray(Pending):
+    """numpy._core.multiarray._reconstruct(ndarray, (0,), b'b'), then BUILD (version, shape,
+    dtype, fortran order, bytes): the array, made once its state arrives."""
+
+    __slots__ = ("array",)
+
+    def __init__(self) -> None:
+        self.array = None
+
+    def pickle_build(self, state: Any) -> None:
+        if type(state) is not tuple or len(state) != 5 or not isinstance(state[2], _NumpyDtype):
+            raise _bad(f"is corrupt: bad numpy array state {str(state)[:80]}")
+        _, shape, dt, fortran, raw = state
+        if type(shape) is not tuple or any(type(n) is not int or n < 0 for n in shape) or \
+                not isinstance(raw, (bytes, bytearray)) or type(fortran) is not bool:
+            raise _bad(f"is corrupt: bad numpy array state {str(state)[:80]}")
+        n = dt.dtype.itemsize
+        for k in shape:
+            n *= k
+        if len(raw) != n:
+            raise _bad(f"is corrupt: a numpy array of shape {list(shape)} and dtype "
+                       f"{dt.dtype} needs {n} bytes, the pickle holds {len(raw)}")
+        flat = np.frombuffer(bytes(raw), dt.dtype)
+        self.array = flat.reshape(shape, order="F" if fortran else "C").copy()
+
+
+def _numpy_globals(weights_only: bool) -> dict:
+    """The numpy globals a reader admits, which a weights-only load checks against the
+    allow-list when the pickle names them (as PyTorch's does)."""
+    def checked(g: Any, fn: Any) -> Any:
+        def named() -> Any:
+            if weights_only:
+                require_globals((g,))
+            return fn
+        return named
+
+    def reconstruct(cls: Any, shape: Any, typecode: Any) -> _NumpyArray:
+        if cls is not _NDARRAY:
+            raise _bad("is corrupt: numpy _reconstruct of something other than ndarray")
+        return _NumpyArray()
+
+    def scalar(dt: Any, raw: Any = None) -> Any:
+        if not isinstance(dt, _NumpyDtype) or not isinstance(raw, (bytes, bytearray)) or \
+                len(raw) != dt.dtype.itemsize:
+            raise _bad("is corrupt: bad numpy scalar")
+        return np.frombuffer(bytes(raw), dt.dtype)[0].copy()
+
+    out = {}
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        out[(module, "_reconstruct")] = checked(_np_reconstruct, reconstruct)
+        out[(module, "scalar")] = checked(_np_scalar, scalar)
+    out[("numpy", "ndarray")] = checked(np.ndarray, _NDARRAY)
+    out[("numpy", "dtype")] = checked(np.dtype, lambda spec, align=False, copy=True: _NumpyDtype(
+        spec, weights_only))
+    return out
+
+
+class _NdarrayType:
+    """Stands for numpy.ndarray in the pickle (the class _reconstruct is given)."""
+
+    __slots__ = ()
+
+
+_NDARRAY = _NdarrayType()
+
+
+def _empty_bytes(*args: Any) -> bytes:   # protocol 2 writes b"" as a call of bytes()
+    if args:
+        raise _bad("is corrupt: bytes() called with arguments")
+    return b""
+
+
 def _allowed() -> dict:
     table: dict = {
         ("collections", "OrderedDict"): collections.OrderedDict,
@@ -120,6 +226,8 @@ def _allowed() -> dict:
         ("torch", "Size"): _torch_size,
         ("torch", "device"): _device,
         ("_codecs", "encode"): _codecs_encode,
+        ("__builtin__", "bytes"): _empty_bytes,
+        ("builtins", "bytes"): _empty_bytes,
         ("torch", "UntypedStorage"): _StorageType(_dt.uint8, untyped=True),
     }
     for name, dname in _STORAGE_NAMES.items():
@@ -135,9 +243,10 @@ _ALLOWED = _allowed()
 class _Reader:
     """One data.pkl: globals from _ALLOWED, persistent ids read as storages of the archive."""
 
-    def __init__(self, archive: zipfile.ZipFile, prefix: str) -> None:
+    def __init__(self, archive: zipfile.ZipFile, prefix: str, weights_only: bool = True) -> None:
         self._zip, self._prefix = archive, prefix
         self._storages: dict[str, Storage] = {}
+        self._numpy = _numpy_globals(weights_only)
 
     def load(self, data: bytes) -> Any:
         return RestrictedUnpickler(data, self.find_class, self.persistent_load,
@@ -145,6 +254,8 @@ class _Reader:
 
     def find_class(self, module: str, name: str) -> Any:
         obj = _ALLOWED.get((module, name))
+        if obj is None and (module, name) in self._numpy:
+            obj = self._numpy[(module, name)]()
         if obj is None:
             raise UnpicklingError(
                 f"PyTorch checkpoint refused: the pickle names the global {module}.{name}, "
@@ -197,13 +308,29 @@ class _Reader:
         return s
 
 
-def _retype(obj: Any) -> Any:
-    """Untyped storages become typed by the tensor rebuild; nothing else to do."""
+def _retype(obj: Any, depth: int = 0) -> Any:
+    """obj with each numpy array the pickle built in its place (untyped storages became typed
+    by the tensor rebuild already)."""
+    if depth > 1000:
+        raise RecursionError
+    t = type(obj)
+    if t is _NumpyArray:
+        if obj.array is None:
+            raise _bad("is corrupt: a numpy array without its state")
+        return obj.array
+    if t is list:
+        obj[:] = [_retype(v, depth + 1) for v in obj]
+    elif t is dict or t is collections.OrderedDict:
+        for k, v in obj.items():
+            obj[k] = _retype(v, depth + 1)
+    elif t is tuple:
+        return tuple(_retype(v, depth + 1) for v in obj)
     return obj
 
 
-def load_torch_zip(f: Any) -> Any:
-    """The object stored by torch.save in f (a path or binary file object)."""
+def load_torch_zip(f: Any, weights_only: bool = True) -> Any:
+    """The object stored by torch.save in f (a path or binary file object); weights_only: the
+    numpy globals need the allow-list (see _numpy_globals)."""
     try:
         archive = zipfile.ZipFile(f if hasattr(f, "read") else os.fspath(f))
     except (zipfile.BadZipFile, OSError, ValueError, struct.error, EOFError) as e:
@@ -223,7 +350,7 @@ def load_torch_zip(f: Any) -> Any:
             raise _bad(f"was written on a {order}-endian machine; pyth reads little-endian ones")
         try:
             data = archive.read(pkl[0])
-            return _retype(_Reader(archive, prefix).load(data))
+            return _retype(_Reader(archive, prefix, weights_only).load(data))
         except RuntimeError:
             raise
         except (EOFError, TypeError, ValueError, AttributeError,

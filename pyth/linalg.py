@@ -9,3 +9,6 @@ from .autograd.recorded import LINALG as _KERNEL_BACKED
 
 globals().update(_KERNEL_BACKED)
 globals().update(_COMPOSED)
+
+from ._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so

@@ -27,14 +27,19 @@ import io
 import json
 import mmap as _mmap
 import os
+import pickle
 import struct
 import sys
 import tempfile
 import zlib
 from typing import Any, BinaryIO, Union
 
+import numpy as np
+
 from . import dtypes as _dt
 from ._size import Size
+from ._restricted_pickle import (add_safe_globals, clear_safe_globals,  # noqa: F401
+                                 get_safe_globals, require_globals, safe_globals)
 from ._th import ffi, lib
 from .storage import Storage, wrap_storage
 from .storage import new_storage as _new_storage, storage_bytes as _raw
@@ -61,6 +66,55 @@ def _align(n: int) -> int:
 
 # ---- saving ------------------------------------------------------------------------------------
 
+# ---- numpy objects (a weights-only load needs their globals allowed: _restricted_pickle) -------
+
+NUMPY_KINDS = "biufc"   # bool, signed and unsigned ints, floats, complex: bytes, no objects
+
+
+def new_uint8_storage(data: np.ndarray) -> Storage:
+    """A uint8 storage holding a copy of the bytes of data (a 1-d uint8 array)."""
+    s = _new_storage(_dt.uint8, len(data))
+    if len(data):
+        ffi.memmove(s._h.data, data.tobytes(), len(data))
+    return s
+
+
+def _numpy_dtype(text: Any) -> np.dtype:
+    dt = np.dtype(_text(text))
+    if dt.kind not in NUMPY_KINDS or dt.str != text:
+        raise ValueError(f"not a numpy dtype of bool, integer, float or complex: {text!r}")
+    return dt
+
+
+def _ndarray(dec: "_Decoder", depth: int, dtype: Any, shape: Any, si: Any) -> np.ndarray:
+    from numpy._core.multiarray import _reconstruct
+    dt = _numpy_dtype(dtype)
+    shape = tuple(_int(v, "an array size") for v in _items(shape))
+    if dec.weights_only:
+        require_globals((_reconstruct, np.ndarray, np.dtype))
+        require_globals((type(dt),), built=True)
+    data = _raw(dec.storage(si))
+    n = dt.itemsize
+    for v in shape:
+        n *= v
+    if dec.storage(si).dtype is not _dt.uint8 or len(data) != n:
+        raise ValueError(f"the array's storage holds {len(data)} bytes, its shape and dtype "
+                         f"need {n}")
+    return np.frombuffer(data, dt).reshape(shape).copy()
+
+
+def _npscalar(dec: "_Decoder", depth: int, dtype: Any, data: Any) -> np.generic:
+    from numpy._core.multiarray import scalar
+    dt = _numpy_dtype(dtype)
+    if dec.weights_only:
+        require_globals((scalar, np.dtype))
+        require_globals((type(dt),), built=True)
+    raw = base64.b64decode(_text(data), validate=True)
+    if len(raw) != dt.itemsize:
+        raise ValueError(f"a {dt} scalar needs {dt.itemsize} bytes, the node holds {len(raw)}")
+    return np.frombuffer(raw, dt)[0].copy()
+
+
 class _Encoder:
     """Turns an object tree into JSON nodes, collecting storages (each once, by identity)."""
 
@@ -75,12 +129,25 @@ class _Encoder:
             self.storages.append(s)
         return i
 
+    def array(self, a: Any) -> list:
+        """A numpy array (its bytes in a uint8 storage) or numpy scalar (its bytes inline)."""
+        if a.dtype.kind not in NUMPY_KINDS:
+            raise TypeError(f"save(): cannot save a numpy array of dtype {a.dtype}; checkpoints "
+                            f"hold numpy arrays of bool, integer, float and complex types")
+        if isinstance(a, np.generic):
+            return ["npscalar", a.dtype.str, base64.b64encode(a.tobytes()).decode("ascii")]
+        data = np.frombuffer(np.ascontiguousarray(a).tobytes(), np.uint8)
+        storage = new_uint8_storage(data)
+        return ["ndarray", a.dtype.str, [int(v) for v in a.shape], self.storage(storage)]
+
     def node(self, obj: Any, depth: int = 0) -> list:
         if depth > MAX_DEPTH:
             raise ValueError(f"save(): objects nested deeper than {MAX_DEPTH} levels")
         d = depth + 1
         if obj is None:
             return ["none"]
+        if isinstance(obj, (np.ndarray, np.generic)):   # (before float: np.float64 is one)
+            return self.array(obj)
         if obj is True or obj is False:
             return ["bool", obj]
         if isinstance(obj, Tensor) and _is_parameter(obj):
@@ -111,7 +178,7 @@ class _Encoder:
             return ["tuple", [self.node(v, d) for v in obj]]
         raise TypeError(f"save(): cannot save an object of type {type(obj).__name__}; "
                         f"checkpoints hold dict/list/tuple/str/int/float/bool/None/bytes, "
-                        f"tensors, storages, pyth.Size and dtypes")
+                        f"tensors, storages, pyth.Size, dtypes and numpy arrays")
 
 
 def _is_parameter(t: Tensor) -> bool:
@@ -207,7 +274,8 @@ def _int(v: Any, what: str, lo: int = 0, hi: int | None = None) -> int:
 class _Decoder:
     """Builds the object tree from JSON nodes, checking each node's shape."""
 
-    def __init__(self, storages: list, loader) -> None:
+    def __init__(self, storages: list, loader, weights_only: bool = True) -> None:
+        self.weights_only = weights_only
         self._table = storages
         self._loader = loader  # index -> Storage (read, mapped), called once per storage
         self._storages: dict[int, Storage] = {}
@@ -304,6 +372,8 @@ _NODES = {
     "storage": (1, lambda dec, d, i: dec.storage(i)),
     "tensor": (5, _tensor),
     "parameter": (2, _parameter),
+    "ndarray": (3, _ndarray),
+    "npscalar": (2, _npscalar),
 }
 
 
@@ -481,9 +551,17 @@ def _is_zip(f: FileLike) -> bool:
     return head == b"PK\x03\x04"
 
 
-def load(f: FileLike, mmap: bool = False, map_location: Any = None,
-         weights_only: bool = True) -> Any:
-    """Read a checkpoint written by pyth.save (or by torch.save, the zip format).
+def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Read a checkpoint written by pyth.save (or by torch.save, the zip format), with
+    torch.load's arguments.
+
+    weights_only (True when None, as in PyTorch) refuses the numpy objects a checkpoint may
+    hold unless their globals were allowed (add_safe_globals, safe_globals); weights_only=False
+    loads them. Either way nothing in the file is ever executed, so pickle_module cannot be
+    used, and of the pickle arguments only `encoding` (which pyth's own format has no use for)
+    is accepted.
 
     mmap=True maps the storages from the file instead of reading them (copy on write: writes to
     the loaded tensors never reach the file). The file must then keep its bytes while the
@@ -495,15 +573,28 @@ def load(f: FileLike, mmap: bool = False, map_location: Any = None,
     RuntimeError saying what is wrong and where; nothing in the file is ever executed.
     """
     _check_map_location(map_location)
-    if not weights_only:
-        pass  # pyth never executes code from a checkpoint: the flag changes nothing
+    for k in pickle_load_args:
+        if k != "encoding":
+            raise TypeError(f"load() got an unexpected keyword argument '{k}'")
+    if weights_only is None:   # as torch.load: True, unless a pickle module is given
+        weights_only = pickle_module is None
+    if type(weights_only) is not bool:
+        raise TypeError(f"load(): weights_only must be a bool, got {type(weights_only).__name__}")
+    if pickle_module is not None:
+        if weights_only:
+            raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                               "specified")
+        if pickle_module is not pickle:
+            raise ValueError("load(): pyth reads checkpoints without executing code, with its "
+                             "own reader: pickle_module can only be the pickle module")
+    mmap = bool(mmap)
     if _is_zip(f):
         from ._torch_format import load_torch_zip
-        return load_torch_zip(f)
+        return load_torch_zip(f, weights_only)
     src = _Source(f, mmap)
     try:
         table, root, data_end = _header(src)
-        dec = _Decoder(table, _storage_loader(src, table, data_end))
+        dec = _Decoder(table, _storage_loader(src, table, data_end), weights_only)
         try:
             return dec.node(root)
         except RecursionError:

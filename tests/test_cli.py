@@ -29,26 +29,140 @@ def test_help_of_each_command(command, capsys):
     assert f"usage: pyth {command}" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, words", [
-    ([], "required"),
-    (["fly"], "invalid choice"),
-    (["train", "--epochs", "0"], "--epochs: must be positive, got 0"),
-    (["train", "--lr", "-1"], "--lr: must be positive"),
-    (["train", "--model", "rnn"], "invalid choice: 'rnn'"),
-    (["train", "--batch-size", "x"], "--batch-size"),
-    (["evaluate"], "the following arguments are required: checkpoint"),
+@pytest.mark.parametrize("argv, line", [
+    ([], "pyth: error: the following arguments are required: <command> "
+         "(choose from 'train', 'evaluate', 'tour', 'info')"),
+    (["fly"], "pyth: error: argument <command>: invalid choice: 'fly' "
+              "(choose from 'train', 'evaluate', 'tour', 'info')"),
+    (["train", "--model", "rnn"],
+     "pyth train: error: argument --model: invalid choice: 'rnn' (choose from 'cnn', 'mlp')"),
+    (["train", "--bogus", "3"], "pyth train: error: unrecognized arguments: --bogus 3"),
+    (["train", "--lr"], "pyth train: error: argument --lr: expected one argument"),
+    (["evaluate"], "pyth evaluate: error: the following arguments are required: checkpoint"),
+    (["tour", "extra"], "pyth tour: error: unrecognized arguments: extra"),
 ])
-def test_argument_errors_exit_2_with_the_reason(argv, words, capsys):
+def test_usage_errors_are_one_line_and_exit_2(argv, line, capsys):
     with pytest.raises(SystemExit) as e:
         main(argv)
     assert e.value.code == 2
-    assert words in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.err == line + "\n" and captured.out == ""
 
 
-def test_negative_workers_is_a_usage_error(capsys):
-    assert main(["train", "--workers", "-1"]) == 2
-    assert capsys.readouterr().err.strip() == \
-        "pyth train: error: --workers must be >= 0, got -1"
+# every bad number, whatever is wrong with it, gets argparse's "argument --NAME: " and one
+# wording: what the option takes, and the text given
+INTEGER_1 = "expected an integer >= 1"
+INTEGER_0 = "expected an integer >= 0"
+SEED = "expected an integer in [0, 4294967295]"
+NUMBER = "expected a finite number > 0"
+
+
+@pytest.mark.parametrize("option, text, expected", [
+    ("--epochs", "0", INTEGER_1), ("--epochs", "-3", INTEGER_1), ("--epochs", "2.5", INTEGER_1),
+    ("--epochs", "ten", INTEGER_1), ("--epochs", "", INTEGER_1),
+    ("--batch-size", "0", INTEGER_1), ("--batch-size", "x", INTEGER_1),
+    ("--workers", "-1", INTEGER_0), ("--workers", "two", INTEGER_0),
+    ("--seed", "abc", SEED), ("--seed", "-1", SEED), ("--seed", "4294967296", SEED),
+    ("--seed", "1e3", SEED),
+    ("--lr", "abc", NUMBER), ("--lr", "nan", NUMBER), ("--lr", "NaN", NUMBER),
+    ("--lr", "inf", NUMBER), ("--lr", "-inf", NUMBER), ("--lr", "1e999", NUMBER),
+    ("--lr", "0", NUMBER), ("--lr", "-1", NUMBER), ("--lr", "-0.0", NUMBER),
+])
+def test_every_bad_number_has_the_same_one_line(option, text, expected, capsys, monkeypatch):
+    from pyth.cli import train
+    monkeypatch.setattr(train, "train", _no_work)
+    for argv in ([option, text], [f"{option}={text}"]):  # (-inf reads as an option: only =)
+        if text.startswith("-") and argv[0] == option and not text[1:2].isdigit():
+            continue
+        with pytest.raises(SystemExit) as e:
+            main(["train", *argv])
+        assert e.value.code == 2
+        assert capsys.readouterr().err == \
+            f"pyth train: error: argument {option}: {expected}, got {text!r}\n"
+
+
+@pytest.mark.parametrize("option, text, value", [
+    ("--epochs", "1", 1), ("--batch-size", "1437", 1437), ("--workers", "0", 0),
+    ("--seed", "0", 0), ("--seed", "4294967295", 4294967295), ("--lr", "1e-3", 1e-3),
+    ("--lr", "5e-324", 5e-324),
+])
+def test_numbers_in_range_are_taken(option, text, value, monkeypatch, tmp_path):
+    from pyth.cli import train
+    seen = {}
+    monkeypatch.setattr(train, "train", lambda config, out, **kw: seen.update(config))
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", option, text]) == 0  # a train() that returned None: rank != 0
+    assert seen[option[2:].replace("-", "_")] == value
+
+
+def _no_work(*args, **kwargs):
+    raise AssertionError("training started although an argument was wrong")
+
+
+def _train_error(argv, monkeypatch, capsys) -> str:
+    """What `pyth train ARGV` prints on stderr: exit status 2, one line, before any work."""
+    from pyth.cli import train
+    monkeypatch.setattr(train, "train", _no_work)
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pyth train: error: argument --out: "), err
+    return err.strip()
+
+
+def test_out_that_is_a_file_fails_before_training(tmp_path, monkeypatch, capsys):
+    f = tmp_path / "notes.txt"
+    f.write_text("hello")
+    assert _train_error(["--out", str(f)], monkeypatch, capsys).endswith(
+        f"{str(f)!r} exists and is not a directory")
+    assert _train_error(["--out", str(f / "run")], monkeypatch, capsys).endswith(
+        f"cannot create the directory {str(f / 'run')!r} (Not a directory)")
+    assert f.read_text() == "hello"
+
+
+def test_out_that_cannot_be_created_or_written(tmp_path, monkeypatch, capsys):
+    # /proc accepts no new directories, even from root
+    assert _train_error(["--out", "/proc/pyth-run"], monkeypatch, capsys).endswith(
+        "cannot create the directory '/proc/pyth-run' (No such file or directory)")
+    assert _train_error(["--out", ""], monkeypatch, capsys).endswith(
+        "expected a directory, got ''")
+    (tmp_path / "run" / "model.pth").mkdir(parents=True)
+    assert _train_error(["--out", str(tmp_path / "run")], monkeypatch, capsys).endswith(
+        f"{str(tmp_path / 'run' / 'model.pth')!r} is a directory; it is where model.pth is "
+        f"written")
+    if os.geteuid() != 0:  # root writes in any directory whatever its mode
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        assert "cannot write in" in _train_error(["--out", str(locked)], monkeypatch, capsys)
+        assert "cannot create the directory" in _train_error(
+            ["--out", str(locked / "run")], monkeypatch, capsys)
+
+
+def test_out_is_created_before_training(tmp_path, monkeypatch):
+    from pyth.cli import train
+    out = tmp_path / "a" / "b"
+    seen = []
+    monkeypatch.setattr(train, "train", lambda config, path, **kw: seen.append(
+        (os.path.isdir(path), os.listdir(path))) or None)
+    assert main(["train", "--out", str(out)]) == 0  # a train() that returned None: rank != 0
+    assert seen == [(True, [])]  # created, and the write check left nothing behind
+
+
+def test_version_is_the_package_version(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out == f"pyth {pyth.__version__}\n"
+    assert pyth.__version__ == "0.1.0"
+
+
+def test_version_from_the_command_line(tmp_path):
+    r = _run("--version", cwd=str(tmp_path))
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"pyth {pyth.__version__}\n", "")
+
+
+def test_plural():
+    from pyth.cli import plural
+    assert [plural(n, "epoch") for n in (0, 1, 2)] == ["0 epochs", "1 epoch", "2 epochs"]
 
 
 def test_info_reports_what_a_bug_report_needs(capsys):
@@ -192,3 +306,27 @@ def test_evaluate_missing_file(tmp_path):
     r = _run("evaluate", str(tmp_path / "nope.pth"), cwd=str(tmp_path))
     assert r.returncode == 2
     assert r.stderr.strip() == f"pyth evaluate: error: {tmp_path / 'nope.pth'}: no such file"
+
+
+def test_a_diverging_run_stops_without_a_checkpoint(tmp_path, capsys):
+    # a finite learning rate can still be too large: the loss turns NaN, and no checkpoint of
+    # NaN weights is written (one epoch of the small model)
+    out = tmp_path / "run"
+    assert main(["train", "--model", "mlp", "--epochs", "1", "--lr", "1e30", "--out",
+                 str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0].endswith(", adam lr 1e+30, 1 epoch of batch 64")
+    assert captured.err == ("pyth train: error: the loss became nan in epoch 1: the learning "
+                            "rate 1e+30 is too large for adam (no checkpoint written)\n")
+    assert os.listdir(out) == []
+
+
+def test_evaluate_a_directory_names_the_checkpoint_in_it(short_run, tmp_path):
+    out, _ = short_run
+    r = _run("evaluate", str(out), cwd=str(tmp_path))
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"pyth evaluate: error: {out}: is a directory, not a checkpoint (the "
+                        f"checkpoint train wrote there is {out / 'model.pth'})\n")
+    r = _run("evaluate", str(tmp_path), cwd=str(tmp_path))
+    assert (r.returncode, r.stderr) == (2, f"pyth evaluate: error: {tmp_path}: is a directory, "
+                                           "not a checkpoint\n")

@@ -7,7 +7,8 @@ How a block is handled is decided by its language and by an optional marker, an 
 - ```python (no marker): run with fresh globals, in a child `python -P` per page (pyth as the
   suite imports it, a temporary working directory); a ```text block right after it is the exact
   text it must print. A block that draws random numbers or builds layers must seed.
-- ```python marked `needs torch`: the same, skipped (visibly) when PyTorch is not installed.
+- ```python marked `needs MODULE` (`needs torch`, `needs tensorboard`): the same, skipped
+  (visibly) when that optional package is not installed.
 - ```python marked `mpi-script`: a script named by its first line (`# NAME.py`); without
   mpi4py it must stop at init_process_group asking for the `mpi` extra, with mpi4py it runs as
   a world of one.
@@ -114,16 +115,19 @@ def child_env() -> dict:
         p for p in (PYTH_HOME, os.environ.get("PYTHONPATH")) if p))
 
 
+# the markers of python blocks that need an optional package, and the module to import
+NEEDS = {"needs torch": "torch", "needs tensorboard": "tensorboard"}
+
 RUNNER = textwrap.dedent("""
     import contextlib, io, json, sys, traceback
     blocks = json.load(open(sys.argv[1]))
     results = []
     for b in blocks:
-        if b["needs_torch"]:
+        if b["needs"]:
             try:
-                import torch  # noqa: F401
+                __import__(b["needs"])
             except ImportError:
-                results.append({"skipped": "PyTorch is not installed"})
+                results.append({"skipped": b["needs"] + " is not installed"})
                 continue
         out = io.StringIO()
         try:
@@ -138,7 +142,7 @@ RUNNER = textwrap.dedent("""
 
 def runnable(b: Block) -> bool:
     """Whether the block is one of the page's python blocks that run in its child."""
-    return b.lang == "python" and b.marker in (None, "needs torch")
+    return b.lang == "python" and (b.marker is None or b.marker in NEEDS)
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,7 +153,7 @@ def page_results(page: str) -> dict:
     with tempfile.TemporaryDirectory() as d:
         spec, result = os.path.join(d, "blocks.json"), os.path.join(d, "results.json")
         with open(spec, "w") as f:
-            json.dump([{"name": b.name, "text": b.text, "needs_torch": b.marker == "needs torch"}
+            json.dump([{"name": b.name, "text": b.text, "needs": NEEDS.get(b.marker)}
                        for b in blocks], f)
         work = os.path.join(d, "work")
         os.mkdir(work)
@@ -288,7 +292,7 @@ def run_train_output(b: Block) -> None:
                            text=True, timeout=300)
         assert r.returncode == 0, r.stderr[-3000:]
         got = r.stdout.strip().split("\n")
-        assert got[0] == doc[0].replace(f"{epochs} epochs", "1 epochs")
+        assert got[0] == doc[0].replace(f"{epochs} epochs", "1 epoch")
         assert EPOCH.sub(r"\1\2", got[1]) == EPOCH.sub(r"\1\2", doc[1])
         first_test = re.search(r"test ([0-9.]+)", got[1]).group(1)
         assert got[-1] == f"test accuracy: {first_test}"
@@ -301,6 +305,7 @@ def run_train_output(b: Block) -> None:
 RULES = {
     ("python", None): run_python,
     ("python", "needs torch"): run_python,
+    ("python", "needs tensorboard"): run_python,
     ("python", "mpi-script"): run_mpi_script,
     ("bash", "ci"): run_ci,
     ("bash", "run"): run_shell,

@@ -40,7 +40,7 @@ def bounds(index: int, dim: int, size: int) -> str:
     ([2**63], 2**63),
     ([0, U64_MAX], U64_MAX),            # numpy holds this list as float64
     ([-1, 2**63], 2**63),               # ... and this one too
-    ([[1], [U64_MAX]], U64_MAX),        # nested
+    (([[1], [U64_MAX]],), U64_MAX),     # nested (alone, a list of lists is a tuple of indices)
     ((U64_MAX,), U64_MAX),              # a plain int position
     ([-(2**64)], -(2**64)),
     ([I64_MIN - 1], I64_MIN - 1),

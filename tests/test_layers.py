@@ -16,7 +16,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
               "pyth._arguments",
               "pyth._size", "pyth._numpy", "pyth.threads", "pyth.memory", "pyth.device",
               "pyth.storage", "pyth._printoptions", "pyth._printing", "pyth._explain",
-              "pyth._restricted_pickle", "pyth.dtype_info")),
+              "pyth._restricted_pickle", "pyth.dtype_info", "pyth._missing", "pyth._backend_flags",
+              "pyth.cuda", "pyth.accelerator", "pyth.backends", "pyth.mps", "pyth.xpu")),
     ("tensor", ("pyth.tensor", "pyth._promotion")),
     ("autograd state", ("pyth.autograd.grad_mode", "pyth.autograd.graph")),
     ("kernel-backed ops", ("pyth._ops", "pyth._prims", "pyth.random")),
@@ -28,7 +29,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                    "pyth.distributed", "pyth.serialization", "pyth._torch_format",
                    "pyth.futures", "pyth.linalg", "pyth.distributions")),
     ("binder", ("pyth._bind",)),
-    ("facade", ("pyth",)),
+    ("facade", ("pyth", "pyth.version")),
     ("programs", ("pyth.cli", "pyth.__main__")),
 ]
 

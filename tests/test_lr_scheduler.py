@@ -53,6 +53,39 @@ CASES = {
         three_phase=True, pct_start=0.25, div_factor=10.0),
     "onecycle_nomomentum": lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(
         o, max_lr=0.3, total_steps=35, cycle_momentum=False, final_div_factor=100.0),
+    "multiplicative": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.95),
+    "multiplicative_list": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(
+        o, [lambda e: 0.9, lambda e: 1.0 + 0.01 * (e % 4)]),
+    "constant": lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o),
+    "constant_half": lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o, factor=0.5,
+                                                                       total_iters=7),
+    "polynomial": lambda lib, o: lib.optim.lr_scheduler.PolynomialLR(o),
+    "polynomial_square": lambda lib, o: lib.optim.lr_scheduler.PolynomialLR(
+        o, total_iters=20, power=2.0),
+    "warm_restarts": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 5),
+    "warm_restarts_mult": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        o, T_0=3, T_mult=2, eta_min=0.01),
+    "cyclic": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(o, 0.01, 0.1, step_size_up=4),
+    "cyclic_triangular2": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, [0.01, 0.005], [0.1, 0.2], step_size_up=3, step_size_down=5, mode="triangular2",
+        base_momentum=[0.7, 0.8], max_momentum=0.95),
+    "cyclic_exp_range": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, 0.01, 0.1, step_size_up=5, mode="exp_range", gamma=0.95, cycle_momentum=False),
+    "cyclic_scale_fn": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        o, 0.01, 0.1, 4, scale_fn=lambda x: 0.9 ** x, scale_mode="iterations"),
+    "sequential": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o, [lib.optim.lr_scheduler.LinearLR(o, 0.1, total_iters=5),
+            lib.optim.lr_scheduler.ExponentialLR(o, 0.9)], milestones=[5]),
+    "sequential3": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o, [lib.optim.lr_scheduler.ConstantLR(o, 0.5, 3),
+            lib.optim.lr_scheduler.CosineAnnealingLR(o, 10),
+            lib.optim.lr_scheduler.StepLR(o, 3, gamma=0.7)], [4, 12]),
+    "chained": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [lib.optim.lr_scheduler.ConstantLR(o, 0.3, 4),
+         lib.optim.lr_scheduler.ExponentialLR(o, 0.9)]),
+    "chained_with_optimizer": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [lib.optim.lr_scheduler.LinearLR(o, 0.5, 1.0, 6),
+         lib.optim.lr_scheduler.MultiStepLR(o, [4, 9], 0.5)], optimizer=o),
 }
 
 
@@ -140,7 +173,8 @@ def test_lambda_state_dict_carries_callable_objects():
 
 
 @needs_torch
-@pytest.mark.parametrize("case", ["step", "multistep", "exponential", "cosine", "linear_down"])
+@pytest.mark.parametrize("case", ["step", "multistep", "exponential", "cosine", "linear_down",
+                                  "constant_half", "polynomial_square"])
 def test_step_with_epoch_uses_closed_form(case):
     def go(lib):
         opt = optimizer(lib)
@@ -249,3 +283,190 @@ def test_scheduler_errors_and_warnings():
         warnings.simplefilter("error")
         o.step()
         sched.step()  # in the right order: no warning
+
+
+# ---- the schedulers of a second batch: restarts by epoch, members, errors, warnings ----
+
+@needs_torch
+@pytest.mark.parametrize("kw", [{"T_0": 4}, {"T_0": 3, "T_mult": 2, "eta_min": 0.001}])
+def test_warm_restarts_fractional_epochs(kw):
+    def go(lib):
+        opt = optimizer(lib)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, **kw)
+        out = []
+        for epoch in range(12):
+            for batch in range(4):
+                opt.step()
+                sched.step(epoch + batch / 4)
+                out.append(sched.get_last_lr() + [sched.T_cur, sched.T_i, sched.last_epoch])
+        return np.array(out)
+
+    np.testing.assert_allclose(go(pyth), go(torch), rtol=1e-13)
+    sched = S.CosineAnnealingWarmRestarts(optimizer(pyth), 3)
+    with pytest.raises(ValueError, match="Expected non-negative epoch, but got -1"):
+        sched.step(-1)
+
+
+@needs_torch
+def test_members_state_dicts_nest_as_torch():
+    _, ours = sequence("pyth", "sequential3", steps=6)
+    _, ref = sequence("torch", "sequential3", steps=6)
+    sd, tsd = ours.state_dict(), ref.state_dict()
+    assert sorted(sd) == sorted(tsd) and sd["_milestones"] == tsd["_milestones"] == [4, 12]
+    assert [sorted(m) for m in sd["_schedulers"]] == [sorted(m) for m in tsd["_schedulers"]]
+    assert [m["last_epoch"] for m in sd["_schedulers"]] == \
+           [m["last_epoch"] for m in tsd["_schedulers"]]
+
+
+@needs_torch
+def test_cyclic_state_dict_carries_a_callable_scale_object():
+    def go(lib, scale):
+        opt = optimizer(lib)
+        return lib.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, 3, scale_fn=scale)
+
+    sched = go(pyth, Scale(0.8))
+    sd = sched.state_dict()
+    assert "_scale_fn_ref" not in sd and sd["_scale_fn_custom"] == {"f": 0.8}
+    assert sorted(sd) == sorted(go(torch, Scale(0.8)).state_dict())
+    other = go(pyth, Scale(0.3))
+    other.load_state_dict(sd)
+    assert other._scale_fn_custom.f == 0.8 and other.scale_fn(2) == pytest.approx(0.64)
+    builtin = S.CyclicLR(optimizer(pyth), 0.01, 0.1, mode="triangular2")
+    saved = builtin.state_dict()
+    assert saved["_scale_fn_custom"] is None and "_scale_fn_ref" not in saved
+    again = S.CyclicLR(optimizer(pyth), 0.01, 0.1, mode="triangular2")
+    again.load_state_dict(saved)
+    assert again.scale_fn(3) == 0.25
+
+
+def _error_of(lib, build):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            build(lib, optimizer(lib))
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        return type(e).__name__, str(e)
+    return None
+
+
+BAD = {
+    "constant_factor": lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o, factor=1.5),
+    "multiplicative_not_callable": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(
+        o, [lambda e: 1.0, 0.5]),
+    "multiplicative_count": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(
+        o, [lambda e: 1.0]),
+    "restarts_T_0": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, 0),
+    "restarts_T_0_float": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        o, 2.0),
+    "restarts_T_mult": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        o, 2, T_mult=0),
+    "restarts_eta_min": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        o, 2, eta_min="0"),
+    "cyclic_mode": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(o, 0.1, 1.0, mode="sine"),
+    "cyclic_lengths": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(o, [0.1], 1.0),
+    "cyclic_optimizer": lambda lib, o: lib.optim.lr_scheduler.CyclicLR("sgd", 0.1, 1.0),
+    "cyclic_no_momentum": lambda lib, o: lib.optim.lr_scheduler.CyclicLR(
+        lib.optim.Adagrad([lib.zeros(2, requires_grad=True)]), 0.1, 1.0),
+    "sequential_empty": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(o, [], []),
+    "sequential_milestones": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o, [lib.optim.lr_scheduler.StepLR(o, 2)], [3]),
+    "sequential_plateau": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o, [lib.optim.lr_scheduler.StepLR(o, 2),
+            lib.optim.lr_scheduler.ReduceLROnPlateau(o)], [3]),
+    "sequential_not_scheduler": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o, [lib.optim.lr_scheduler.StepLR(o, 2), 3], [3]),
+    "chained_empty": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler([]),
+    "chained_plateau": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
+        [lib.optim.lr_scheduler.ReduceLROnPlateau(o)]),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_errors_match_torch(case):
+    ours, ref = _error_of(pyth, BAD[case]), _error_of(torch, BAD[case])
+    assert ref is not None and ours == ref
+
+
+@needs_torch
+def test_other_optimizer_is_refused_as_torch():
+    def go(lib, cls):
+        o, other = optimizer(lib), optimizer(lib)
+        try:
+            cls_ = getattr(lib.optim.lr_scheduler, cls)
+            members = [lib.optim.lr_scheduler.StepLR(o, 2), lib.optim.lr_scheduler.StepLR(other, 2)]
+            cls_(o, members, [3]) if cls == "SequentialLR" else cls_(members)
+        except ValueError as e:
+            return str(e).split(" has ")[0], str(e).split("which is ")[1]
+    for cls in ("SequentialLR", "ChainedScheduler"):
+        assert go(pyth, cls) == go(torch, cls)
+
+
+@needs_torch
+def test_order_warnings_match_torch():
+    def messages(lib, call_step_first):
+        opt = optimizer(lib)
+        sched = lib.optim.lr_scheduler.StepLR(opt, 2)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            if call_step_first:
+                opt.step = lambda closure=None: None  # replaced after the scheduler wrapped it
+                opt.step()
+            sched.step()
+            sched.get_lr()
+        return [str(w.message) for w in seen]
+
+    for first in (False, True):
+        ours, ref = messages(pyth, first), messages(torch, first)
+        assert ours == ref and len(ref) == 2
+
+
+@needs_torch
+def test_tensor_lr_is_written_in_place():
+    def go(lib):
+        p = lib.zeros(2, requires_grad=True)
+        lr = lib.tensor(0.1)
+        opt = lib.optim.SGD([p], lr=lr)
+        sched = lib.optim.lr_scheduler.ExponentialLR(opt, 0.5)
+        opt.step()
+        sched.step()
+        last = sched.get_last_lr()[0]
+        return opt.param_groups[0]["lr"] is lr, float(lr), isinstance(last, lib.Tensor), last is lr
+
+    ours, ref = go(pyth), go(torch)
+    assert ours[0] and ours[2] and not ours[3]
+    lr = pyth.tensor(0.1)
+    opt = pyth.optim.SGD([pyth.zeros(2, requires_grad=True)], lr=lr)
+    plateau = S.ReduceLROnPlateau(opt, patience=0)
+    for metric in (1.0, 2.0):
+        plateau.step(metric)
+    assert opt.param_groups[0]["lr"] is lr and float(lr) == pytest.approx(0.01)
+    assert ours[1] == pytest.approx(ref[1], rel=1e-7) and ours[::2] == ref[::2]
+
+
+@needs_torch
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_torch_state_dict_continues_in_pyth(case):
+    """A schedule run 12 steps in PyTorch, its optimizer's and scheduler's state dicts loaded
+    into pyth's, goes on as PyTorch's does."""
+    full, _ = sequence("torch", case, steps=30)
+    topt = optimizer(torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tsched = CASES[case](torch, topt)
+        for _ in range(12):
+            topt.step()
+            tsched.step()
+        opt = optimizer(pyth)
+        sched = CASES[case](pyth, opt)
+        osd = topt.state_dict()
+        osd["state"] = {k: {n: pyth.tensor(v.numpy()) for n, v in s.items()}
+                        for k, s in osd["state"].items()}
+        opt.load_state_dict(osd)
+        sched.load_state_dict(tsched.state_dict())
+        got = []
+        for _ in range(18):
+            opt.step()
+            sched.step()
+            got.append(sched.get_last_lr() + [momentum_of(g) for g in opt.param_groups])
+    np.testing.assert_allclose(np.array(got), full[13:], rtol=1e-13, atol=0)

@@ -90,6 +90,37 @@ CASES = [
     ("Adagrad", {"lr": 0.1, "weight_decay": 0.1}),
     ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.5, "eps": 1e-3}),
     ("Adagrad", {"lr": 0.05, "maximize": True, "lr_decay": 0.01}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.5}),
+    ("Adadelta", {"lr": 2.0, "eps": 1e-3, "weight_decay": 0.1}),
+    ("Adadelta", {"lr": 1.0, "rho": 0.95, "maximize": True}),
+    ("Adamax", {}),
+    ("Adamax", {"lr": 0.05, "betas": (0.5, 0.9)}),
+    ("Adamax", {"lr": 0.05, "eps": 1e-2, "weight_decay": 0.2}),
+    ("Adamax", {"lr": 0.01, "maximize": True}),
+    ("NAdam", {}),
+    ("NAdam", {"lr": 0.05, "momentum_decay": 0.02}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 0.05, "weight_decay": 0.3, "decoupled_weight_decay": True}),
+    ("NAdam", {"lr": 0.02, "betas": (0.8, 0.95), "eps": 1e-4, "maximize": True}),
+    ("RAdam", {"lr": 0.05}),
+    ("RAdam", {"lr": 0.05, "betas": (0.9, 0.9)}),  # rho_t passes 5 at step 6
+    ("RAdam", {"lr": 0.05, "betas": (0.5, 0.8), "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.05, "betas": (0.9, 0.8), "weight_decay": 0.2,
+               "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.02, "betas": (0.9, 0.7), "maximize": True}),
+    ("Rprop", {}),
+    ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5)}),
+    ("Rprop", {"lr": 0.05, "step_sizes": (1e-3, 0.08)}),
+    ("Rprop", {"lr": 0.01, "maximize": True}),
+    ("ASGD", {"lr": 0.05}),
+    ("ASGD", {"lr": 0.05, "t0": 5}),  # averaging starts inside the run
+    ("ASGD", {"lr": 0.1, "lambd": 0.1, "alpha": 0.5, "t0": 3, "weight_decay": 0.1}),
+    ("ASGD", {"lr": 0.02, "t0": 0, "maximize": True}),
+    ("Adafactor", {}),
+    ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "d": 2.0}),
+    ("Adafactor", {"lr": 0.05, "eps": (1e-5, 1e-2), "weight_decay": 0.1}),
+    ("Adafactor", {"lr": 0.02, "maximize": True}),
 ]
 
 
@@ -109,7 +140,7 @@ def test_trajectory_float64(case):
 
 
 @needs_torch
-@pytest.mark.parametrize("case", CASES[1::3], ids=[_id(c) for c in CASES[1::3]])
+@pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 def test_trajectory_float32(case):
     name, kw = case
     ours, _ = run("pyth", name, kw, dtype="float32")
@@ -120,7 +151,10 @@ def test_trajectory_float32(case):
 @needs_torch
 @pytest.mark.parametrize("case", [("SGD", {"lr": 0.05, "momentum": 0.9}), ("Adam", {"lr": 0.05}),
                                   ("RMSprop", {"lr": 0.01, "centered": True}),
-                                  ("Adagrad", {"lr": 0.1})], ids=_id)
+                                  ("Adagrad", {"lr": 0.1}), ("Adadelta", {}),
+                                  ("Adamax", {}), ("NAdam", {"lr": 0.05}),
+                                  ("RAdam", {"betas": (0.9, 0.9)}), ("Rprop", {}),
+                                  ("ASGD", {"t0": 5}), ("Adafactor", {})], ids=_id)
 def test_noncontiguous_parameter(case):
     name, kw = case
     ours, _ = run("pyth", name, kw, noncontig=True)
@@ -134,6 +168,14 @@ GROUPS = [
     ("AdamW", {"lr": 0.02}, ({"weight_decay": 0.5}, {"maximize": True})),
     ("RMSprop", {"lr": 0.01}, ({"centered": True, "momentum": 0.3}, {"alpha": 0.5})),
     ("Adagrad", {"lr": 0.1}, ({"lr_decay": 0.2}, {"initial_accumulator_value": 1.0})),
+    ("Adadelta", {"lr": 0.5}, ({"rho": 0.5}, {"weight_decay": 0.1, "lr": 1.0})),
+    ("Adamax", {"lr": 0.05}, ({"betas": (0.5, 0.6)}, {"maximize": True})),
+    ("NAdam", {"lr": 0.05}, ({"momentum_decay": 0.1}, {"weight_decay": 0.1,
+                                                        "decoupled_weight_decay": True})),
+    ("RAdam", {"lr": 0.05}, ({"betas": (0.9, 0.9)}, {"weight_decay": 0.1})),
+    ("Rprop", {"lr": 0.05}, ({"etas": (0.4, 1.1)}, {"step_sizes": (1e-4, 0.1)})),
+    ("ASGD", {"lr": 0.05}, ({"t0": 3}, {"lambd": 0.01, "lr": 0.1})),
+    ("Adafactor", {"lr": 0.05}, ({"beta2_decay": -0.6}, {"weight_decay": 0.1})),
 ]
 
 
@@ -223,7 +265,7 @@ def test_state_dict_round_trip_continues_identically(case):
     b2 = b.detach().clone().requires_grad_()
     opt2 = getattr(optim, name)([w2, b2], lr=123.0)  # options come from the state dict
     opt2.load_state_dict(saved)
-    assert opt2.param_groups[0]["lr"] == kw["lr"]
+    assert opt2.param_groups[0]["lr"] == opt.param_groups[0]["lr"] != 123.0
     assert opt2.param_groups[0]["params"][0] is w2
     for _ in range(5):
         opt2.zero_grad()
@@ -355,6 +397,39 @@ ERRORS = [
     (optim.Adagrad, {"lr_decay": -0.1}, "Invalid lr_decay value: -0.1"),
     (optim.Adagrad, {"initial_accumulator_value": -1.0},
      "Invalid initial_accumulator_value value: -1.0"),
+    (optim.Adadelta, {"lr": -1.0}, "Invalid learning rate: -1.0"),
+    (optim.Adadelta, {"rho": 1.5}, "Invalid rho value: 1.5"),
+    (optim.Adadelta, {"rho": -0.1}, "Invalid rho value: -0.1"),
+    (optim.Adadelta, {"eps": -1e-6}, "Invalid epsilon value: -1e-06"),
+    (optim.Adadelta, {"weight_decay": -0.5}, "Invalid weight_decay value: -0.5"),
+    (optim.Adamax, {"lr": -0.1}, "Invalid learning rate: -0.1"),
+    (optim.Adamax, {"eps": -0.1}, "Invalid epsilon value: -0.1"),
+    (optim.Adamax, {"betas": (1.0, 0.9)}, "Invalid beta parameter at index 0: 1.0"),
+    (optim.Adamax, {"betas": (0.9, 1.5)}, "Invalid beta parameter at index 1: 1.5"),
+    (optim.Adamax, {"weight_decay": -1.0}, "Invalid weight_decay value: -1.0"),
+    (optim.NAdam, {"lr": -0.1}, "Invalid learning rate: -0.1"),
+    (optim.NAdam, {"betas": (-0.1, 0.9)}, "Invalid beta parameter at index 0: -0.1"),
+    (optim.NAdam, {"betas": (0.9, 1.0)}, "Invalid beta parameter at index 1: 1.0"),
+    (optim.NAdam, {"eps": -1.0}, "Invalid epsilon value: -1.0"),
+    (optim.NAdam, {"weight_decay": -0.1}, "Invalid weight_decay value: -0.1"),
+    (optim.NAdam, {"momentum_decay": -0.004}, "Invalid momentum_decay value: -0.004"),
+    (optim.RAdam, {"lr": -0.1}, "Invalid learning rate: -0.1"),
+    (optim.RAdam, {"betas": (0.9, -1.0)}, "Invalid beta parameter at index 1: -1.0"),
+    (optim.RAdam, {"eps": -1.0}, "Invalid epsilon value: -1.0"),
+    (optim.RAdam, {"weight_decay": -0.1}, "Invalid weight_decay value: -0.1"),
+    (optim.Rprop, {"lr": -0.1}, "Invalid learning rate: -0.1"),
+    (optim.Rprop, {"etas": (1.0, 1.2)}, "Invalid eta values: 1.0, 1.2"),
+    (optim.Rprop, {"etas": (0.5, 1.0)}, "Invalid eta values: 0.5, 1.0"),
+    (optim.Rprop, {"etas": (0.0, 2.0)}, "Invalid eta values: 0.0, 2.0"),
+    (optim.ASGD, {"lr": -0.1}, "Invalid learning rate: -0.1"),
+    (optim.ASGD, {"weight_decay": -0.1}, "Invalid weight_decay value: -0.1"),
+    (optim.LBFGS, {"lr": -1.0}, "Invalid learning rate: -1.0"),
+    (optim.Adafactor, {"lr": -0.1}, "Learning rate should be >= 0 but is: -0.1"),
+    (optim.Adafactor, {"beta2_decay": 0.5}, "beta2_decay should be <= 0 but is: 0.5"),
+    (optim.Adafactor, {"eps": (-1.0, 1e-3)}, "epsilon1 should be >= 0 but is: -1.0"),
+    (optim.Adafactor, {"eps": (None, -1e-3)}, "epsilon2 should be >= 0 but is: -0.001"),
+    (optim.Adafactor, {"d": 0.5}, "Clipping threshold d should be >= 1 but is: 0.5"),
+    (optim.Adafactor, {"weight_decay": -0.1}, "weight_decay should be >= 0 but is: -0.1"),
 ]
 
 
@@ -393,26 +468,29 @@ def test_step_invalidates_saved_parameters():
         loss.backward()
 
 
+def stepped_with_threads(threads, name, kw, base, grads):
+    """A float64 parameter base after one step of optim.<name>(**kw) per gradient in grads,
+    the kernels running on `threads` threads."""
+    old = pyth.get_num_threads()
+    pyth.set_num_threads(threads)
+    try:
+        p = pyth.tensor(base, dtype=pyth.float64, requires_grad=True)
+        opt = getattr(optim, name)([p], **kw)
+        for g in grads:
+            p.grad = pyth.tensor(g, dtype=pyth.float64)
+            opt.step()
+        return p.detach().numpy()
+    finally:
+        pyth.set_num_threads(old)
+
+
 def test_large_parameters_threaded_match_serial():
     """A parameter large enough to split between threads gives the serial result."""
     n = 1 << 19
     base = RNG.standard_normal(n)
     grad = RNG.standard_normal(n)
-
-    def go(threads):
-        old = pyth.get_num_threads()
-        pyth.set_num_threads(threads)
-        try:
-            p = pyth.tensor(base, dtype=pyth.float64, requires_grad=True)
-            opt = optim.Adam([p], lr=0.01, amsgrad=True, weight_decay=0.1)
-            for _ in range(3):
-                p.grad = pyth.tensor(grad, dtype=pyth.float64)
-                opt.step()
-            return p.detach().numpy()
-        finally:
-            pyth.set_num_threads(old)
-
-    one, two = go(1), go(2)
+    kw = {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1}
+    one, two = (stepped_with_threads(t, "Adam", kw, base, [grad] * 3) for t in (1, 2))
     np.testing.assert_array_equal(one, two)
     # the Adam formula, in numpy, for the same three steps
     p, m, v, vm = base.copy(), np.zeros(n), np.zeros(n), np.zeros(n)

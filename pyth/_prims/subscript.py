@@ -27,12 +27,16 @@ from .._th import ffi, lib
 from .._ops import conflicts
 from ..tensor import Tensor, _empty, c_sizes, wrap
 from .creation import _flat_ints, tensor
+from .index_forms import as_index
 from .indexing import (index_copy_, index_fill_, index_select, masked_fill_, masked_scatter_,
                        masked_select)
 
 _ADVANCED, _MASK = "advanced", "mask"
 _OUTSIDE = "outside"  # an advanced index holding a value outside int64: always out of bounds
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+_INDEX_DTYPES = (_dt.int64, _dt.int32, _dt.uint8, _dt.bool_)
 
 
 def _classify(item: Any) -> tuple[str, Any]:
@@ -44,15 +48,17 @@ def _classify(item: Any) -> tuple[str, Any]:
     if isinstance(item, slice):
         return "slice", item
     if isinstance(item, Tensor):
+        if item.dtype not in _INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         if item.dtype in (_dt.bool_, _dt.uint8):
             return _MASK, np.asarray(item.bool().numpy(), dtype=bool)
-        if item.dtype.is_floating_point:
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return _ADVANCED, np.asarray(item.long().numpy(), dtype=np.int64)
-    if isinstance(item, (list, tuple, np.ndarray)):
+    if isinstance(item, str):
+        raise TypeError("new(): invalid data type 'str'")
+    if isinstance(item, (list, tuple, range, np.ndarray)):
         arr = np.asarray(item)
-        if arr.dtype == bool:
-            return _MASK, arr
+        if arr.dtype == bool or arr.dtype == np.uint8 and isinstance(item, np.ndarray):
+            return _MASK, arr.astype(bool)
         if arr.size == 0:
             return _ADVANCED, arr.astype(np.int64)
         outside = _outside_int64(item, arr)
@@ -64,8 +70,10 @@ def _classify(item: Any) -> tuple[str, Any]:
     try:
         return "int", operator.index(item)
     except TypeError:
-        raise IndexError(f"only integers, slices, None, ..., bool masks and integer index tensors "
-                         f"are valid indices (got {type(item).__name__})") from None
+        tp = type(item)
+        name = tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
+        raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                         f"Variables are valid indices (got {name})") from None
 
 
 def _outside_int64(item: Any, arr: np.ndarray) -> int | None:
@@ -116,6 +124,7 @@ def _plan(t, index: Any) -> _Plan:
     src_sizes, src_strides = list(t.size()), list(t.stride())
     p = _Plan(t)
     d = 0
+    mismatch = None
     pos = -1  # an item's position in the index, ints not counted: PyTorch applies them as
     for kind, item in classified:  # selects first, so they never separate advanced items
         pos += kind != "int"
@@ -158,12 +167,9 @@ def _plan(t, index: Any) -> _Plan:
             d += 1
         else:  # a bool mask covers item.ndim dims: one advanced index per dim
             want = tuple(src_sizes[d:d + item.ndim])
-            if item.shape != want:
-                for j, (m, s) in enumerate(zip(item.shape, want)):
-                    if m != s:
-                        raise IndexError(f"The shape of the mask {list(item.shape)} at index {j} "
-                                         f"does not match the shape of the indexed tensor "
-                                         f"{list(want)} at index {d + j}")
+            if item.shape != want and mismatch is None:   # raised once the view's shape is known
+                j = next(j for j, (m, s) in enumerate(zip(item.shape, want)) if m != s)
+                mismatch = (list(item.shape), j, len(p.sizes) + j)
             for j in range(item.ndim):  # its indices (np.nonzero) only if _offsets needs them
                 p.advanced.append((None, src_sizes[d + j], src_strides[d + j], d + j))
                 p.sizes.append(None)
@@ -171,7 +177,19 @@ def _plan(t, index: Any) -> _Plan:
             d += item.ndim
     p.sizes += src_sizes[d:]
     p.strides += src_strides[d:]
+    if mismatch is not None:
+        _mask_mismatch(p, *mismatch)
     return p
+
+
+def _mask_mismatch(p: _Plan, mask: list, j: int, at: int) -> None:
+    """IndexError naming the mask's shape and that of the tensor the basic items leave (where
+    PyTorch applies the mask), at the dim where they part."""
+    sizes = list(p.sizes)
+    for slot, (_, n, _, _) in zip([i for i, s in enumerate(sizes) if s is None], p.advanced):
+        sizes[slot] = n
+    raise IndexError(f"The shape of the mask {mask} at index {j} does not match the shape of the "
+                     f"indexed tensor {sizes} at index {at}")
 
 
 def _view(t, p: _Plan):
@@ -331,7 +349,7 @@ def getitem(t, index: Any):
         r = _ints_and_slices(t, index if tp is tuple else (index,))
         if r is not None:
             return r
-    p = _plan(t, index)
+    p = _plan(t, as_index(index))
     if not p.advanced:
         return _view(t, p)
     single = _Single.of(t, p)
@@ -350,10 +368,41 @@ def _as_values(t, value: Any):
     return tensor(value, dtype=t.dtype)
 
 
+def without_leading_ones(value: Tensor) -> Tensor:
+    """value without its leading size-1 dims (a view): what t[index] = value assigns, so a
+    [1, 3] value fills a row and a [1] value an element, as in PyTorch."""
+    sizes = value.shape
+    if not sizes or sizes[0] != 1:
+        return value
+    k = 1
+    while k < len(sizes) and sizes[k] == 1:
+        k += 1
+    return value[(0,) * k]
+
+
+def _expandable(value: Tensor, shape: tuple) -> Tensor:
+    """value, checked to broadcast to shape, with PyTorch's expand() messages otherwise."""
+    sizes = value.shape
+    if sizes == shape:
+        return value
+    sizes = list(sizes)
+    if len(sizes) > len(shape):
+        raise RuntimeError(f"expand({value.type()}{{{sizes}}}, size={list(shape)}): the number of "
+                           f"sizes provided ({len(shape)}) must be greater or equal to the number "
+                           f"of dimensions in the tensor ({len(sizes)})")
+    lead = len(shape) - len(sizes)
+    for d in reversed(range(len(sizes))):
+        if sizes[d] != 1 and sizes[d] != shape[lead + d]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[lead + d]}) must match "
+                               f"the existing size ({sizes[d]}) at non-singleton dimension "
+                               f"{lead + d}.  Target sizes: {list(shape)}.  Tensor sizes: {sizes}")
+    return value
+
+
 def _broadcast_values(t, value: Any, shape: tuple):
     """value as a contiguous tensor of t's dtype and the given shape (broadcast), never sharing
     memory with t, which the scatter writes while reading it (see _ops.conflicts)."""
-    values = _as_values(t, value)
+    values = without_leading_ones(_as_values(t, value))
     try:
         r = values.to(t.dtype).expand(shape).contiguous()
     except RuntimeError:
@@ -363,19 +412,23 @@ def _broadcast_values(t, value: Any, shape: tuple):
 
 
 def setitem(t, index: Any, value: Any) -> None:
-    """t[index] = value, broadcasting value to the indexed shape."""
-    p = _plan(t, index)
+    """t[index] = value, broadcasting value (without its leading size-1 dims, as PyTorch) to
+    the indexed shape."""
+    if index is False:   # selects nothing: PyTorch assigns nothing, checks nothing
+        return
+    p = _plan(t, as_index(index))
     if not p.advanced:
         view = _view(t, p)
         if isinstance(value, Tensor):
-            view.copy_(value)
+            view.copy_(_expandable(without_leading_ones(value), tuple(view.size())))
         elif isinstance(value, (bool, int, float, np.generic)):
             # fill_ alone would write a stride-0 (expanded) view; PyTorch refuses, as copy_ does
             check(lib.THShape_checkWritable(b"__setitem__()", view._h.nDimension, view._h.size,
                                             view._h.stride))
             view.fill_(value)
         else:
-            view.copy_(_as_values(t, value))
+            values = without_leading_ones(_as_values(t, value))
+            view.copy_(_expandable(values, tuple(view.size())))
         return
     single = _Single.of(t, p)
     if single is not None:

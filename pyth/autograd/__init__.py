@@ -4,7 +4,8 @@ In the manner of PyTorch 0.1: an op run with grad enabled on an input that requi
 records a node (`grad_fn`); `backward()` walks the nodes in dependency order and accumulates
 gradients into the leaves' `.grad`. Layout as PyTorch's: grad_mode (no_grad ...), graph (nodes,
 saved tensors, versions), engine (the backward pass), record (the op wrappers), derivatives
-(the formula table), function (custom Functions), gradcheck, anomaly, variable (Tensor state).
+(the formula table), function (custom Functions), gradcheck, anomaly, variable (Tensor state),
+functional (jacobian, hessian, vjp, jvp, ...), legacy_variable (the old Variable constructor).
 """
 
 from __future__ import annotations
@@ -24,10 +25,25 @@ from .grad_mode import (
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .gradients import backward, grad
 from .graph import Node
+from .legacy_variable import Variable
 
-__all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "anomaly", "backward",
-           "derivatives", "detect_anomaly", "enable_grad", "engine", "grad", "grad_mode",
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Node", "Variable", "anomaly", "backward",
+           "derivatives", "detect_anomaly", "enable_grad", "engine", "functional", "grad",
+           "grad_mode",
            "gradcheck", "gradgradcheck", "graph", "inference_mode", "is_anomaly_enabled",
            "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
            "set_detect_anomaly", "set_grad_enabled", "variable"]
 
+
+from .._missing import attribute_error  # noqa: E402
+
+_missing_name = attribute_error(__name__)
+
+
+def __getattr__(name: str) -> object:
+    """autograd.functional is loaded on first use (import pyth does not pay for it); a PyTorch
+    name pyth lacks says so."""
+    if name == "functional":
+        import importlib
+        return importlib.import_module(f"{__name__}.functional")
+    _missing_name(name)

@@ -275,3 +275,6 @@ METHODS: dict[str, Any] = {
     "output_nr": property(_output_nr),
     "_base": property(_base),
 }
+
+# the old import path of Variable (torch.autograd.variable.Variable)
+from .legacy_variable import Variable  # noqa: E402,F401

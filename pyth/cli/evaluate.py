@@ -20,8 +20,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def load_checkpoint(path: str) -> dict:
     """The checkpoint's contents, or a UsageError saying in one line what is wrong."""
+    if os.path.isdir(path):
+        inside = os.path.join(path, "model.pth")
+        raise UsageError(f"{path}: is a directory, not a checkpoint" +
+                         (f" (the checkpoint train wrote there is {inside})"
+                          if os.path.isfile(inside) else ""))
     if not os.path.isfile(path):
         raise UsageError(f"{path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise UsageError(f"{path}: permission denied")
     try:
         ck = pyth.load(path)
     except Exception as e:  # any failure to read the file is the user's file, not our bug

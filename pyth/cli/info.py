@@ -11,6 +11,15 @@ import pyth
 from pyth import _openblas
 from pyth._th import ffi, lib
 
+from . import plural
+
+
+def memory_line(stats: dict) -> str:
+    """`N live bytes in N allocations, peak N bytes` from memory_stats() or one allocator's."""
+    return (f"{plural(stats['live_bytes'], 'live byte')} in "
+            f"{plural(stats['live_allocations'], 'allocation')}, "
+            f"peak {plural(stats['peak_bytes'], 'byte')}")
+
 
 def _rows() -> list[tuple[str, str]]:
     stats = pyth.memory_stats()
@@ -31,12 +40,9 @@ def _rows() -> list[tuple[str, str]]:
     allocator = getattr(pyth.memory, "get_allocator", None)
     if allocator is not None:
         rows.append(("allocator (new storages)", str(allocator())))
-    rows.append(("memory", f"{stats['live_bytes']} live bytes in {stats['live_allocations']} "
-                           f"allocations, peak {stats['peak_bytes']} bytes"))
+    rows.append(("memory", memory_line(stats)))
     for name, s in stats["allocators"].items():
-        rows.append((f"  allocator {name}", f"{s['live_bytes']} live bytes, "
-                                            f"{s['live_allocations']} allocations, "
-                                            f"peak {s['peak_bytes']} bytes"))
+        rows.append((f"  allocator {name}", memory_line(s)))
     return rows
 
 

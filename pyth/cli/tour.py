@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pyth
 
+from .info import memory_line
+
 
 def _show(name: str, t: pyth.Tensor) -> None:
     print(f"{name:<22} size {tuple(t.size())!s:<10} stride {t.stride()!s:<10} "
@@ -33,6 +35,5 @@ def run(args=None) -> int:
     print(f"  lib.THFloatStorage_newWithSize(10) -> {lib.THFloatStorage_size(s)} elements")
     lib.THFloatStorage_free(s)
     stats = pyth.memory_stats()
-    print(f"\nmemory_stats(): {stats['live_bytes']} live bytes in {stats['live_allocations']} "
-          f"allocations, peak {stats['peak_bytes']} bytes")
+    print(f"\nmemory_stats(): {memory_line(stats)}")
     return 0

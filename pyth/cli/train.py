@@ -8,6 +8,7 @@ and a checkpoint (model, optimizer, configuration, metrics) that `evaluate` relo
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 import pyth
 from pyth import nn
 
-from . import UsageError
+from . import UsageError, plural
+from .arguments import integer, positive_number, writable_directory
 from .data_parallel import DataParallel
 from .metrics import accuracy
 from .models import MODELS, build
@@ -24,33 +26,27 @@ from .progress import EpochProgress
 DEFAULT_LR = {"sgd": 0.05, "adam": 2e-3}
 DEFAULT_EPOCHS = {"mlp": 60, "cnn": 20}
 CHECKPOINT_FORMAT = "pyth-train-digits/1"
-
-
-def _positive(kind):
-    def parse(text: str):
-        value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-        return value
-    return parse
+OUTPUTS = ("model.pth", "curves.png")   # what train writes into --out
+SEED_MAX = 2**32 - 1   # scikit-learn's split takes seeds in [0, 2^32)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", choices=sorted(MODELS), default="cnn",
                    help="the classifier (default: cnn)")
-    p.add_argument("--epochs", type=_positive(int), default=None,
+    p.add_argument("--epochs", type=integer(1), default=None,
                    help="passes over the training set (default: cnn 20, mlp 60)")
-    p.add_argument("--batch-size", type=_positive(int), default=64, help="default: 64")
-    p.add_argument("--lr", type=_positive(float), default=None,
+    p.add_argument("--batch-size", type=integer(1), default=64, help="default: 64")
+    p.add_argument("--lr", type=positive_number, default=None,
                    help="learning rate (default: sgd 0.05, adam 0.002)")
     p.add_argument("--optimizer", choices=["sgd", "adam"], default="adam",
                    help="default: adam")
-    p.add_argument("--workers", type=int, default=0,
+    p.add_argument("--workers", type=integer(0), default=0,
                    help="DataLoader worker processes (default: 0, load in this process)")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=integer(0, SEED_MAX), default=0,
                    help="seeds the split, the weights, the shuffling and dropout (default: 0)")
     p.add_argument("--out", default="runs/digits",
-                   help="directory for curves.png and model.pth (default: runs/digits)")
+                   help="directory for curves.png and model.pth, created if needed; checked "
+                        "to be writable before training starts (default: runs/digits)")
     p.add_argument("--distributed", action="store_true",
                    help="data-parallel over the ranks of `mpiexec -n N` (the mpi extra); "
                         "rank 0 prints and writes")
@@ -58,8 +54,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def config_from(args: argparse.Namespace) -> dict:
     """The run's configuration with defaults filled in (stored in the checkpoint)."""
-    if args.workers < 0:
-        raise UsageError(f"--workers must be >= 0, got {args.workers}")
     return {
         "model": args.model,
         "epochs": args.epochs or DEFAULT_EPOCHS[args.model],
@@ -138,7 +132,7 @@ def train(config: dict, out_dir: str, log=print,
     history: dict[str, list] = {"loss": [], "train_accuracy": [], "test_accuracy": [],
                                 "lr": [], "seconds": []}
     log(f"training {config['model']} on {len(train_set)} digits ({len(test_set)} held out), "
-        f"{config['optimizer']} lr {config['lr']}, {config['epochs']} epochs of batch "
+        f"{config['optimizer']} lr {config['lr']}, {plural(config['epochs'], 'epoch')} of batch "
         f"{config['batch_size']}")
     for epoch in range(1, config["epochs"] + 1):
         start, total, seen = time.perf_counter(), 0.0, 0
@@ -157,6 +151,10 @@ def train(config: dict, out_dir: str, log=print,
         bar.close()
         if par is not None:
             total, seen = par.totals(total, seen)
+        if not math.isfinite(total):  # the same sum on every rank: all of them stop here
+            raise UsageError(f"the loss became {total / seen} in epoch {epoch}: the learning "
+                             f"rate {config['lr']} is too large for {config['optimizer']} "
+                             f"(no checkpoint written)")
         history["lr"].append(schedule.get_last_lr()[0])
         schedule.step()
         history["loss"].append(total / seen)
@@ -190,6 +188,7 @@ def train(config: dict, out_dir: str, log=print,
 
 
 def run(args: argparse.Namespace) -> int:
+    writable_directory("--out", args.out, OUTPUTS)
     config = config_from(args)
     start = time.perf_counter()
     checkpoint = train(config, args.out, distributed=args.distributed)

@@ -15,3 +15,6 @@ __all__ = ["Buffer", "Parameter", "functional", "init", *_modules_all]
 
 from . import utils  # noqa: E402,F401  (clip_grad, parameters_to_vector)
 from . import parallel  # noqa: E402,F401  (DistributedDataParallel)
+
+from .._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so

@@ -65,3 +65,6 @@ from ._padding import pad  # noqa: F401
 from .._errors import not_implemented  # noqa: F401
 from .._promotion import result_type  # noqa: F401
 from ..tensor import Tensor, as_dim, as_int64  # noqa: F401
+
+from .._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so

@@ -185,3 +185,6 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any =
             idx = randperm(rows, generator=generator)[:zeros]
             tensor[idx, c] = 0
     return tensor
+
+from .._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so

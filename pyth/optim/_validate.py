@@ -15,6 +15,21 @@ def at_least_zero(value: Any, what: str) -> None:
         raise ValueError(f"Invalid {what}: {value}")
 
 
+def betas(values: Any) -> None:
+    """ValueError unless 0 <= beta < 1 for both of Adam's betas."""
+    for index, value in enumerate(values[:2]):
+        if not 0.0 <= value < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {index}: {value}")
+
+
+def adam_like(lr: Any, eps: Any, beta_pair: Any, weight_decay: Any) -> None:
+    """The checks of Adam and its variants, in PyTorch's order: lr, eps, betas, weight_decay."""
+    at_least_zero(lr, "learning rate")
+    at_least_zero(eps, "epsilon value")
+    betas(beta_pair)
+    at_least_zero(weight_decay, "weight_decay value")
+
+
 def flags(differentiable: bool, fused: bool | None, foreach: bool | None) -> None:
     """The implementation switches: every update is already one fused C call per group."""
     if differentiable:

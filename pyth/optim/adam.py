@@ -6,15 +6,10 @@ from typing import Any
 
 from .._prims.creation import zeros_like
 from . import _kernels
-from ._validate import at_least_zero, flags
+from ._validate import adam_like, flags
 from .optimizer import Optimizer
 
 __all__ = ["Adam"]
-
-
-def _beta(value: Any, index: int) -> None:
-    if not 0.0 <= value < 1.0:
-        raise ValueError(f"Invalid beta parameter at index {index}: {value}")
 
 
 class Adam(Optimizer):
@@ -30,11 +25,7 @@ class Adam(Optimizer):
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
-        at_least_zero(lr, "learning rate")
-        at_least_zero(eps, "epsilon value")
-        _beta(betas[0], 0)
-        _beta(betas[1], 1)
-        at_least_zero(weight_decay, "weight_decay value")
+        adam_like(lr, eps, betas, weight_decay)
         flags(differentiable, fused, foreach)
         betas = (float(betas[0]), float(betas[1]))
         defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
@@ -49,22 +40,20 @@ class Adam(Optimizer):
 
     def _update(self, group: dict[str, Any], params: list, grads: list) -> None:
         amsgrad = group["amsgrad"]
-        avgs, sqs, maxs, steps = [], [], [] if amsgrad else None, []
-        for p in params:
-            s = self.state[p]
-            if not s:
-                s["step"] = _kernels.new_step()
-                s["exp_avg"] = zeros_like(p)
-                s["exp_avg_sq"] = zeros_like(p)
-            steps.append(s["step"])
-            avgs.append(s["exp_avg"])
-            sqs.append(s["exp_avg_sq"])
-            if amsgrad:
-                if "max_exp_avg_sq" not in s:
-                    s["max_exp_avg_sq"] = zeros_like(p)
-                maxs.append(s["max_exp_avg_sq"])
+        steps, avgs, sqs = self._buffers(params, ("step", "exp_avg", "exp_avg_sq"), _fresh)
+        maxs = None
+        if amsgrad:
+            maxs = [self.state[p].get("max_exp_avg_sq") for p in params]
+            for i, p in enumerate(params):
+                if maxs[i] is None:
+                    maxs[i] = self.state[p]["max_exp_avg_sq"] = zeros_like(p)
         beta1, beta2 = group["betas"]
         _kernels.run("Adam_step", (params, grads, avgs, sqs, maxs), [(_kernels.STEPS, steps)],
                      float(group["lr"]), float(beta1), float(beta2), float(group["eps"]),
                      float(group["weight_decay"]), bool(group["decoupled_weight_decay"]),
                      bool(group["maximize"]))
+
+
+def _fresh(p: Any) -> dict:
+    """The state of a parameter at its first step: the step counter and both moments."""
+    return {"step": _kernels.new_step(), "exp_avg": zeros_like(p), "exp_avg_sq": zeros_like(p)}

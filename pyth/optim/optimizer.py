@@ -73,6 +73,8 @@ class Optimizer:
 
     # Options a state dict from an older version may lack, filled in on load (PyTorch's list).
     _OPTION_DEFAULTS: tuple = ()
+    # State keys holding the 0-dim float32 counters the kernels advance, kept float32 on load.
+    _COUNTERS: tuple = ("step",)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -170,6 +172,18 @@ class Optimizer:
         """Updates one group's parameters that have gradients (one kernel call)."""
         raise NotImplementedError
 
+    def _buffers(self, params: list, keys: tuple, fresh: Callable[[Any], dict]) -> list:
+        """For each key, the list of params' state entries (fresh(p) is the state of a
+        parameter stepped for the first time, in PyTorch's key order)."""
+        columns: list = [[] for _ in keys]
+        for p in params:
+            s = self.state[p]
+            if not s:
+                s.update(fresh(p))
+            for column, key in zip(columns, keys):
+                column.append(s[key])
+        return columns
+
     @staticmethod
     def _evaluate(closure: Callable[[], Any] | None) -> Any:
         if closure is None:
@@ -200,7 +214,7 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads state_dict() output: group options and each parameter's buffers (cast to the
-        parameter's dtype; step counters as float32)."""
+        parameter's dtype; the counters of _COUNTERS as float32)."""
         groups = self.param_groups
         saved = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved):
@@ -214,7 +228,7 @@ class Optimizer:
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = _cast(param, v)
+                state[param] = _cast(param, v, self._COUNTERS)
             else:
                 state[k] = v
         for g, s in zip(groups, saved):
@@ -224,14 +238,14 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved})
 
 
-def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
-    """A loaded state value for param: tensors in param's dtype, step counters as float32."""
-    if key == "step":
+def _cast(param: Tensor, value: Any, counters: tuple, key: Any = None) -> Any:
+    """A loaded state value for param: tensors in param's dtype, counters as float32."""
+    if key in counters:
         return _kernels.as_step(value)
     if isinstance(value, Tensor):
         return value.to(param.dtype) if param.dtype.is_floating_point else value
     if isinstance(value, dict):
-        return {k: _cast(param, v, k) for k, v in value.items()}
+        return {k: _cast(param, v, counters, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_cast(param, v) for v in value)
+        return type(value)(_cast(param, v, counters) for v in value)
     return value

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..._prims.creation import zeros
+from ..._prims.index_forms import as_index
 from ...tensor import Tensor
-from ..record import Info as Info_, Op
+from ..record import Info as Info_, Op, sum_to
 from ._common import TABLE, _positions, _zero, defop, embed, recorded, selection_backward
 from .reductions import _evenly, _indexed
 from .shape import _shape_of
@@ -16,6 +17,7 @@ from .shape import _shape_of
 # ---- indexing ------------------------------------------------------------------------------------
 
 def _is_view_index(index: Any) -> bool:
+    index = as_index(index, warn=False)
     items = index if isinstance(index, tuple) else (index,)
     return all(i is None or i is Ellipsis or isinstance(i, (int, slice)) and
                not isinstance(i, bool) for i in items)
@@ -23,7 +25,7 @@ def _is_view_index(index: Any) -> bool:
 
 @defop("getitem", node="IndexBackward0")
 def _getitem(g: Tensor, a: dict) -> Tensor:
-    index = a["index"]
+    index = as_index(a["index"], warn=False)
     if _is_view_index(index):
         return embed(g, _shape_of(a), lambda t: t[index])
     return selection_backward(g, _shape_of(a), lambda t: t[index])
@@ -31,12 +33,22 @@ def _getitem(g: Tensor, a: dict) -> Tensor:
 
 @defop("setitem", "input value", node="IndexPutBackward0")
 def setitem_backward(g: Tensor, a: dict) -> tuple:
-    shape, index = _shape_of(a), a["index"]
+    shape, index = _shape_of(a), as_index(a["index"], warn=False)
     pos = _positions(shape)[index]
     flat = g.reshape(-1)
-    gv = flat.take(pos) if isinstance(a["value"], Info_) else None
+    gv = _value_grad(flat.take(pos), a["value"]) if isinstance(a["value"], Info_) else None
     gi = g.clone().reshape(-1).index_fill(0, pos.reshape(-1), 0).view(shape)
     return gi, gv
+
+
+def _value_grad(g: Tensor, value: Info_) -> Tensor:
+    """The gradient of an assigned value from that of the elements it filled: summed over the
+    dims it was broadcast along, after the leading size-1 dims setitem dropped from it."""
+    shape = tuple(value.shape)
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return sum_to(g, shape[k:]).reshape(shape)
 
 
 defop("index_select", "input")(lambda g, a: zeros(_shape_of(a), dtype=g.dtype).index_add(

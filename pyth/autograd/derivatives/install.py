@@ -194,7 +194,7 @@ def _setitem_method(recorded_setitem: Callable, indexing: Any) -> Callable:
                     value, (bool, int, float)) else indexing._as_values(self, value)
             if geometry(view) == geometry(self):    # t[:] = v, t[...] = v: t.copy_(v)
                 view = self
-            view.copy_(value)
+            view.copy_(indexing.without_leading_ones(value))
             return
         recorded_setitem(self, index, value)
     return setitem

@@ -11,6 +11,7 @@ import itertools
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, NamedTuple
 
+from ... import device as _device
 from ... import dtypes as _dt
 from ...autograd import no_grad
 from ...tensor import Tensor
@@ -354,8 +355,7 @@ class Module:
                 dtype = a.dtype
             else:
                 device = a
-        if device is not None and str(device) not in ("cpu", "cpu:0"):
-            raise RuntimeError(f"to(): pyth only has the cpu device, got {device!r}")
+        _device.check_device(device, "to")
         if dtype is None:
             return self
         if not dtype.is_floating_point:
@@ -377,6 +377,14 @@ class Module:
 
     def cpu(self) -> "Module":
         return self
+
+    def cuda(self, device: Any = None) -> "Module":
+        """Parameters to the CUDA device: a CPU-only build has none, so this raises as its."""
+        raise _device.unavailable(_device.accelerator_device("cuda", device), "cuda")
+
+    def xpu(self, device: Any = None) -> "Module":
+        """Parameters to the XPU device: a CPU-only build has none, so this raises as its."""
+        raise _device.unavailable(_device.accelerator_device("xpu", device), "xpu")
 
     def type(self, dst_type: Any) -> "Module":
         return self._apply(lambda t: t.type(dst_type))

@@ -13,3 +13,6 @@ __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Datas
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
            "default_convert", "get_worker_info", "random_split"]
+
+from ..._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a PyTorch name pyth lacks says so
