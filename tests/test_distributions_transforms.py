@@ -346,3 +346,19 @@ def test_reinforce_policy_gradient_matches_torch():
     for pp, tp in zip(pnet.parameters(), tnet.parameters()):
         np.testing.assert_allclose(pp.detach().numpy(), tp.detach().numpy(), rtol=1e-4,
                                    atol=1e-6)
+
+
+def test_one_hot_straight_through_gradient_matches_torch():
+    """rsample is a one-hot draw whose gradient is that of probs (the draw itself has none)."""
+    logits = np.random.default_rng(3).normal(size=(2, 4))
+    w = np.arange(8.0).reshape(2, 4)
+    pl = pyth.tensor(logits, requires_grad=True)
+    tl = torch.tensor(logits, requires_grad=True)
+    pd = D.OneHotCategoricalStraightThrough(logits=pl)
+    td = TD.OneHotCategoricalStraightThrough(logits=tl)
+    assert pd.has_rsample and td.has_rsample
+    s = pd.rsample()
+    assert sorted(s.detach().sum(-1).tolist()) == [1.0, 1.0]
+    (gp,) = pyth.autograd.grad((s * pyth.tensor(w)).sum(), [pl])
+    (gt,) = torch.autograd.grad((td.rsample() * torch.tensor(w)).sum(), [tl])
+    close(gp, gt, rtol=1e-9)
