@@ -1015,3 +1015,24 @@ def test_module_weight_is_a_buffer_that_moves():
     x = pyth.tensor([[0.1, 0.2, 0.3]], dtype=pyth.float64)
     near(m(x, pyth.tensor([1])), np.asarray(np_multi_margin(
         np.array([[0.1, 0.2, 0.3]]), [1], weight=[1.0, 2.0, 0.5])[0]), 1e-15)
+
+
+@pytest.mark.parametrize("pos_weight", [None, [2.0, 0.5, 1.0, 3.0, 1.0]])
+def test_bce_with_logits_gradients_at_zero_and_extremes(pos_weight: list | None) -> None:
+    """The loss's first and second derivatives against PyTorch's where a composition from |x|
+    and clamp has a kink (x = 0) and where exp overflows (|x| = 100)."""
+    torch = pytest.importorskip("torch")
+    v, t = [0.0, -100.0, 100.0, 3.0, -2.5], [0.3, 1.0, 0.0, 0.5, 1.0]
+    grads = []
+    for lib, F in ((pyth, pyth.nn.functional), (torch, torch.nn.functional)):
+        x = lib.tensor(v, dtype=lib.float64, requires_grad=True)
+        pw = None if pos_weight is None else lib.tensor(pos_weight, dtype=lib.float64)
+        loss = F.binary_cross_entropy_with_logits(x, lib.tensor(t, dtype=lib.float64),
+                                                  pos_weight=pw, reduction="sum")
+        g, = lib.autograd.grad(loss, x, create_graph=True)
+        gg, = lib.autograd.grad(g.sum(), x)
+        grads.append((loss.item(), g.detach().numpy(), gg.numpy()))
+    (l, g, gg), (tl, tg, tgg) = grads
+    assert l == pytest.approx(tl, rel=1e-12)
+    np.testing.assert_allclose(g, tg, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(gg, tgg, rtol=1e-12, atol=1e-15)

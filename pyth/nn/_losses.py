@@ -195,14 +195,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None, size_average: Any = None,
                                      reduce: Any = None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
-    """BCE of sigmoid(input), computed stably: (1 - t) x + l * (log(1 + e^-|x|) + max(-x, 0))
-    with l = 1 + (pos_weight - 1) t."""
+    """BCE of sigmoid(input), computed stably: (1 - t) x + l * log(1 + e^-x) with
+    l = 1 + (pos_weight - 1) t (the log term as -logsigmoid(x), smooth at x = 0)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
                          f"({list(input.shape)})")
     _need_floating("binary_cross_entropy_with_logits", input)
-    softplus_neg = (-input.abs()).exp().log1p() + (-input).clamp(min=0)  # log(1 + e^-x)
+    softplus_neg = -logsigmoid(input)   # log(1 + e^-x), stable, with its gradient at 0
     if pos_weight is not None:
         lw = (pos_weight - 1) * target + 1
         loss = (1 - target) * input + lw * softplus_neg

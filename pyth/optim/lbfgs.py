@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .._prims.creation import zeros
-from .._prims.shape import cat
+from ..autograd.recorded import cat
 from ..autograd import enable_grad, no_grad
 from ._validate import at_least_zero
 from .optimizer import Optimizer
