@@ -1024,11 +1024,11 @@ def test_bce_with_logits_gradients_at_zero_and_extremes(pos_weight: list | None)
     torch = pytest.importorskip("torch")
     v, t = [0.0, -100.0, 100.0, 3.0, -2.5], [0.3, 1.0, 0.0, 0.5, 1.0]
     grads = []
-    for lib, F in ((pyth, pyth.nn.functional), (torch, torch.nn.functional)):
+    for lib, functional in ((pyth, pyth.nn.functional), (torch, torch.nn.functional)):
         x = lib.tensor(v, dtype=lib.float64, requires_grad=True)
         pw = None if pos_weight is None else lib.tensor(pos_weight, dtype=lib.float64)
-        loss = F.binary_cross_entropy_with_logits(x, lib.tensor(t, dtype=lib.float64),
-                                                  pos_weight=pw, reduction="sum")
+        loss = functional.binary_cross_entropy_with_logits(
+            x, lib.tensor(t, dtype=lib.float64), pos_weight=pw, reduction="sum")
         g, = lib.autograd.grad(loss, x, create_graph=True)
         gg, = lib.autograd.grad(g.sum(), x)
         grads.append((loss.item(), g.detach().numpy(), gg.numpy()))
