@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import importlib
+import os
 import subprocess
 import sys
 import warnings
@@ -350,8 +351,13 @@ def test_cuda_memory_stats_is_an_empty_ordered_dict():
 
 
 def _run(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    """What code prints in a child Python on this pyth (-P: from the checkout's root the
+    source tree's pyth, which has no core, would come first)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(pyth.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
