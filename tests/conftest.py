@@ -27,8 +27,9 @@ settings.load_profile(os.environ.get("PYTH_FUZZ", "ci"))
 
 
 # Test modules whose subject is Python-side logic rather than the C core: autograd graphs and
-# hooks, processes and queues, whole training loops, the command line, printing, schedulers,
-# keyword handling. Every other module's tests get the `c_core` marker, so a new test file is
+# hooks, processes and queues, whole training loops and programs, the command line, printing,
+# schedulers, keyword handling, device answers and missing names, TensorBoard files, and the
+# distributions and LBFGS (compositions of the ops). Every other module's tests get the `c_core` marker, so a new test file is
 # sanitized unless it is listed here; CI's ASan + UBSan leg runs `-m c_core` (the C calls these
 # modules make are the same ones the marked modules drive with far more varied inputs). A test
 # in a listed module that must run sanitized all the same (a crash-hunt regression) carries
@@ -40,7 +41,9 @@ PYTHON_SIDE = frozenset({
     "test_multiprocessing", "test_reliability_processes",
     "test_training_reliability", "test_training_speed", "test_lr_scheduler",
     "test_nn_module", "test_nn_utils", "test_printing", "test_printoptions",
-    "test_hardening_py",
+    "test_hardening_py", "test_device_answers", "test_missing_names", "test_tensorboard",
+    "test_torch_programs", "test_distributions", "test_distributions_kl",
+    "test_distributions_transforms", "test_optim_lbfgs",
 })
 
 
