@@ -40,6 +40,7 @@ class Op:
         "conditional",
         "diff",
         "diff_set",
+        "first",
         "inplace",
         "list_args",
         "name",
@@ -54,11 +55,16 @@ class Op:
     )
 
     def __init__(self, name: str, diff: str, backward: Callable, save: str = "",
-                 view: bool = False, outputs: tuple = (0,), node: str | None = None) -> None:
+                 view: bool = False, outputs: tuple = (0,), node: str | None = None,
+                 first: Callable | None = None) -> None:
         self.name = name
         self.diff = tuple(diff.split())
         self.save = tuple(save.split())
         self.backward = backward
+        # first(grad, args) -> a list of the gradients by direct C calls, each in its input's
+        # shape and dtype, for a plain backward (grad mode off), or None to run the formula;
+        # under create_graph the formula always runs, so every order of derivative exists
+        self.first = first
         self.view = view
         self.outputs = outputs      # which outputs of a tuple result are differentiable
         cls_name = node or ("".join(p.capitalize() for p in name.strip("_").split("_")) +
@@ -87,7 +93,9 @@ class FormulaNode(Node):
         if args is None:
             raise RuntimeError(_FREED)
         a = dict(args)
-        a["needs"] = tuple(m is not None for m in self.inputs)
+        inputs = self.inputs
+        a["needs"] = tuple(m is not None for m in inputs) if inputs is not None else \
+            tuple(e[0] is not None for e in self._next)
         for k, s in self.saved.items():
             a[k] = [x.unpack(self) if x is not None else None for x in s] if \
                 isinstance(s, list) else s.unpack(self)
@@ -96,15 +104,22 @@ class FormulaNode(Node):
         else:
             g = [x if x is not None else _zeros(shape, dt) if shape is not None else None
                  for x, (shape, dt) in zip(_pad(grads, self.n_outputs), self.outs)]
-        res = self.op.backward(g, a)
-        if len(self.inputs) == 1 and not isinstance(res, (tuple, list)):
+        op = self.op
+        if op.first is not None and not _state.enabled:
+            res = op.first(g, a)
+            if res is not None:   # direct C calls: each gradient in its input's shape and dtype
+                return res
+        res = op.backward(g, a)
+        if inputs is None:   # a lean record's formula: gradients in their inputs' shapes
+            return list(res) if isinstance(res, (tuple, list)) else [res]
+        if len(inputs) == 1 and not isinstance(res, (tuple, list)):
             res = (res,)
         elif self.op.list_args and any(isinstance(r, list) for r in res):
             flat = []
             for r in res:
                 flat.extend(r) if isinstance(r, list) else flat.append(r)
             res = flat
-        return fit_all(self, res, self.inputs)
+        return fit_all(self, res, inputs)
 
     def release(self) -> None:
         if self.saved:
@@ -372,6 +387,90 @@ def _attach(op: Op, node: FormulaNode, result: Any, a: dict, first: Any) -> None
         else:
             node.saved["result"] = [Saved(o, (node, i)) if isinstance(o, Tensor) else None
                                     for i, o in enumerate(outs)]
+
+
+# ---- the lean record of a kernel-backed op ------------------------------------------------------
+#
+# A layer that calls its own C kernels (pyth/nn/_*_kernels.py) knows its inputs, what its formula
+# needs and the outputs it made, so it records its op's node directly instead of through
+# differentiable()'s binding by name: the same FormulaNode, its fields set in one frame.
+#
+#     edges = next_edges(x, weight, bias)     # None: nothing to record
+#     y = <forward kernel>
+#     if edges is not None:
+#         record_node(LINEAR, edges, y, save={"input": x, "weight": weight})
+#
+# Its formula's gradients are taken as they are: each must have its input's shape and dtype
+# (the general record brings them there; these formulas are written to).
+
+_NO_EDGE = (None, 0)
+
+
+def next_edges(*inputs: Any) -> tuple | None:
+    """The next_functions of a node over inputs (None entries allowed), or None when grad mode
+    is off or no input needs a gradient: then nothing is recorded."""
+    if not _state.enabled:
+        return None
+    found = False
+    out = []
+    for t in inputs:
+        if t is None or t._ag is None:
+            out.append(_NO_EDGE)
+            continue
+        e = edge_of(t)
+        if e is None:
+            out.append(_NO_EDGE)
+        else:
+            out.append(e)
+            found = True
+    return tuple(out) if found else None
+
+
+def record_node(op: Op, edges: tuple, result: Any, save: dict | None = None,
+                args: dict | None = None) -> FormulaNode:
+    """Makes op's node over the inputs whose edges next_edges gave (op.diff's order) the
+    grad_fn of result (a tensor, or a tuple whose op.outputs are
+    differentiable). save: name -> tensor (None allowed) for the formula, version-checked;
+    "result" saves the output(s); args: the other values the formula reads by name."""
+    node = _new(op.node_cls)
+    node._next = edges
+    node._seq = next(_seq)
+    node._hooks = node._pre_hooks = node._tensor_hooks = node._retained = None
+    node._trace = node.metadata = None
+    node.op = op
+    node.args = {} if args is None else args
+    node.inputs = None   # the formula, ours, gives each gradient its input's shape and dtype
+    saved = {}
+    keep_result = False
+    if save:
+        for name, t in save.items():
+            if name == "result":
+                keep_result = True
+            elif t is not None:
+                saved[name] = Saved(t)
+    node.saved = saved
+    if isinstance(result, Tensor):
+        node.n_outputs = 1
+        node.outs = None   # (read for several outputs only)
+        result._ag = Meta(False, node, 0)
+        if keep_result:
+            saved["result"] = Saved(result, (node, 0))
+    else:
+        outs = tuple(result)
+        node.n_outputs = len(outs)
+        node.outs = []
+        for i, o in enumerate(outs):
+            if i in op.outputs and isinstance(o, Tensor) and o.dtype.is_floating_point:
+                node.outs.append((shape_of(o), o.dtype))
+                o._ag = Meta(False, node, i)
+            else:
+                node.outs.append((None, None))
+        if keep_result:
+            saved["result"] = [Saved(o, (node, i)) if isinstance(o, Tensor) and
+                               i in op.outputs else None for i, o in enumerate(outs)]
+    if _anomaly[0]:
+        remember(node)
+    return node
 
 
 def _no_tensor(args: tuple, start: int) -> bool:
