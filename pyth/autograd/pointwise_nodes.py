@@ -20,8 +20,7 @@ from .._errors import raise_error
 from .._th import ffi
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import _FREED, _REVEAL, Info, Meta, Saved, _seq
-from .kernel_node import KernelNode
+from .graph import _FREED, _REVEAL, Info, Meta, Node, Saved, _seq
 from .variable import edge_of
 
 _state = grad_mode.state
@@ -36,8 +35,9 @@ UNARY = ("exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "
 BINARY = ("add", "sub", "mul")
 
 
-class PointwiseNode(KernelNode):
-    """A node of one of the ops above: the table's formula over the saved tensors.
+class PointwiseNode(Node):
+    """A node of one of the ops above: the table's row (its first-order C calls or its
+    formula) over the saved tensors.
 
     Every such node is made as this one class, and given its op's class (`MulBackward0`,
     `ExpBackward0`, ...: a subclass with no fields of its own) only when user code reaches it
@@ -46,10 +46,10 @@ class PointwiseNode(KernelNode):
     in its records, its backward and the engine (about 6 % of the tiny graph's step).
     """
 
-    # c_grads: for unary ops with a C derivative {dtype: C <name>_backwardNew}, else None;
-    # first: the op's first-order gradients by direct C calls, first(node, grad) -> list, or
-    # None where it does not apply (then the formula runs): FIRST, beside the formulas
-    __slots__ = ("c_grads", "consts", "first", "names", "op")
+    # c_grads: for unary ops with a C derivative {dtype: C <name>_backwardNew}, else None (the
+    # row's own first, called on the saved handle without a wrapper); names: the formula's
+    # names of the saved tensors; consts: the other values it reads
+    __slots__ = ("c_grads", "consts", "n_outputs", "names", "op", "saved")
 
     def name(self) -> str:
         return self.op.node_cls.__name__
@@ -58,18 +58,15 @@ class PointwiseNode(KernelNode):
         saved = self.saved
         if saved is None:
             raise RuntimeError(_FREED)
-        if not _state.enabled:   # a plain backward: the op's direct C calls where it has them
+        plain = not _state.enabled
+        if plain:   # a plain backward: the C derivative in one call, where there is one
             c = self.c_grads
-            if c is not None:    # the C derivative, one call
+            if c is not None:
                 g = grads[0]
                 s = saved[0]
                 fn = c.get(g.dtype) if s.cls is type(g) else None
                 if fn is not None:   # s: the op's result (unary ops with a C derivative)
                     return [wrap_new(fn(g._h, s.handle(self)), type(g), g.dtype.tensor.free)]
-            elif self.first is not None:
-                r = self.first(self, grads[0])
-                if r is not None:
-                    return r
         nexts = self._next
         if len(nexts) == 1:
             a = {"needs": (True,)}
@@ -79,8 +76,17 @@ class PointwiseNode(KernelNode):
             a.update(self.consts)
         for name, s in zip(self.names, saved):
             a[name] = s.unpack(self)
-        res = self.op.backward(grads[0], a)
+        op = self.op
+        if plain and op.first is not None:
+            r = op.first(grads[0], a)
+            if r is not None:
+                return list(r)
+        res = op.backward(grads[0], a)
         return [res] if len(nexts) == 1 else list(res)
+
+    def release(self) -> None:
+        if self.saved:   # a node that saved nothing can run again, as in PyTorch
+            self.saved = None   # the Saved objects, and with them the tensors, go
 
 
 # op name -> its node class (MulBackward0, ...), which reveal gives a node
@@ -99,18 +105,18 @@ def _reveal(node: PointwiseNode) -> None:
 _REVEAL[PointwiseNode] = _reveal
 
 
-# op name -> (c_grads, first) of its nodes
-_SPECS: dict[str, tuple] = {}
+# op name -> the c_grads of its nodes
+_SPECS: dict[str, Any] = {}
 
 
 def _node(op: Any, edges: tuple) -> PointwiseNode:
-    """A node of op over edges: Node's, KernelNode's and PointwiseNode's fields set in one
+    """A node of op over edges: Node's and PointwiseNode's fields set in one
     frame (once per op: no constructor's frames)."""
-    spec = _SPECS.get(op.name)
-    if spec is None:
-        spec = _SPECS[op.name] = (C_GRADS.get(op.name), FIRST.get(op.name))
+    name = op.name
+    if name not in _SPECS:
+        _SPECS[name] = C_GRADS.get(name)
     node = _new(PointwiseNode)
-    node.c_grads, node.first = spec
+    node.c_grads = _SPECS[name]
     node._next = edges
     node._seq = next(_seq)
     node._hooks = node._pre_hooks = node._tensor_hooks = node._retained = None
@@ -149,10 +155,6 @@ DIRECT_BINARY: dict[str, dict[tuple, tuple]] = {}
 # unary op name -> {dtype: C <name>_backwardNew(grad, saved)}: the table's first-order formula
 # for the ops whose derivative is a stamped C kernel (derivatives.C_GRADS)
 C_GRADS: dict[str, dict] = {}
-# op name -> first(node, grad): the op's plain-backward gradients by direct C calls (derivatives
-# keeps them beside the op's formula)
-FIRST: dict[str, Callable] = {}
-
 
 def _one_float(args: tuple) -> Any:
     """The call's one argument when it is a float32/float64 tensor, else None."""

@@ -61,9 +61,9 @@ class Op:
         self.diff = tuple(diff.split())
         self.save = tuple(save.split())
         self.backward = backward
-        # first(grad, args) -> a list of the gradients by direct C calls, each in its input's
-        # shape and dtype, for a plain backward (grad mode off), or None to run the formula;
-        # under create_graph the formula always runs, so every order of derivative exists
+        # first(grad, args) -> the gradients by direct C calls for a plain backward (grad mode
+        # off), or None to run the formula; under create_graph the formula always runs, so
+        # every order of derivative exists
         self.first = first
         self.view = view
         self.outputs = outputs      # which outputs of a tuple result are differentiable
@@ -105,12 +105,10 @@ class FormulaNode(Node):
             g = [x if x is not None else _zeros(shape, dt) if shape is not None else None
                  for x, (shape, dt) in zip(_pad(grads, self.n_outputs), self.outs)]
         op = self.op
-        if op.first is not None and not _state.enabled:
-            res = op.first(g, a)
-            if res is not None:   # direct C calls: each gradient in its input's shape and dtype
-                return res
-        res = op.backward(g, a)
-        if inputs is None:   # a lean record's formula: gradients in their inputs' shapes
+        res = op.first(g, a) if op.first is not None and not _state.enabled else None
+        if res is None:
+            res = op.backward(g, a)
+        if inputs is None:   # a lean record (record_node): gradients in their inputs' shapes
             return list(res) if isinstance(res, (tuple, list)) else [res]
         if len(inputs) == 1 and not isinstance(res, (tuple, list)):
             res = (res,)

@@ -220,7 +220,7 @@ def _svdvals(g: Tensor, a: dict) -> Tensor:
     return _svd_backward(None, g, None, U, S, Vh)
 
 
-def _first(formula: Callable) -> Callable:
+def _on_result(formula: Callable) -> Callable:
     """The formula of op for its _ex form, whose result is (result, info)."""
     def f(gs: Any, a: dict) -> Any:
         g = gs[0] if isinstance(gs, list) else gs
@@ -228,9 +228,9 @@ def _first(formula: Callable) -> Callable:
     return f
 
 
-TABLE["inv_ex"] = Op("inv_ex", "A", _first(TABLE["inv"].backward), "result", outputs=(0,))
-TABLE["cholesky_ex"] = Op("cholesky_ex", "A", _first(_cholesky), "result", outputs=(0,))
-TABLE["solve_ex"] = Op("solve_ex", "A B", _first(_solve), "A result", outputs=(0,))
+TABLE["inv_ex"] = Op("inv_ex", "A", _on_result(TABLE["inv"].backward), "result", outputs=(0,))
+TABLE["cholesky_ex"] = Op("cholesky_ex", "A", _on_result(_cholesky), "result", outputs=(0,))
+TABLE["solve_ex"] = Op("solve_ex", "A B", _on_result(_solve), "A result", outputs=(0,))
 
 
 @defop("cholesky_solve", "B L", "L result")

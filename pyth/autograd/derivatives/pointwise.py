@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from .. import grad_mode, pointwise_nodes
+from .. import pointwise_nodes
 from ... import dtypes as _dt
 from ..._errors import check
 from ..._prims.creation import full
@@ -79,22 +79,30 @@ def c_grad(name: str, g: Tensor, saved: Tensor) -> Tensor:
 
 
 def _unary_formula(name: str, f: Callable | None) -> Callable:
-    in_c = name in C_GRADS and hasattr(_dt.float32.tensor, name + "_backwardNew")
-
     def formula(g: Tensor, a: dict) -> Tensor:
-        x, r = a.get("input"), a.get("result")
-        if in_c and (f is None or not grad_mode.state.enabled):
-            return c_grad(name, g, r if r is not None else x)
         if f is None:
             raise RuntimeError(f"the derivative of {name} is not available in this build")
-        return f(g, x, r)
+        return f(g, a.get("input"), a.get("result"))
     return formula
+
+
+def _unary_first(name: str) -> Callable | None:
+    """The first-order gradient of unary op name by its stamped C derivative (None: it has
+    none)."""
+    if name not in C_GRADS or not hasattr(_dt.float32.tensor, name + "_backwardNew"):
+        return None
+
+    def first(g: Tensor, a: dict) -> list:
+        r = a.get("result")
+        return [c_grad(name, g, r if r is not None else a["input"])]
+    return first
 
 
 _NODE_NAMES = {"log1p": "Log1PBackward0"}   # PyTorch's spelling where it is not the rule's
 
 for _n, (_save, _f) in _UNARY.items():
-    TABLE[_n] = Op(_n, "input", _unary_formula(_n, _f), _save, node=_NODE_NAMES.get(_n))
+    TABLE[_n] = Op(_n, "input", _unary_formula(_n, _f), _save, node=_NODE_NAMES.get(_n),
+                   first=_unary_first(_n))
 
 
 # ---- pointwise: binary ------------------------------------------------------------------------
@@ -103,42 +111,42 @@ def _alpha(g: Tensor, alpha: Any) -> Tensor:
     return g if alpha == 1 else g * alpha
 
 
-defop("add", "input other", "")(lambda g, a: (g, _alpha(g, a.get("alpha", 1))))
-pointwise_nodes.FIRST["add"] = lambda node, g: [g, g]   # the lean record has no alpha
+defop("add", "input other", "", first=lambda g, a: [g, g] if a.get("alpha", 1) == 1 else None)(
+    lambda g, a: (g, _alpha(g, a.get("alpha", 1))))
 defop("sub", "input other", "")(lambda g, a: (g, -_alpha(g, a.get("alpha", 1))))
 defop("mul", "input other", "input@other other@input")(
     lambda g, a: (g * a["other"] if a["needs"][0] else None,
                   g * a["input"] if a["needs"][1] else None))
 
 
-def _mul_first(node: Any, g: Tensor) -> list | None:
-    """mul's plain backward in the lean record: g * other and g * input, one C call each
-    (None where the C table has no entry: the formula runs)."""
+def _mul_first(g: Tensor, a: dict) -> list | None:
+    """mul's plain backward: g * other and g * input, one C call each (None where the C table
+    has no entry for these classes: the formula runs)."""
     cls = type(g)
     table = pointwise_nodes.DIRECT_BINARY["mul"]
-    if node.consts is not None:    # input * a Python number: the node saved nothing
-        c = node.consts["other"]
-        e = table.get((cls, type(c)))
-        if e is None or e[1] is not cls:
-            return None
-        try:
-            h = e[0](g._h, c)
-        except OverflowError:
-            return None
-        return [pointwise_nodes.wrap_new(h, cls, e[2]), None]
-    e = table.get((cls, cls))
-    if e is None:
-        return None
     out = [None, None]
-    for name, s in zip(node.names, node.saved):   # other (for input's gradient), input
-        t = s.unpack(node)
-        if type(t) is not cls:
-            return None
-        out[name == "input"] = pointwise_nodes.wrap_new(e[0](g._h, t._h), e[1], e[2])
+    for i, factor in enumerate((a.get("other"), a.get("input"))):
+        if not a["needs"][i]:
+            continue
+        if isinstance(factor, Tensor):
+            e = table.get((cls, cls)) if type(factor) is cls and \
+                factor.dtype.tensor.isSameSizeAs(factor._h, g._h) else None
+            if e is None:
+                return None
+            out[i] = pointwise_nodes.wrap_new(e[0](g._h, factor._h), e[1], e[2])
+        else:     # input * a Python number: the node saved nothing
+            e = table.get((cls, type(factor)))
+            if e is None or e[1] is not cls:
+                return None
+            try:
+                h = e[0](g._h, factor)
+            except OverflowError:
+                return None
+            out[i] = pointwise_nodes.wrap_new(h, cls, e[2])
     return out
 
 
-pointwise_nodes.FIRST["mul"] = _mul_first
+TABLE["mul"].first = _mul_first
 
 
 @defop("div", "input other", "input@other other")
@@ -232,18 +240,19 @@ def c_grad2(name: str, which: str, g: Tensor, x: Any, y: Any) -> Tensor:
     return r
 
 
-def _binary_c(name: str, second: str, formula: Callable) -> Callable:
-    """formula for create_graph (recorded ops), the stamped C kernels for first order."""
-    in_c = hasattr(_dt.float32.tensor, name + "_backward_input")
+def _binary_first(name: str, second: str) -> Callable | None:
+    """The first-order gradients of binary op name by its stamped C kernels (THMathOps.h's
+    column), for float gradients (None: the formula runs)."""
+    if not hasattr(_dt.float32.tensor, name + "_backward_input"):
+        return None
 
-    def f(g: Tensor, a: dict) -> tuple:
-        if not in_c or grad_mode.state.enabled or a.get("rounding_mode") is not None or \
-                not g.dtype.is_floating_point:
-            return formula(g, a)
+    def first(g: Tensor, a: dict) -> tuple | None:
+        if a.get("rounding_mode") is not None or not g.dtype.is_floating_point:
+            return None
         x, y, needs = a["input"], a[second], a["needs"]
         return (c_grad2(name, "input", g, x, y) if needs[0] else None,
                 c_grad2(name, "other", g, x, y) if needs[1] else None)
-    return f
+    return first
 
 
 def _max_min(sign: int) -> Callable:
@@ -268,7 +277,7 @@ defop("remainder", "input other", "input other")(
 
 for _n, _second in (("div", "other"), ("pow", "exponent"), ("atan2", "other"),
                     ("hypot", "other"), ("fmod", "other"), ("remainder", "other")):
-    TABLE[_n].backward = _binary_c(_n, _second, TABLE[_n].backward)
+    TABLE[_n].first = _binary_first(_n, _second)
 
 
 @defop("clamp", "input min max", "input min max")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from .. import pointwise_nodes
 from ..._prims.creation import ones_like, zeros
 from ...tensor import Tensor
 from ._common import _count, _dims, _zero, defop, recorded, unreduce
@@ -20,15 +19,11 @@ def _dim_of(a: dict) -> Any:
     return None if isinstance(d, bool) else d
 
 
-defop("sum", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["keepdim"]))
+# (the input's Info: its _shape, a tuple, costs no Size)
+defop("sum", "input")(lambda g, a: unreduce(g, a["input"]._shape, a["dim"], a["keepdim"]))
 # divided after expanding, as PyTorch: the gradient is a new tensor (a hook may write into it)
-defop("mean", "input")(lambda g, a: unreduce(g, a["input"].shape, a["dim"], a["keepdim"]) /
-                       _count(a["input"].shape, a["dim"]))
-# the lean record's full sum and mean (consts: the input's Info), without the formula's dict
-pointwise_nodes.FIRST["sum"] = lambda node, g: [unreduce(g, node.consts["input"]._shape,
-                                                         None, False)]
-pointwise_nodes.FIRST["mean"] = lambda node, g: [
-    unreduce(g, node.consts["input"]._shape, None, False) / node.consts["input"].numel()]
+defop("mean", "input")(lambda g, a: unreduce(g, a["input"]._shape, a["dim"], a["keepdim"]) /
+                       _count(a["input"]._shape, a["dim"]))
 
 
 def _exclusive_prod(x: Tensor, d: int) -> Tensor:
