@@ -197,6 +197,72 @@ def test_conv_double_backward():
     assert gradgradcheck(lambda x, w: F.conv2d(x, w, padding="same"), (x, w))
 
 
+def _grads_of(lib, f):
+    """The first-order gradients of f(...)**2 summed, recorded (create_graph), as one vector:
+    twin_grads then checks their own gradients, the second order, against PyTorch's."""
+    return lambda *ts: lib.cat([g.reshape(-1) for g in lib.autograd.grad(
+        f(lib.nn.functional, *ts).pow(2).sum(), ts, create_graph=True)])
+
+
+@needs_torch
+@pytest.mark.parametrize("f, shapes", [
+    (lambda F, x, w, b: F.conv2d(x, w, b, (2, 1), (1, 2), (1, 2), 2),
+     [(2, 4, 6, 7), (4, 2, 3, 2), (4,)]),
+    (lambda F, x, w, b: F.conv_transpose2d(x, w, b, 2, 1, 1, 1, 1),
+     [(1, 2, 3, 4), (2, 3, 3, 3), (3,)]),
+    (lambda F, x, w, b: F.conv3d(x, w, b, 1, 1), [(1, 2, 3, 4, 3), (2, 2, 2, 3, 2), (2,)]),
+    (lambda F, x, w, b: F.conv_transpose3d(x, w, b, 2), [(1, 2, 2, 3, 2), (2, 2, 2, 2, 2), (2,)]),
+    (lambda F, x, w, b: F.conv1d(x, w, b, 2, "valid"), [(2, 3, 9), (2, 3, 3), (2,)]),
+], ids=["conv2d", "conv_transpose2d", "conv3d", "conv_transpose3d", "conv1d"])
+def test_second_order_gradients_match_torch(f, shapes):
+    twin_grads(_grads_of(pyth, f), _grads_of(torch, f), [arr(*s) for s in shapes], tol=1e-8)
+
+
+@needs_torch
+@pytest.mark.parametrize("transposed", [False, True])
+def test_saved_operands_are_version_checked_as_torch(transposed):
+    """An in-place change of the input or the weight after the forward is refused at backward,
+    with PyTorch's message; without retain_graph a second backward is refused too."""
+    msgs = {}
+    for lib in (pyth, torch):
+        conv = lib.nn.functional.conv_transpose2d if transposed else lib.nn.functional.conv2d
+        x = lib.tensor(arr(1, 2, 4, 4), requires_grad=True)
+        w = lib.tensor(arr(2, 2, 3, 3), requires_grad=True)
+        got = []
+        for which in (0, 1):
+            ops = [x * 1, w * 1]
+            y = conv(*ops)
+            ops[which].add_(1)
+            with pytest.raises(RuntimeError) as e:
+                y.sum().backward()
+            got.append(str(e.value).split(", which is")[0].replace(lib.__name__ + ".", ""))
+        s = conv(x, w).sum()
+        s.backward()
+        with pytest.raises(RuntimeError) as e:
+            s.backward()
+        got.append(str(e.value))
+        assert len(s.grad_fn.next_functions[0][0].next_functions) == 3   # input, weight, bias
+        msgs[lib] = got
+    assert msgs[pyth] == msgs[torch]
+
+
+@needs_torch
+def test_float64_upstream_gradient_of_float32_conv():
+    """A float64 gradient for a float32 result: the gradients are float32, as PyTorch's, in a
+    plain backward (the kernel's verbs) and under create_graph (the formula)."""
+    a, b, g = arr(2, 3, 5, 5), arr(4, 3, 3, 3), arr(2, 4, 3, 3)
+    for create_graph in (False, True):
+        grads = {}
+        for lib in (pyth, torch):
+            x = lib.tensor(a, dtype=lib.float32, requires_grad=True)
+            w = lib.tensor(b, dtype=lib.float32, requires_grad=True)
+            y = lib.nn.functional.conv2d(x, w)
+            grads[lib] = lib.autograd.grad(y, (x, w), lib.tensor(g), create_graph=create_graph)
+        for p, t in zip(grads[pyth], grads[torch]):
+            assert p.dtype is pyth.float32
+            close(p, t, 1e-4)
+
+
 # ---- modules --------------------------------------------------------------------------------
 
 

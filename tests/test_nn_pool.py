@@ -6,6 +6,8 @@ exception classes."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from _support import P, T, close, needs_torch, raises_as_torch, seeded, torch, twin_grads
@@ -149,6 +151,58 @@ def test_gradcheck_and_gradgradcheck():
         assert gradcheck(f, (x,))
     for f in fns[::2]:
         assert gradgradcheck(f, (x,))
+
+
+def _grad_of(lib, f):
+    """The gradient of f(x)**2 summed, recorded (create_graph): twin_grads then checks its own
+    gradient, the second order, against PyTorch's."""
+    return lambda x: lib.autograd.grad(f(lib.nn.functional, x).pow(2).sum(), x,
+                                       create_graph=True)[0]
+
+
+@needs_torch
+@pytest.mark.parametrize("f, shape", [
+    (lambda F, x: F.max_pool2d(x, 3, 2, 1, 1, True), (2, 2, 5, 6)),
+    (lambda F, x: F.avg_pool2d(x, 3, 2, 1, True, False), (2, 2, 5, 6)),
+    (lambda F, x: F.adaptive_max_pool2d(x, (2, 3)), (1, 2, 5, 7)),
+    (lambda F, x: F.adaptive_avg_pool1d(x, 4), (2, 3, 9)),
+    (lambda F, x: F.max_pool3d(x, 2, 1), (1, 2, 3, 4, 3)),
+    (lambda F, x: F.adaptive_avg_pool3d(x, (2, 1, 2)), (1, 2, 3, 4, 5)),
+], ids=["max2d", "avg2d", "adaptive_max2d", "adaptive_avg1d", "max3d", "adaptive_avg3d"])
+def test_second_order_gradients_match_torch(f, shape):
+    twin_grads(_grad_of(pyth, f), _grad_of(torch, f), [arr(*shape)])
+
+
+@needs_torch
+def test_saved_input_and_indices_are_version_checked_as_torch():
+    """An in-place change of the input, or of max pooling's indices, after the forward is
+    refused at backward with PyTorch's message; the float64 gradient of a float32 pooling
+    leaves a float32 gradient."""
+    msgs = {}
+    for lib in (pyth, torch):
+        F = lib.nn.functional
+        x = lib.tensor(arr(1, 2, 4, 4), requires_grad=True)
+        got = []
+        for pool in (lambda t: (F.max_pool2d(t, 2, return_indices=True), t),
+                     lambda t: ((F.avg_pool2d(t, 2), None), t)):
+            for which in (0, 1):
+                (y, idx), t = pool(x * 1)
+                if which == 0:
+                    t.add_(1)
+                elif idx is not None:
+                    idx.zero_()
+                else:
+                    continue
+                with pytest.raises(RuntimeError) as e:
+                    y.sum().backward()
+                got.append(re.sub(r", which is output \d+ of \w+|; expected.*", "",
+                                  str(e.value)).replace(lib.__name__ + ".", ""))
+        x32 = lib.tensor(arr(1, 2, 4, 4), dtype=lib.float32, requires_grad=True)
+        y = F.max_pool2d(x32, 2)
+        y.backward(lib.ones(tuple(y.shape), dtype=lib.float64))
+        got.append((str(x32.grad.dtype).split(".")[1], x32.grad.sum().item()))
+        msgs[lib] = got
+    assert msgs[pyth] == msgs[torch]
 
 
 def test_max_pool_gradient_goes_to_argmax():

@@ -1,12 +1,13 @@
-"""Convolutions on the THNN kernels (generic/THNNConvolution.c) as autograd Functions.
+"""Convolutions on the THNN kernels (generic/THNNConvolution.c), recorded as Op rows.
 
 Three linear maps make every convolution (lib/THNNConv.h names them): A, grid = conv(image, W);
 B, image = conv_transpose(grid, W), A's adjoint in the image; C, the weight gradient
 grid x vol2col(image). ConvNd's forward is A, its backward B and C; ConvTransposeNd's forward is
-B, its backward A and C. Forward and first-order backward are one C call each; under
-create_graph the backward applies the same three maps as Functions, so every order of
-derivative exists. 1-D convolutions are 2-D ones over a unit height; 2-D operands (4-D tensors)
-call the Spatial* verbs and 3-D ones (5-D tensors) the Volumetric* verbs of the same kernel.
+B, its backward A and C. Each map is one Op row: forward and first-order backward are one C
+call each, and its formula (under create_graph) applies the other maps, recorded, so every
+order of derivative exists. 1-D convolutions are 2-D ones over a unit height; 2-D operands
+(4-D tensors) call the Spatial* verbs and 3-D ones (5-D tensors) the Volumetric* verbs of the
+same kernel.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
-from ..autograd import Function, is_grad_enabled
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor, as_int64
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -92,112 +93,115 @@ def _wgrad(grid: Tensor, image: Tensor, p: tuple, wshape: tuple, bias: bool) -> 
     return gw, gb
 
 
-# ---- the three maps as Functions ----------------------------------------------------------------
+# ---- the three maps, recorded: one Op row each, its formula the other maps recorded -----------
 
-def _needs(*ts: Any) -> bool:
-    return is_grad_enabled() and any(isinstance(t, Tensor) and t.requires_grad for t in ts)
+def _maps_backward(g: Tensor, a: dict, transposed: bool) -> list:
+    """A's gradients: B of g for the image, C of (g, image) for the weight; or B's
+    (transposed): A of g, cropped to the grid, for the grid, C of (grid, g) for the weight; and
+    g's sums for the bias. Recorded maps, so they differentiate again."""
+    x, w, p = a["input"], a["weight"], a["p"]
+    need_x, need_w, need_b = a["needs"]
+    if g.dtype is not x.dtype:
+        g = g.to(x.dtype)
+    hw, wshape = tuple(x.shape[2:]), tuple(w.shape)
+    gx = gw = None
+    if need_x:
+        gx = grid_of(g, w, None, p, hw) if transposed else image_of(g, w, None, p, hw)
+    if need_w:
+        gw = weight_grad_of(x, g, p, wshape) if transposed else weight_grad_of(g, x, p, wshape)
+    return [gx, gw, g.sum(_bias_dims(g)) if need_b else None]
+
+
+def _grid_of_backward(g: Tensor, a: dict) -> list:
+    """A's formula."""
+    return _maps_backward(g, a, False)
+
+
+def _image_of_backward(g: Tensor, a: dict) -> list:
+    """B's formula."""
+    return _maps_backward(g, a, True)
+
+
+def _grid_of_first(g: Tensor, a: dict) -> list:
+    """A's gradients by the convolution's two backward verbs."""
+    x, w, p = a["input"], a["weight"], a["p"]
+    need_x, need_w, need_b = a["needs"]
+    if g.dtype is not x.dtype:
+        g = g.to(x.dtype)
+    gx = gw = gb = None
+    if need_x:
+        gx = new_result(g.dtype)
+        check(_fn("conv", "updateGradInput", g.dim(), g.dtype)(gx._h, g._h, w._h,
+                                                               *x.shape[2:], *p))
+    if need_w or need_b:
+        gw, gb = _wgrad(g, x, p, tuple(w.shape), need_b)
+    return [gx, gw if need_w else None, gb]
+
+
+def _image_of_first(g: Tensor, a: dict) -> list:
+    """B's gradients by the transposed convolution's backward verbs."""
+    y, w, p = a["input"], a["weight"], a["p"]
+    need_y, need_w, need_b = a["needs"]
+    if g.dtype is not y.dtype:
+        g = g.to(y.dtype)
+    gy = _grid(g, w, None, p, tuple(y.shape[2:])) if need_y else None
+    gw = gb = None
+    if need_w or need_b:
+        gw = _zeros(tuple(w.shape), g.dtype) if need_w else None
+        gb = _zeros((g.size(1),), g.dtype) if need_b else None
+        check(_fn("full", "accGradParameters", g.dim(), g.dtype)(
+            _h(gw), _h(gb), g._h, y._h, *p, 1.0))
+    return [gy, gw, gb]
+
+
+def _weight_grad_of_backward(gw: Tensor, a: dict) -> list:
+    """C's gradients: A of the image by gw for the grid, B of the grid by gw for the image."""
+    grid, image, p = a["grid"], a["image"], a["p"]
+    need_grid, need_image = a["needs"]
+    if gw.dtype is not grid.dtype:
+        gw = gw.to(grid.dtype)
+    return [grid_of(image, gw, None, p, tuple(grid.shape[2:])) if need_grid else None,
+            image_of(grid, gw, None, p, tuple(image.shape[2:])) if need_image else None]
+
+
+# p (the geometry) is the one argument each formula reads; both operands are saved
+GRID_OF = Op("grid_of", "input weight bias", _grid_of_backward, node="ConvFunctionBackward",
+             first=_grid_of_first)
+IMAGE_OF = Op("image_of", "input weight bias", _image_of_backward,
+              node="ConvTransposeFunctionBackward", first=_image_of_first)
+WEIGHT_GRAD_OF = Op("weight_grad_of", "grid image", _weight_grad_of_backward,
+                    node="ConvWeightGradFunctionBackward")
 
 
 def grid_of(image: Tensor, w: Tensor, b: Tensor | None, p: tuple,
             grid_hw: tuple | None = None) -> Tensor:
-    """A, recorded when an operand requires grad."""
-    if _needs(image, w, b):
-        return ConvFunction.apply(image, w, b, p, grid_hw)
-    return _grid(image, w, b, p, grid_hw)
+    """A: the 2-D or 3-D convolution (grid = image * w + b), recorded when an operand requires
+    grad."""
+    edges = next_edges(image, w, b)
+    y = _grid(image, w, b, p, grid_hw)
+    if edges is not None:
+        record_node(GRID_OF, edges, y, {"input": image, "weight": w}, {"p": p})
+    return y
 
 
 def image_of(grid: Tensor, w: Tensor, b: Tensor | None, p: tuple, image_hw: tuple) -> Tensor:
-    """B, recorded when an operand requires grad."""
-    if _needs(grid, w, b):
-        return ConvTransposeFunction.apply(grid, w, b, p, image_hw)
-    return _image(grid, w, b, p, image_hw)
+    """B: the 2-D or 3-D transposed convolution (image = grid *^T w + b), A's adjoint,
+    recorded when an operand requires grad."""
+    edges = next_edges(grid, w, b)
+    x = _image(grid, w, b, p, image_hw)
+    if edges is not None:
+        record_node(IMAGE_OF, edges, x, {"input": grid, "weight": w}, {"p": p})
+    return x
 
 
 def weight_grad_of(grid: Tensor, image: Tensor, p: tuple, wshape: tuple) -> Tensor:
-    """C, recorded when an operand requires grad (double backward)."""
-    if _needs(grid, image):
-        return ConvWeightGradFunction.apply(grid, image, p, wshape)
-    return _wgrad(grid, image, p, wshape, False)[0]
-
-
-class ConvFunction(Function):
-    """A: the 2-D or 3-D convolution (grid = image * w + b)."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, w: Tensor, b: Tensor | None, p: tuple,
-                grid_hw: tuple | None) -> Tensor:
-        ctx.p = p
-        ctx.save_for_backward(x, w)
-        ctx.bias = b is not None
-        return _grid(x, w, b, p, grid_hw)
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        x, w = ctx.saved_tensors
-        p, need = ctx.p, ctx.needs_input_grad
-        hw = tuple(x.shape[2:])
-        if is_grad_enabled():  # create_graph: the adjoint maps, recorded
-            gx = image_of(g, w, None, p, hw) if need[0] else None
-            gw = weight_grad_of(g, x, p, tuple(w.shape)) if need[1] else None
-            gb = g.sum(_bias_dims(g)) if ctx.bias and need[2] else None
-            return gx, gw, gb, None, None
-        gx = None
-        if need[0]:
-            gx = new_result(g.dtype)
-            check(_fn("conv", "updateGradInput", g.dim(), g.dtype)(gx._h, g._h, w._h, *hw, *p))
-        gw = gb = None
-        if need[1] or (ctx.bias and need[2]):
-            gw, gb = _wgrad(g, x, p, tuple(w.shape), ctx.bias and need[2])
-        return gx, gw if need[1] else None, gb, None, None
-
-
-class ConvTransposeFunction(Function):
-    """B: the 2-D or 3-D transposed convolution (image = grid *^T w + b), A's adjoint."""
-
-    @staticmethod
-    def forward(ctx: Any, y: Tensor, w: Tensor, b: Tensor | None, p: tuple,
-                image_hw: tuple) -> Tensor:
-        ctx.p = p
-        ctx.save_for_backward(y, w)
-        ctx.bias = b is not None
-        return _image(y, w, b, p, image_hw)
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        y, w = ctx.saved_tensors
-        p, need = ctx.p, ctx.needs_input_grad
-        hw = tuple(y.shape[2:])
-        if is_grad_enabled():
-            gy = grid_of(g, w, None, p, hw) if need[0] else None
-            gw = weight_grad_of(y, g, p, tuple(w.shape)) if need[1] else None
-            gb = g.sum(_bias_dims(g)) if ctx.bias and need[2] else None
-            return gy, gw, gb, None, None
-        gy = _grid(g, w, None, p, hw) if need[0] else None
-        gw = gb = None
-        if need[1] or (ctx.bias and need[2]):
-            gw = _zeros(tuple(w.shape), g.dtype) if need[1] else None
-            gb = _zeros((g.size(1),), g.dtype) if ctx.bias and need[2] else None
-            check(_fn("full", "accGradParameters", g.dim(), g.dtype)(
-                _h(gw), _h(gb), g._h, y._h, *p, 1.0))
-        return gy, gw, gb, None, None
-
-
-class ConvWeightGradFunction(Function):
-    """C: the weight gradient as a function of grid and image (for double backward)."""
-
-    @staticmethod
-    def forward(ctx: Any, grid: Tensor, image: Tensor, p: tuple, wshape: tuple) -> Tensor:
-        ctx.p = p
-        ctx.save_for_backward(grid, image)
-        return _wgrad(grid, image, p, wshape, False)[0]
-
-    @staticmethod
-    def backward(ctx: Any, gw: Tensor) -> tuple:
-        grid, image = ctx.saved_tensors
-        p, need = ctx.p, ctx.needs_input_grad
-        gg = grid_of(image, gw, None, p, tuple(grid.shape[2:])) if need[0] else None
-        gi = image_of(grid, gw, None, p, tuple(image.shape[2:])) if need[1] else None
-        return gg, gi, None, None
+    """C: the weight gradient as a function of grid and image, recorded when an operand
+    requires grad (double backward)."""
+    edges = next_edges(grid, image)
+    gw = _wgrad(grid, image, p, wshape, False)[0]
+    if edges is not None:
+        record_node(WEIGHT_GRAD_OF, edges, gw, {"grid": grid, "image": image}, {"p": p})
+    return gw
 
 
 # ---- the functional front: arguments as PyTorch takes them --------------------------------------

@@ -1,10 +1,10 @@
-"""Pooling on the THNN kernels (generic/THNNPooling.c) as autograd Functions.
+"""Pooling on the THNN kernels (generic/THNNPooling.c), recorded as Op rows.
 
 Every pooling here is a linear map of its input once the max pooling's argmax is fixed, so its
-backward is that map's adjoint: one C call, or under create_graph a recorded Function whose own
-backward is the forward map again. 1-D pooling is 2-D pooling over a unit height; 2-D and 3-D
-pooling call TH's Spatial and Volumetric layers, one C kernel each (the Spatial is the
-Volumetric over a unit depth).
+backward is that map's adjoint: one C call, or under create_graph the adjoint recorded as an Op
+row of its own, whose formula is the forward map again. 1-D pooling is 2-D pooling over a unit
+height; 2-D and 3-D pooling call TH's Spatial and Volumetric layers, one C kernel each (the
+Spatial is the Volumetric over a unit depth).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
 from .._th import lib
-from ..autograd import Function, is_grad_enabled
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor, as_int64
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -76,48 +76,61 @@ def _apply_map(kind: str, v: Tensor, idx: Tensor | None, args: tuple) -> Tensor:
     return pool(kind, v, args)[0]
 
 
-class PoolFunction(Function):
-    """A pooling of a 4-D (N, C, H, W) or 5-D (N, C, T, H, W) input; max pooling also returns
-    its argmax."""
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, kind: str, args: tuple) -> Any:
-        y, idx = _forward(kind, x, args)
-        ctx.kind, ctx.args, ctx.idx = kind, args, idx
-        ctx.save_for_backward(x)
-        if idx is not None:
-            ctx.mark_non_differentiable(idx)
-            return y, idx
-        return y
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor, *_: Any) -> tuple:
-        x, = ctx.saved_tensors
-        if is_grad_enabled():
-            return PoolAdjointFunction.apply(g, x, ctx.kind, ctx.idx, ctx.args), None, None
-        return _adjoint(ctx.kind, g, x, ctx.idx, ctx.args), None, None
+def _pool_backward(g: Any, a: dict) -> list:
+    """The pooling's gradient: its adjoint on g, recorded, so it differentiates again."""
+    if isinstance(g, list):   # (output, indices): the indices have none
+        g = g[0]
+    x = a["input"]
+    if g.dtype is not x.dtype:
+        g = g.to(x.dtype)
+    return [pool_adjoint(g, x, a["kind"], a.get("indices"), a["args"])]
 
 
-class PoolAdjointFunction(Function):
-    """The pooling's backward as a function of the output gradient (for double backward)."""
+def _pool_first(g: Any, a: dict) -> list:
+    """The same gradient by the kernel's updateGradInput."""
+    if isinstance(g, list):
+        g = g[0]
+    x = a["input"]
+    if g.dtype is not x.dtype:
+        g = g.to(x.dtype)
+    return [_adjoint(a["kind"], g, x, a.get("indices"), a["args"])]
 
-    @staticmethod
-    def forward(ctx: Any, g: Tensor, x: Tensor, kind: str, idx: Tensor | None,
-                args: tuple) -> Tensor:
-        ctx.kind, ctx.args, ctx.idx = kind, args, idx
-        return _adjoint(kind, g, x, idx, args)
 
-    @staticmethod
-    def backward(ctx: Any, v: Tensor) -> tuple:
-        return _apply_map(ctx.kind, v, ctx.idx, ctx.args), None, None, None, None
+def _pool_adjoint_backward(v: Tensor, a: dict) -> list:
+    """The adjoint's gradient: the forward map on v with the argmax fixed (the input gives only
+    a shape: it has none)."""
+    if v.dtype is not a["dtype"]:
+        v = v.to(a["dtype"])
+    return [_apply_map(a["kind"], v, a.get("indices"), a["args"]) if a["needs"][0] else None,
+            None]
+
+
+# the input is saved (its shape, and version-checked as PyTorch's); so are max pooling's indices
+POOL = Op("pool", "input", _pool_backward, node="PoolFunctionBackward", first=_pool_first)
+POOL_ADJOINT = Op("pool_adjoint", "grad input", _pool_adjoint_backward,
+                  node="PoolAdjointFunctionBackward")
+
+
+def pool_adjoint(g: Tensor, x: Tensor, kind: str, idx: Tensor | None, args: tuple) -> Tensor:
+    """The pooling's backward as a function of the output gradient g, recorded when g requires
+    grad (double backward)."""
+    edges = next_edges(g, x)
+    gi = _adjoint(kind, g, x, idx, args)
+    if edges is not None:
+        record_node(POOL_ADJOINT, edges, gi, {"indices": idx},
+                    {"kind": kind, "args": args, "dtype": g.dtype})
+    return gi
 
 
 def pool(kind: str, x: Tensor, args: tuple) -> tuple:
-    """(output, indices or None) of a pooling of a 4-D or 5-D input of float32 or float64."""
-    if is_grad_enabled() and x.requires_grad:
-        out = PoolFunction.apply(x, kind, args)
-        return out if isinstance(out, tuple) else (out, None)
-    return _forward(kind, x, args)
+    """(output, indices or None) of a pooling of a 4-D or 5-D input of float32 or float64,
+    recorded when x requires grad (the indices are not differentiable)."""
+    edges = next_edges(x)
+    y, idx = _forward(kind, x, args)
+    if edges is not None:
+        record_node(POOL, edges, y if idx is None else (y, idx), {"input": x, "indices": idx},
+                    {"kind": kind, "args": args})
+    return y, idx
 
 
 # ---- the functional front -----------------------------------------------------------------------
