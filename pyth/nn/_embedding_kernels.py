@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
-from ..autograd import enable_grad, no_grad
+from ..autograd import no_grad
 from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor
 
@@ -60,36 +60,37 @@ def _frequency_scale(indices: Tensor, rows: int, dt: _dt.dtype) -> Tensor:
 def _scaled(g: Tensor, a: dict) -> Tensor:
     """g, each position divided by its index's count when scale_grad_by_freq."""
     if a["by_freq"]:
-        return g * _frequency_scale(a["indices"], a["weight"].size(0), g.dtype)
+        return g * _frequency_scale(a["indices"], a["shape"][0], g.dtype)
     return g
 
 
 def _embedding_backward(g: Tensor, a: dict) -> list:
-    """weight's gradient: g's rows added into the rows the indices name, as the gradient of
-    the recorded lookup weight[indices] (so it differentiates again)."""
-    from ..autograd import grad
-    weight, indices, padding_idx = a["weight"], a["indices"], a["padding_idx"]
+    """weight's gradient: g's rows added into the rows the indices name (padding_idx's rows
+    left out), as recorded ops of g (so it differentiates again)."""
+    from .._prims.creation import zeros
+    indices, padding_idx, shape = a["indices"], a["padding_idx"], a["shape"]
     g = _scaled(g, a)
     if padding_idx >= 0:
         g = g * (indices != padding_idx).to(g.dtype).unsqueeze(-1)
-    with enable_grad():
-        y = weight[indices]
-        return [grad(y, [weight], g, create_graph=True)[0]]
+    gw = zeros(shape, dtype=g.dtype).index_add(0, indices.reshape(-1),
+                                               g.reshape(indices.numel(), shape[1]))
+    return [gw if gw.dtype is a["dtype"] else gw.to(a["dtype"])]
 
 
 def _embedding_first(g: Tensor, a: dict) -> list:
     """The same gradient by the kernel's accumulation into a zeroed weight."""
     from .._prims.creation import zeros
-    weight = a["weight"]
-    dt = _compute_dtype(weight)
+    shape, wdt = a["shape"], a["dtype"]
+    dt = wdt if wdt in _COMPUTE else _dt.float32
     g = _scaled(g, a)
-    gw = zeros(tuple(weight.shape), dtype=dt)
+    gw = zeros(shape, dtype=dt)
     check(_kernel("accGradParameters", dt)(gw._h, a["indices"]._h, g.to(dt)._h,
                                            a["padding_idx"], 1.0))
-    return [gw if dt is weight.dtype else gw.to(weight.dtype)]
+    return [gw if dt is wdt else gw.to(wdt)]
 
 
-# y = weight[indices]; its gradient adds the rows of g into the rows of weight
+# y = weight[indices]; its gradient adds the rows of g into the rows of weight, so it saves
+# the indices only (as PyTorch: the weight may change in place before the backward)
 EMBEDDING = Op("embedding", "weight", _embedding_backward, node="EmbeddingBackward",
                first=_embedding_first)
 
@@ -100,8 +101,9 @@ def embedding(indices: Tensor, weight: Tensor, padding_idx: int, scale_grad_by_f
     edges = next_edges(weight)
     y = lookup(indices, weight)
     if edges is not None:
-        record_node(EMBEDDING, edges, y, {"weight": weight, "indices": indices},
-                    {"padding_idx": padding_idx, "by_freq": scale_grad_by_freq})
+        record_node(EMBEDDING, edges, y, {"indices": indices},
+                    {"padding_idx": padding_idx, "by_freq": scale_grad_by_freq,
+                     "shape": tuple(weight.shape), "dtype": weight.dtype})
     return y
 
 
