@@ -240,6 +240,29 @@ def test_ctc_create_graph_gradient_is_not_differentiable_again():
         g.sum().backward()
 
 
+@needs_torch
+def test_ctc_losses_modified_in_place_and_freed_graph_are_caught_like_torch():
+    # the backward reads the per-sample losses: changing them in place fails the backward; a
+    # retained graph gives the same gradient twice, a freed one refuses a second backward
+    x, tg, il, tl = problem(seed=9)
+    lp = F.log_softmax(pyth.tensor(x), 2).detach().requires_grad_()
+    tlp = torch.tensor(x).log_softmax(2).requires_grad_()
+    for lib, f, v in ((pyth, F.ctc_loss, lp), (torch, torch.nn.functional.ctc_loss, tlp)):
+        loss = f(v, lib.tensor(tg), il, tl, reduction="none")
+        loss.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.sum().backward()
+        loss = f(v, lib.tensor(tg), il, tl, reduction="sum")
+        loss.backward(retain_graph=True)
+        first = v.grad.clone()
+        v.grad = None
+        loss.backward()
+        np.testing.assert_array_equal(v.grad.numpy(), first.numpy())
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
+    close(lp.grad, tlp.grad, 1e-9)
+
+
 def test_ctc_errors():
     x = pyth.tensor(RNG.standard_normal((5, 2, 4)))
     tg = pyth.tensor([[1, 2], [3, 0]])

@@ -85,6 +85,43 @@ def test_embedding_functional_gradcheck_and_non_contiguous():
         torch.tensor(idx.numpy()), torch.tensor(wn.numpy())), tol=1e-10)
 
 
+@pytest.mark.parametrize("idx", [[[1, 2], [2, 0]], 3])
+def test_embedding_saves_indices_not_the_weight_like_torch(idx):
+    # the backward needs only the indices: the weight changed in place (an optimizer step, a
+    # max_norm renormalisation) before it is no error; changing the indices is one; the
+    # create_graph gradient in float32 is torch's and a freed graph refuses a second backward
+    ws = RNG.standard_normal((4, 3))
+    for lib in (pyth, torch):
+        f = lib.nn.functional
+        w = lib.tensor(ws, dtype=lib.float32).requires_grad_()
+        i = lib.tensor(idx, dtype=lib.int64)
+        y = f.embedding(i, w, padding_idx=2)
+        with lib.no_grad():
+            w.mul_(2)
+        (y * 3).sum().backward()
+        g, = lib.autograd.grad((f.embedding(i, w) ** 2).sum(), w, create_graph=True)
+        (g * g).sum().backward()
+        if lib is pyth:
+            pg, pgg = w.grad.clone(), g
+        else:
+            close(pg, w.grad, tol=1e-6)
+            close(pgg, g, tol=1e-6)
+        y = f.embedding(i, w)
+        i.add_(1 if i.numel() else 0)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+        y = f.embedding(i.clamp(0, 3), w).sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.backward()
+    # no indices: zero gradients (PyTorch's create_graph backward fails to reshape them)
+    w = pyth.tensor(ws).requires_grad_()
+    g, = pyth.autograd.grad(F.embedding(pyth.zeros(0, 2, dtype=pyth.int64), w).sum(), w,
+                            create_graph=True)
+    assert g.dtype is pyth.float64
+    np.testing.assert_array_equal(g.detach().numpy(), np.zeros((4, 3)))
+
+
 def test_embedding_int32_float32_zero_size_and_scalar_index():
     m = nn.Embedding(4, 2)
     assert m.weight.dtype is pyth.float32

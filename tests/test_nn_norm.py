@@ -113,6 +113,26 @@ def test_batch_norm_functional_and_gradcheck():
     np.testing.assert_allclose(rv2.numpy(), 0.5 + 0.5 * flat.var(1, ddof=1), rtol=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["batch_norm", "layer_norm"])
+def test_bias_without_weight_gets_its_gradient(kind):
+    # an affine bias alone: its gradient (g summed per channel) and the input's, first order
+    # by the kernel and under create_graph by the formula
+    xs, bs, gs = RNG.standard_normal((3, 4)), RNG.standard_normal(4), RNG.standard_normal((3, 4))
+    calls = {"batch_norm": (lambda m, x, b: m.nn.functional.batch_norm(x, None, None, None, b,
+                                                                      True)),
+             "layer_norm": (lambda m, x, b: m.nn.functional.layer_norm(x, (4,), None, b))}
+    f = calls[kind]
+    px, pb, tx, tb = P(xs), P(bs), T(xs), T(bs)
+    f(pyth, px, pb).backward(P(gs, False))
+    f(torch, tx, tb).backward(T(gs, False))
+    close(pb.grad, tb.grad)
+    close(px.grad, tx.grad)
+    pgx, pgb = pyth.autograd.grad(f(pyth, px, pb), (px, pb), P(gs, False), create_graph=True)
+    close(pgb, tb.grad)
+    close(pgx, tx.grad)
+    assert gradgradcheck(lambda x, b: f(pyth, x, b), (P(xs), P(bs)))
+
+
 def test_batchnorm_errors_and_keys():
     m = nn.BatchNorm2d(3)
     assert list(m.state_dict()) == list(torch.nn.BatchNorm2d(3).state_dict())

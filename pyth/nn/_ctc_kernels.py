@@ -1,6 +1,6 @@
-"""ctc_loss on the THNN kernels (generic/THNNCTC.c) as an autograd Function: the forward's alpha
-recursion (which keeps the alphas) and the backward's beta recursion are one C call each; the
-zero_infinity mask and the reduction over the batch are recorded ops around them."""
+"""ctc_loss on the THNN kernels (generic/THNNCTC.c), recorded as the CTC_LOSS row: the forward's
+alpha recursion (which keeps the alphas) and the backward's beta recursion are one C call each;
+the zero_infinity mask and the reduction over the batch are recorded ops around them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import new_result
 from .._th import lib
-from ..autograd import Function, is_grad_enabled
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -59,37 +59,38 @@ def _gradient(g: Tensor, lp: Tensor, targets: Tensor, il: Tensor, tl: Tensor, nl
     return gi
 
 
-class CTCLossFunction(Function):
-    """Each sample's negative log likelihood (N,); the gradient is PyTorch's (see
-    THNN_(CTCLoss_updateGradInput))."""
-
-    @staticmethod
-    def forward(ctx: Any, lp: Tensor, targets: Tensor, il: Tensor, tl: Tensor, blank: int,
-                zero_infinity: bool) -> Tensor:
-        nll, alpha = _forward(lp, targets, il, tl, blank)
-        ctx.args = (targets, il, tl, nll, alpha, blank, zero_infinity)
-        ctx.save_for_backward(lp)
-        return nll
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        lp, = ctx.saved_tensors
-        if is_grad_enabled():   # create_graph: a gradient whose own derivative raises
-            return CTCGradient.apply(lp, g, *ctx.args), None, None, None, None, None
-        return _gradient(g, lp, *ctx.args), None, None, None, None, None
+def _ctc_gradient_backward(g: Any, a: dict) -> list:
+    raise RuntimeError("the derivative of ctc_loss()'s backward is not implemented")
 
 
-class CTCGradient(Function):
-    """The kernel's gradient recorded under create_graph; not differentiable again (nor is
-    PyTorch's)."""
+# the kernel's gradient recorded under create_graph; not differentiable again (nor is PyTorch's)
+CTC_GRADIENT = Op("ctc_gradient", "input grad", _ctc_gradient_backward,
+                  node="CTCGradientBackward")
 
-    @staticmethod
-    def forward(ctx: Any, lp: Tensor, g: Tensor, *args: Any) -> Tensor:
-        return _gradient(g, lp, *args)
 
-    @staticmethod
-    def backward(ctx: Any, *grads: Any) -> tuple:
-        raise RuntimeError("the derivative of ctc_loss()'s backward is not implemented")
+def _kernel_gradient(g: Tensor, a: dict) -> Tensor:
+    return _gradient(g, a["input"], a["targets"], a["input_lengths"], a["target_lengths"],
+                     a["result"], a["alpha"], a["blank"], a["zero_infinity"])
+
+
+def _ctc_backward(g: Tensor, a: dict) -> list:
+    """log_probs' gradient by the kernel, recorded (under create_graph) as a node whose own
+    derivative raises."""
+    gi = _kernel_gradient(g, a)
+    edges = next_edges(a["input"], g)
+    if edges is not None:
+        record_node(CTC_GRADIENT, edges, gi)
+    return [gi]
+
+
+def _ctc_first(g: Tensor, a: dict) -> list:
+    return [_kernel_gradient(g, a)]
+
+
+# each sample's negative log likelihood (N,); the gradient is PyTorch's (see
+# THNN_(CTCLoss_updateGradInput))
+CTC_LOSS = Op("ctc_loss", "input", _ctc_backward, node="CTCLossFunctionBackward",
+              first=_ctc_first)
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequence[int],
@@ -118,10 +119,12 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequenc
     lp = log_probs if batched else log_probs.unsqueeze(1)
     tg = targets.to(_dt.int64)
     blank, zero_infinity = operator.index(blank), bool(zero_infinity)
-    if lp.requires_grad and is_grad_enabled():
-        nll = CTCLossFunction.apply(lp, tg, il, tl, blank, zero_infinity)
-    else:
-        nll, _ = _forward(lp, tg, il, tl, blank)
+    edges = next_edges(lp)
+    nll, alpha = _forward(lp, tg, il, tl, blank)
+    if edges is not None:
+        record_node(CTC_LOSS, edges, nll, {"input": lp, "result": nll},
+                    {"targets": tg, "input_lengths": il, "target_lengths": tl, "alpha": alpha,
+                     "blank": blank, "zero_infinity": zero_infinity})
     if zero_infinity:
         nll = nll.masked_fill(nll == float("inf"), 0)
     if reduction == "mean":

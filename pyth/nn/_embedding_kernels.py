@@ -1,6 +1,7 @@
-"""embedding on the THNN kernels (generic/THNNLookupTable.c) as an autograd Function: the
-lookup, the gradient's index accumulation into the weight's rows (padding_idx rows get none)
-and the in-place max_norm renormalisation are one C call each."""
+"""embedding on the THNN kernels (generic/THNNLookupTable.c), recorded as the EMBEDDING and
+EMBEDDING_BAG rows: the lookup, the gradient's index accumulation into the weight's rows
+(padding_idx rows get none, `first`) and the in-place max_norm renormalisation are one C call
+each; the rows' formulas are the same maps as recorded ops, for create_graph."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
-from ..autograd import Function, enable_grad, is_grad_enabled, no_grad
+from ..autograd import no_grad
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -55,46 +57,54 @@ def _frequency_scale(indices: Tensor, rows: int, dt: _dt.dtype) -> Tensor:
     return tensor(1.0 / counts[ix], dtype=dt).reshape(*indices.shape, 1)
 
 
-class Embedding(Function):
-    """y = weight[indices]; its gradient adds the rows of g into the rows of weight."""
-
-    @staticmethod
-    def forward(ctx: Any, weight: Tensor, indices: Tensor, padding_idx: int,
-                scale_grad_by_freq: bool) -> Tensor:
-        ctx.padding_idx, ctx.by_freq = padding_idx, scale_grad_by_freq
-        ctx.save_for_backward(weight, indices)
-        return lookup(indices, weight)
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        weight, indices = ctx.saved_tensors
-        dt = _compute_dtype(weight)
-        if ctx.by_freq:
-            g = g * _frequency_scale(indices, weight.size(0), g.dtype)
-        if is_grad_enabled():  # create_graph: the same map as recorded ops
-            return _composed_grad(g, weight, indices, ctx.padding_idx), None, None, None
-        from .._prims.creation import zeros
-        gw = zeros(tuple(weight.shape), dtype=dt)
-        check(_kernel("accGradParameters", dt)(gw._h, indices._h, g.to(dt)._h,
-                                               ctx.padding_idx, 1.0))
-        return (gw if dt is weight.dtype else gw.to(weight.dtype)), None, None, None
+def _scaled(g: Tensor, a: dict) -> Tensor:
+    """g, each position divided by its index's count when scale_grad_by_freq."""
+    if a["by_freq"]:
+        return g * _frequency_scale(a["indices"], a["shape"][0], g.dtype)
+    return g
 
 
-def _composed_grad(g: Tensor, weight: Tensor, indices: Tensor, padding_idx: int) -> Tensor:
-    from ..autograd import grad
+def _embedding_backward(g: Tensor, a: dict) -> list:
+    """weight's gradient: g's rows added into the rows the indices name (padding_idx's rows
+    left out), as recorded ops of g (so it differentiates again)."""
+    from .._prims.creation import zeros
+    indices, padding_idx, shape = a["indices"], a["padding_idx"], a["shape"]
+    g = _scaled(g, a)
     if padding_idx >= 0:
         g = g * (indices != padding_idx).to(g.dtype).unsqueeze(-1)
-    with enable_grad():
-        y = weight[indices]
-        return grad(y, [weight], g, create_graph=True)[0]
+    gw = zeros(shape, dtype=g.dtype).index_add(0, indices.reshape(-1),
+                                               g.reshape(indices.numel(), shape[1]))
+    return [gw if gw.dtype is a["dtype"] else gw.to(a["dtype"])]
+
+
+def _embedding_first(g: Tensor, a: dict) -> list:
+    """The same gradient by the kernel's accumulation into a zeroed weight."""
+    from .._prims.creation import zeros
+    shape, wdt = a["shape"], a["dtype"]
+    dt = wdt if wdt in _COMPUTE else _dt.float32
+    g = _scaled(g, a)
+    gw = zeros(shape, dtype=dt)
+    check(_kernel("accGradParameters", dt)(gw._h, a["indices"]._h, g.to(dt)._h,
+                                           a["padding_idx"], 1.0))
+    return [gw if dt is wdt else gw.to(wdt)]
+
+
+# y = weight[indices]; its gradient adds the rows of g into the rows of weight, so it saves
+# the indices only (as PyTorch: the weight may change in place before the backward)
+EMBEDDING = Op("embedding", "weight", _embedding_backward, node="EmbeddingBackward",
+               first=_embedding_first)
 
 
 def embedding(indices: Tensor, weight: Tensor, padding_idx: int, scale_grad_by_freq: bool
               ) -> Tensor:
     """The lookup, recorded for autograd when weight requires grad."""
-    if weight.requires_grad and is_grad_enabled():
-        return Embedding.apply(weight, indices, padding_idx, scale_grad_by_freq)
-    return lookup(indices, weight)
+    edges = next_edges(weight)
+    y = lookup(indices, weight)
+    if edges is not None:
+        record_node(EMBEDDING, edges, y, {"indices": indices},
+                    {"padding_idx": padding_idx, "by_freq": scale_grad_by_freq,
+                     "shape": tuple(weight.shape), "dtype": weight.dtype})
+    return y
 
 
 # ---- embedding_bag: bags of rows reduced by sum, mean or max (THNN LookupTableBag) -----------
@@ -124,42 +134,42 @@ def _bag_positions(indices: Tensor, offsets: Tensor, last: bool) -> Any:
     return np.searchsorted(starts, np.arange(indices.numel()), side="right") - 1
 
 
-class EmbeddingBag(Function):
-    """y[b] = the sum, mean or columnwise max of weight's rows named in bag b (sum: each row
-    times its per_sample_weight)."""
+def _bag_backward(g: Tensor, a: dict) -> list:
+    """The weight and per_sample_weights gradients as recorded ops (_bag_grad_composed)."""
+    gw, gp = _bag_grad_composed(g, a["weight"], a.get("per_sample_weights"), a["args"])
+    need_w, need_p = a["needs"]
+    return [gw if need_w else None, gp if need_p else None]
 
-    @staticmethod
-    def forward(ctx: Any, weight: Tensor, psw: Tensor | None, indices: Tensor, offsets: Tensor,
-                mode: int, last: bool, pad: int, by_freq: bool) -> Tensor:
-        out, maxi = _bag_forward(weight, psw, indices, offsets, mode, last, pad)
-        ctx.args = (indices, offsets, maxi, mode, last, pad, by_freq)
-        ctx.save_for_backward(weight, psw)
-        return out
 
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        weight, psw = ctx.saved_tensors
-        indices, offsets, maxi, mode, last, pad, by_freq = ctx.args
-        if is_grad_enabled():   # create_graph: the same maps as recorded ops
-            gw, gp = _bag_grad_composed(g, weight, psw, ctx.args)
-            return gw, gp, None, None, None, None, None, None
-        dt = _compute_dtype(weight)
-        gc = g.to(dt)
-        gw = gp = None
-        if ctx.needs_input_grad[0]:
-            from .._prims.creation import zeros
-            gw = zeros(tuple(weight.shape), dtype=dt)
-            check(_bag_kernel("accGradParameters", dt)(
-                gw._h, indices._h, offsets._h, gc._h,
-                psw.detach().to(dt)._h if psw is not None else ffi.NULL,
-                maxi._h if mode == 2 else ffi.NULL, mode, int(last), pad, int(by_freq), 1.0))
-            gw = gw if dt is weight.dtype else gw.to(weight.dtype)
-        if psw is not None and ctx.needs_input_grad[1]:
-            gp = new_result(dt)
-            check(_bag_kernel("updateGradInput", dt)(gp._h, gc._h, indices._h, offsets._h,
-                                                     weight.detach().to(dt)._h, int(last), pad))
-            gp = gp if dt is psw.dtype else gp.to(psw.dtype)
-        return gw, gp, None, None, None, None, None, None
+def _bag_first(g: Tensor, a: dict) -> list:
+    """The same gradients by the kernel's accumulation (weight) and row dot products
+    (per_sample_weights)."""
+    weight, psw = a["weight"], a.get("per_sample_weights")
+    indices, offsets, maxi, mode, last, pad, by_freq = a["args"]
+    need_w, need_p = a["needs"]
+    dt = _compute_dtype(weight)
+    gc = g.to(dt)
+    gw = gp = None
+    if need_w:
+        from .._prims.creation import zeros
+        gw = zeros(tuple(weight.shape), dtype=dt)
+        check(_bag_kernel("accGradParameters", dt)(
+            gw._h, indices._h, offsets._h, gc._h,
+            psw.detach().to(dt)._h if psw is not None else ffi.NULL,
+            maxi._h if mode == 2 else ffi.NULL, mode, int(last), pad, int(by_freq), 1.0))
+        gw = gw if dt is weight.dtype else gw.to(weight.dtype)
+    if psw is not None and need_p:
+        gp = new_result(dt)
+        check(_bag_kernel("updateGradInput", dt)(gp._h, gc._h, indices._h, offsets._h,
+                                                 weight.detach().to(dt)._h, int(last), pad))
+        gp = gp if dt is psw.dtype else gp.to(psw.dtype)
+    return [gw, gp]
+
+
+# y[b] = the sum, mean or columnwise max of weight's rows named in bag b (sum: each row times
+# its per_sample_weight)
+EMBEDDING_BAG = Op("embedding_bag", "weight per_sample_weights", _bag_backward,
+                   node="EmbeddingBagBackward", first=_bag_first)
 
 
 def _bag_grad_composed(g: Tensor, weight: Tensor, psw: Tensor | None, args: tuple) -> tuple:
@@ -280,6 +290,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
                                f"dtype {weight.dtype.real}, got {psw.dtype.real}")
     args = (idx, off, _BAG_MODES[mode], bool(include_last_offset), pad,
             bool(scale_grad_by_freq))
-    if is_grad_enabled() and (weight.requires_grad or (psw is not None and psw.requires_grad)):
-        return EmbeddingBag.apply(weight, psw, *args)
-    return _bag_forward(weight, psw, *args[:5])[0]
+    edges = next_edges(weight, psw)
+    out, maxi = _bag_forward(weight, psw, *args[:5])
+    if edges is not None:
+        record_node(EMBEDDING_BAG, edges, out, {"weight": weight, "per_sample_weights": psw},
+                    {"args": (idx, off, maxi, *args[2:])})
+    return out

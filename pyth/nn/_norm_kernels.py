@@ -1,10 +1,10 @@
-"""batch_norm, layer_norm and group_norm on the THNN kernels (generic/THNNNormalization.c) as
-autograd Functions.
+"""batch_norm, layer_norm and group_norm on the THNN kernels (generic/THNNNormalization.c),
+recorded as the NORMALIZATION row.
 
-The forward is one C call (it also saves the mean and 1/std it used); the first-order backward
-is one C call giving the input, weight and bias gradients together. Under create_graph the
-backward differentiates the composed formula (`_COMPOSED` below, the same arithmetic written
-with tensor ops) instead, so higher-order gradients stay exact.
+The forward is one C call (it also gives the mean and 1/std it used); the first-order backward
+(`first`) is one C call giving the input, weight and bias gradients together. Under
+create_graph the row's formula differentiates the composed arithmetic (`_COMPOSED` below, the
+same computation written with tensor ops) instead, so higher-order gradients stay exact.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
 from .._th import ffi, lib
-from ..autograd import Function, enable_grad, is_grad_enabled, no_grad
+from ..autograd import enable_grad, no_grad
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor
 
 _COMPUTE = {_dt.float32: "Float", _dt.float64: "Double"}
@@ -44,7 +45,7 @@ def _h(t: Tensor | None) -> Any:
 
 
 # ---- kernel calls ------------------------------------------------------------------------------
-# kind -> (C name, extra forward arguments, extra backward arguments) from the Function's args
+# kind -> (C name, extra forward arguments, extra backward arguments) from the kind's args
 
 def _bn_arguments(args: tuple, dt: _dt.dtype) -> tuple:
     running_mean, running_var, training, momentum, eps = args
@@ -97,19 +98,19 @@ def run_forward(kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None
     return (y if y.dtype is x.dtype else y.to(x.dtype)), mean, invstd
 
 
-def run_backward(kind: str, g: Tensor, x: Tensor, weight: Tensor | None, stats: tuple,
-                 args: tuple, need: tuple) -> tuple:
-    """(grad_input, grad_weight, grad_bias), None where need says not wanted."""
+def run_backward(kind: str, g: Tensor, x: Tensor, weight: Tensor | None, bias: Tensor | None,
+                 stats: tuple, args: tuple, need: tuple) -> tuple:
+    """(grad_input, grad_weight, grad_bias), None where need says not wanted (or the tensor is
+    absent)."""
     name, _, extra = _KERNELS[kind]
     dt = _compute_dtype(x, kind)
-    gi, gw, gb = (new_result(dt) if n else None for n in need)
-    if weight is None:
-        gw = gb = None
+    gi, gw, gb = (new_result(dt) if n and t is not None else None
+                  for n, t in zip(need, (x, weight, bias)))
     check(_fn(f"{name}_backward", dt)(
         _h(gi), _h(gw), _h(gb), _as(g, dt)._h, _as(x, dt)._h, _h(_as(weight, dt)),
         stats[0]._h, stats[1]._h, *extra(args)))
     out = []
-    for r, like in ((gi, x), (gw, weight), (gb, weight)):
+    for r, like in ((gi, x), (gw, weight), (gb, bias)):
         if r is not None and r.dtype is not like.dtype:
             r = r.to(like.dtype)
         out.append(None if r is None else r.reshape(like.shape))
@@ -161,41 +162,38 @@ _COMPOSED = {"batch_norm": _bn_composed, "layer_norm": _ln_composed,
              "group_norm": _gn_composed}
 
 
-class Normalization(Function):
-    """y = (x - mean) / sqrt(var + eps) * weight + bias for one kind of _KERNELS."""
-
-    @staticmethod
-    def forward(ctx: Any, kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None,
-                *args: Any) -> Tensor:
-        y, mean, invstd = run_forward(kind, x, weight, bias, args)
-        ctx.kind, ctx.args, ctx.stats = kind, args, (mean, invstd)
-        ctx.save_for_backward(x, weight, bias)
-        return y
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple:
-        x, w, b = ctx.saved_tensors
-        need = tuple(ctx.needs_input_grad[1:4])
-        if is_grad_enabled():  # create_graph: differentiate the composed formula
-            grads = _composed_grads(ctx, g, (x, w, b), need)
-        else:
-            grads = run_backward(ctx.kind, g, x, w, ctx.stats, ctx.args, need)
-        return (None, *(gr if n else None for gr, n in zip(grads, need)),
-                *([None] * len(ctx.args)))
-
-
-def _composed_grads(ctx: Any, g: Tensor, inputs: tuple, need: tuple) -> tuple:
+def _norm_backward(g: Tensor, a: dict) -> list:
+    """The input, weight and bias gradients as the composed formula's own gradients (recorded
+    ops, so they differentiate again)."""
     from ..autograd import grad
+    inputs = (a["input"], a.get("weight"), a.get("bias"))
+    need = a["needs"]
     wanted = [t for t, n in zip(inputs, need) if n and t is not None]
     with enable_grad():
-        y = _COMPOSED[ctx.kind](*inputs, ctx.stats, ctx.args)
+        y = _COMPOSED[a["kind"]](*inputs, a["stats"], a["args"])
         got = iter(grad(y, wanted, g, create_graph=True, allow_unused=True))
-    return tuple(next(got) if n and t is not None else None for t, n in zip(inputs, need))
+    return [next(got) if n and t is not None else None for t, n in zip(inputs, need)]
+
+
+def _norm_first(g: Tensor, a: dict) -> list:
+    """The same gradients by the kernel's one backward call."""
+    need = a["needs"]
+    grads = run_backward(a["kind"], g, a["input"], a.get("weight"), a.get("bias"), a["stats"],
+                         a["args"], need)
+    return [gr if n else None for gr, n in zip(grads, need)]
+
+
+# y = (x - mean) / sqrt(var + eps) * weight + bias for one kind of _KERNELS
+NORMALIZATION = Op("normalization", "input weight bias", _norm_backward,
+                   node="NormalizationBackward", first=_norm_first)
 
 
 def normalization(kind: str, x: Tensor, weight: Tensor | None, bias: Tensor | None,
                   *args: Any) -> Tensor:
     """The normalisation through the kernels, recorded for autograd when needed."""
-    if is_grad_enabled() and any(t is not None and t.requires_grad for t in (x, weight, bias)):
-        return Normalization.apply(kind, x, weight, bias, *args)
-    return run_forward(kind, x, weight, bias, args)[0]
+    edges = next_edges(x, weight, bias)
+    y, mean, invstd = run_forward(kind, x, weight, bias, args)
+    if edges is not None:
+        record_node(NORMALIZATION, edges, y, {"input": x, "weight": weight, "bias": bias},
+                    {"kind": kind, "args": args, "stats": (mean, invstd)})
+    return y
