@@ -559,6 +559,68 @@ def test_gamma_rsample_gradient_is_the_implicit_one():
     np.testing.assert_allclose(gr.numpy(), (-s / rate).sum(0).detach().numpy(), rtol=1e-10)
 
 
+
+def _error(fn):
+    """(type, message) of what fn raises, torch's name read as pyth's."""
+    with pytest.raises(Exception) as info:
+        fn()
+    return type(info.value), str(info.value).replace("torch", "pyth")
+
+
+def test_standard_gamma_nodes_and_second_derivative_as_torch():
+    """_standard_gamma records StandardGammaBackward0; its gradient is recorded under
+    create_graph through _standard_gamma_grad, whose own derivative raises PyTorch's error."""
+    v = [0.4, 1.0, 3.0, 12.0]
+    a = pyth.tensor(v, dtype=pyth.float64, requires_grad=True)
+    ta = torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    pyth.manual_seed(3)
+    x, tx = pyth._standard_gamma(a), torch._standard_gamma(ta)
+    assert x.grad_fn.name() == tx.grad_fn.name() == "StandardGammaBackward0"
+    with pyth.no_grad():
+        assert pyth._standard_gamma(a).grad_fn is None
+    (g,) = pyth.autograd.grad((x * x).sum(), [a], create_graph=True)
+    (tg,) = torch.autograd.grad((tx * tx).sum(), [ta], create_graph=True)
+    assert g.requires_grad and tg.requires_grad
+    assert _error(lambda: pyth.autograd.grad(g.sum(), [a])) == \
+        _error(lambda: torch.autograd.grad(tg.sum(), [ta]))
+    xs = pyth.tensor([0.3, 1.0, 2.0, 9.0], dtype=pyth.float64)
+    s, ts = pyth._standard_gamma_grad(a, xs), torch._standard_gamma_grad(ta, torch.tensor(
+        xs.numpy()))
+    assert s.grad_fn.name() == ts.grad_fn.name() == "StandardGammaGradBackward0"
+    assert _error(lambda: s.sum().backward()) == _error(lambda: ts.sum().backward())
+    # the saved draw, modified in place, makes backward raise
+    x = pyth._standard_gamma(a)
+    with pyth.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="output 0 of StandardGammaBackward0, is at version 1"):
+        x.sum().backward()
+
+
+def test_dirichlet_rsample_is_once_differentiable_as_torch():
+    """rsample's node is _DirichletBackward; under create_graph a gradient that flows on can
+    not be differentiated again (PyTorch's once_differentiable error), one that does not is
+    not recorded."""
+    v = [[0.5, 1.0, 3.0], [2.0, 2.0, 0.7]]
+    c = pyth.tensor(v, dtype=pyth.float64, requires_grad=True)
+    tc = torch.tensor(v, dtype=torch.float64, requires_grad=True)
+    pyth.manual_seed(2)
+    s, ts = D.Dirichlet(c).rsample((2,)), TD.Dirichlet(tc).rsample((2,))
+    assert s.grad_fn.name() == ts.grad_fn.name() == "_DirichletBackward"
+    w = np.arange(12.0).reshape(2, 2, 3) / 7
+    (g,) = pyth.autograd.grad((s * pyth.tensor(w)).sum(), [c], create_graph=True)
+    (tg,) = torch.autograd.grad((ts * torch.tensor(w)).sum(), [tc], create_graph=True)
+    assert not g.requires_grad and not tg.requires_grad
+    (g,) = pyth.autograd.grad((s * s).sum(), [c], create_graph=True)
+    (tg,) = torch.autograd.grad((ts * ts).sum(), [tc], create_graph=True)
+    assert g.requires_grad and tg.requires_grad
+    assert _error(lambda: g.sum().backward()) == _error(lambda: tg.sum().backward())
+    pyth.manual_seed(2)
+    s = D.Dirichlet(c).rsample()
+    with pyth.no_grad():
+        s.mul_(2)
+    with pytest.raises(RuntimeError, match="output 0 of _DirichletBackward, is at version 1"):
+        s.sum().backward()
+
 @pytest.mark.parametrize("cls,params,mean", [
     ("Gamma", dict(concentration=[0.5, 2.0, 9.0], rate=[1.0, 0.5, 3.0]),
      lambda c, r: c / r),

@@ -15,6 +15,8 @@ from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, as_tensor, into, new_result, out_checked, result_of, written
 from .._prims.creation import from_numpy, ones, tensor, tensor as make, zeros
+from ..autograd.graph import out_error
+from ..autograd.record import Op, next_edges, record_node
 from ..autograd.recorded import POINTWISE as P, cat, gather, sort, stack
 from .._prims.pointwise import _inplace_unary
 from .._prims.reductions import _isclose
@@ -124,11 +126,25 @@ def polygamma(n: int, input: Tensor, *, out: Tensor | None = None) -> Tensor:
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     _need_tensor("polygamma", input)
-    if out is None and _records(input):
-        return _Polygamma.get().apply(input, n)
+    edges = None if input._ag is None else next_edges(input)
+    if edges is not None and out is not None:
+        raise out_error("polygamma")
     x = as_tensor(input, _float_of(input))
     dt = x.dtype
-    return into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h, dt.op_c(float(n))))
+    r = into("polygamma", dt, out, lambda r: dt.tensor.polygammaScalar(r._h, x._h,
+                                                                        dt.op_c(float(n))))
+    if edges is not None:
+        record_node(POLYGAMMA, edges, r, {"input": input}, {"n": n})
+    return r
+
+
+def _polygamma_backward(g: Tensor, a: dict) -> list:
+    """d/dx polygamma(n, x) = polygamma(n + 1, x), itself recorded (so it differentiates
+    again)."""
+    return [g * polygamma(a["n"] + 1, a["input"])]
+
+
+POLYGAMMA = Op("polygamma", "input", _polygamma_backward)
 
 
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
@@ -375,31 +391,6 @@ def _records(t: Tensor) -> bool:
     """Whether an op on t is recorded for autograd (t requires grad, grad mode on)."""
     from ..autograd import is_grad_enabled
     return t._ag is not None and t.requires_grad and is_grad_enabled()
-
-
-class _Polygamma:
-    """polygamma(n, x) for autograd: d/dx polygamma(n, x) = polygamma(n + 1, x)."""
-
-    fn = None
-
-    @classmethod
-    def get(cls):
-        if cls.fn is None:
-            from ..autograd import Function
-
-            class PolygammaBackward(Function):
-                @staticmethod
-                def forward(ctx, x, n):
-                    ctx.save_for_backward(x)
-                    ctx.n = n
-                    return polygamma(n, x)
-
-                @staticmethod
-                def backward(ctx, g):
-                    x, = ctx.saved_tensors
-                    return g * polygamma(ctx.n + 1, x), None
-            cls.fn = PolygammaBackward
-        return cls.fn
 
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:

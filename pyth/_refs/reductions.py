@@ -11,6 +11,8 @@ from typing import Any, Callable
 from .. import dtypes as _dt
 from .._ops import as_method, as_tensor, into, result_of
 from .._prims.creation import arange, tensor
+from ..autograd.graph import out_error
+from ..autograd.record import Op, next_edges, record_node
 from ..autograd.recorded import POINTWISE as P, cat, sort, stack
 from ..tensor import Tensor, _empty
 
@@ -123,41 +125,29 @@ def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tenso
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{dt.real}'")
     d = _wrap(dim, input.dim(), "logcumsumexp")
-    if out is None and input.dim() > 0 and input._ag is not None and input.requires_grad:
-        from ..autograd import is_grad_enabled
-        if is_grad_enabled():
-            return _logcumsumexp_function().apply(input, d)
-    return into("logcumsumexp", dt, out, lambda r: dt.tensor.logcumsumexp(r._h, input._h, d))
+    edges = None if input._ag is None else next_edges(input)
+    if edges is not None and out is not None:
+        raise out_error("logcumsumexp")
+    r = into("logcumsumexp", dt, out, lambda r: dt.tensor.logcumsumexp(r._h, input._h, d))
+    if edges is not None:
+        record_node(LOGCUMSUMEXP, edges, r, {"input": input, "result": r}, {"dim": d})
+    return r
 
 
-_LCSE: list = []
+def _logcumsumexp_backward(g: Tensor, a: dict) -> list:
+    """grad_i = sum_{k >= i} g_k exp(x_i - r_k), computed around c = max r (a constant per
+    slice) as exp(x - c) * reverse_cumsum(g * exp(c - r)), in recorded ops (create_graph
+    works). A 0-dim or empty input passes g through."""
+    x, r, d = a["input"], a["result"], a["dim"]
+    if x.dim() == 0 or x.numel() == 0:
+        return [g]
+    c = r.detach().amax(d, keepdim=True)
+    c = c.masked_fill(~c.isfinite(), 0.0)
+    w = (g * (c - r).exp()).flip(d).cumsum(d).flip(d)
+    return [w * (x - c).exp()]
 
 
-def _logcumsumexp_function():
-    """logcumsumexp as an autograd Function: the C scan forward; backward
-    grad_i = sum_{k >= i} g_k exp(x_i - r_k), computed around c = max r (a constant per slice)
-    as exp(x - c) * reverse_cumsum(g * exp(c - r)), in recorded ops (create_graph works)."""
-    if not _LCSE:
-        from ..autograd import Function
-
-        class LogcumsumexpBackward(Function):
-            @staticmethod
-            def forward(ctx, x, d):
-                r = logcumsumexp(x, d)
-                ctx.save_for_backward(x, r)
-                ctx.d = d
-                return r
-
-            @staticmethod
-            def backward(ctx, g):
-                x, r = ctx.saved_tensors
-                d = ctx.d
-                c = r.detach().amax(d, keepdim=True)
-                c = c.masked_fill(~c.isfinite(), 0.0)
-                w = (g * (c - r).exp()).flip(d).cumsum(d).flip(d)
-                return w * (x - c).exp(), None
-        _LCSE.append(LogcumsumexpBackward)
-    return _LCSE[0]
+LOGCUMSUMEXP = Op("logcumsumexp", "input", _logcumsumexp_backward)
 
 
 def trace(input: Tensor) -> Tensor:

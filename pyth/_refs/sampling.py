@@ -17,8 +17,8 @@ from typing import Any, Callable
 from .. import dtypes as _dt
 from .._prims.creation import full, zeros_like
 from ..autograd import grad_mode
-from ..autograd.function import Function
 from ..autograd.gradients import grad
+from ..autograd.record import Op, next_edges, record_node
 from ..autograd.recorded import POINTWISE as P
 from ..dtype_info import finfo
 from ..random import Generator, rand, randn
@@ -85,24 +85,20 @@ def _standard_gamma_grad(alpha: Tensor, x: Tensor) -> Tensor:
             break
         log_term = log_term + logx - (a + k + 1).log()
         psi = psi + 1.0 / (a + k + 1)
-    return where(finite, -total, float("nan")).to(dt)
+    r = where(finite, -total, float("nan")).to(dt)
+    edges = None if alpha._ag is None else next_edges(alpha)
+    if edges is not None:
+        record_node(STANDARD_GAMMA_GRAD, edges, r)
+    return r
 
 
-class _StandardGamma(Function):
-    """Gamma(alpha, 1) samples whose gradient w.r.t. alpha is the implicit one."""
+def _standard_gamma_grad_backward(g: Tensor, a: dict) -> list:
+    """PyTorch has no derivative of the implicit gradient: a second derivative of a gamma
+    sample w.r.t. its concentration raises."""
+    raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
 
-    @staticmethod
-    def forward(ctx: Any, alpha: Tensor, generator: Generator | None) -> Tensor:
-        x = _gamma_draw(alpha, generator)
-        tiny = finfo(alpha.dtype).tiny
-        x = x.to(alpha.dtype).clamp_min(tiny)
-        ctx.save_for_backward(alpha, x)
-        return x
 
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple:
-        alpha, x = ctx.saved_tensors
-        return grad * _standard_gamma_grad(alpha, x), None
+STANDARD_GAMMA_GRAD = Op("_standard_gamma_grad", "input", _standard_gamma_grad_backward)
 
 
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
@@ -112,11 +108,21 @@ def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor
                         f"{type(input).__name__}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f'"gamma_cpu" not implemented for \'{input.dtype.name.capitalize()}\'')
-    if input.requires_grad and grad_mode.is_grad_enabled():
-        return _StandardGamma.apply(input, generator)
+    edges = None if input._ag is None else next_edges(input)
     with grad_mode.no_grad():
-        x = _gamma_draw(input, generator)
-        return x.to(input.dtype).clamp_min(finfo(input.dtype).tiny)
+        x = _gamma_draw(input, generator).to(input.dtype).clamp_min(finfo(input.dtype).tiny)
+    if edges is not None:
+        record_node(STANDARD_GAMMA, edges, x, {"input": input, "result": x})
+    return x
+
+
+def _standard_gamma_backward(g: Tensor, a: dict) -> list:
+    """The implicit reparameterisation gradient, g * d x / d alpha (recorded: under
+    create_graph its own derivative raises, as PyTorch's)."""
+    return [g * _standard_gamma_grad(a["input"], a["result"])]
+
+
+STANDARD_GAMMA = Op("_standard_gamma", "input", _standard_gamma_backward)
 
 
 def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:

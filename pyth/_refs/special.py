@@ -13,7 +13,8 @@ from .. import dtypes as _dt
 from .._ops import as_method
 from .._promotion import result_type
 from ..autograd import grad_mode
-from ..autograd.function import Function
+from ..autograd.graph import out_error
+from ..autograd.record import Op, next_edges, record_node, sum_to
 from ..autograd.recorded import POINTWISE as P
 from .shape import broadcast_tensors
 from ..tensor import Tensor
@@ -75,41 +76,50 @@ def _operands(op: str, input: Any, other: Any) -> tuple:
     return a, x, dt
 
 
-class _Igamma(Function):
-    """P(a, x) or Q(a, x) with d/dx = +- x^(a-1) e^-x / Gamma(a)."""
+def _regularised(op: Op, input: Tensor, other: Tensor, out: Tensor | None) -> Tensor:
+    """P(input, other) (op IGAMMA) or Q(input, other) (IGAMMAC), computed in float64 on the
+    broadcast operands; recorded as op when other needs a gradient, or input (whose
+    derivative raises, as PyTorch's)."""
+    upper = op is IGAMMAC
+    a, x, dt = _operands(op.name, input, other)
+    edges = next_edges(input, other)
+    if edges is not None and out is not None:
+        raise out_error(op.name)
+    with grad_mode.no_grad():
+        p = _lower(a.to(_dt.float64), x.to(_dt.float64))
+        r = (1 - p if upper else p).to(dt)
+    if out is not None:
+        return out.copy_(r)
+    if edges is not None:
+        record_node(op, edges, r, {"input": input, "other": other}, {"name": op.name})
+    return r
 
-    @staticmethod
-    def forward(ctx: Any, a: Tensor, x: Tensor, upper: bool) -> Tensor:
-        aa, xx, dt = _operands("igammac" if upper else "igamma", a, x)
-        with grad_mode.no_grad():
-            a64, x64 = aa.to(_dt.float64), xx.to(_dt.float64)
-            p = _lower(a64, x64)
-            out = (1 - p if upper else p).to(dt)
-        ctx.save_for_backward(a, x)
-        ctx.upper = upper
-        return out
 
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple:
-        a, x = ctx.saved_tensors
-        if ctx.needs_input_grad[0]:
-            raise NotImplementedError("the derivative for 'igamma: input' is not implemented.")
-        density = (-x + (a - 1) * x.log() - a.lgamma()).exp()
-        return None, (-density if ctx.upper else density) * grad, None
+def _igamma_backward(g: Tensor, a: dict) -> list:
+    """d/dx P(a, x) = x^(a-1) e^-x / Gamma(a) (minus that for Q), summed back to other's shape
+    and cast to its dtype; none w.r.t. a, as in PyTorch."""
+    if a["needs"][0]:
+        raise NotImplementedError(f"the derivative for '{a['name']}: input' is not implemented.")
+    if not a["needs"][1]:
+        return [None, None]
+    s, x = a["input"], a["other"]
+    density = (-x + (s - 1) * x.log() - s.lgamma()).exp()
+    gx = sum_to(g * (-density if a["name"] == "igammac" else density), tuple(x.shape))
+    return [None, gx if gx.dtype is x.dtype else gx.to(x.dtype)]
+
+
+IGAMMA = Op("igamma", "input other", _igamma_backward)
+IGAMMAC = Op("igammac", "input other", _igamma_backward)
 
 
 def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other)."""
-    if out is not None:
-        return out.copy_(_Igamma.apply(input, other, False).detach())
-    return _Igamma.apply(input, other, False)
+    return _regularised(IGAMMA, input, other, out)
 
 
 def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The regularised upper incomplete gamma function Q(input, other) = 1 - P(input, other)."""
-    if out is not None:
-        return out.copy_(_Igamma.apply(input, other, True).detach())
-    return _Igamma.apply(input, other, True)
+    return _regularised(IGAMMAC, input, other, out)
 
 
 def igamma_(self: Tensor, other: Tensor) -> Tensor:

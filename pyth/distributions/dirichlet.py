@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from .._refs.sampling import _dirichlet_grad, _sample_dirichlet
-from ..autograd.function import Function, once_differentiable
+from ..autograd import grad_mode
+from ..autograd.record import Op, next_edges, record_node
 from .._size import Size
 from ..nn.functional import one_hot
 from ..tensor import Tensor
@@ -23,20 +24,24 @@ def _Dirichlet_backward(x: Tensor, concentration: Tensor, grad_output: Tensor) -
     return grad * (grad_output - (x * grad_output).sum(-1, True))
 
 
-class _Dirichlet(Function):
-    """Dirichlet draws whose gradient w.r.t. the concentration is the implicit one."""
+def _dirichlet_backward(g: Tensor, a: dict) -> list:
+    """The implicit gradient, computed without recording, as PyTorch's once_differentiable
+    backward: under create_graph a gradient that flows on gets a node whose backward raises."""
+    with grad_mode.no_grad():
+        r = _Dirichlet_backward(a["result"], a["concentration"], g)
+    if grad_mode.state.enabled and g.requires_grad:
+        record_node(_TWICE, next_edges(r.detach().requires_grad_()), r)
+    return [r]
 
-    @staticmethod
-    def forward(ctx: Any, concentration: Tensor) -> Tensor:
-        x = _sample_dirichlet(concentration)
-        ctx.save_for_backward(x, concentration)
-        return x
 
-    @staticmethod
-    @once_differentiable
-    def backward(ctx: Any, grad_output: Tensor) -> Tensor:
-        x, concentration = ctx.saved_tensors
-        return _Dirichlet_backward(x, concentration, grad_output)
+def _differentiated_twice(g: Tensor, a: dict) -> list:
+    """The backward of a once-differentiable gradient: refused, with PyTorch's message."""
+    raise RuntimeError("trying to differentiate twice a function that was marked with "
+                       "@once_differentiable")
+
+
+_DIRICHLET = Op("_dirichlet", "concentration", _dirichlet_backward, node="_DirichletBackward")
+_TWICE = Op("error", "input", _differentiated_twice, node="Error")
 
 
 class Dirichlet(ExponentialFamily):
@@ -63,7 +68,12 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        return _Dirichlet.apply(self.concentration.expand(shape))
+        concentration = self.concentration.expand(shape)
+        edges = next_edges(concentration)
+        x = _sample_dirichlet(concentration)
+        if edges is not None:
+            record_node(_DIRICHLET, edges, x, {"result": x, "concentration": concentration})
+        return x
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:
