@@ -1,11 +1,11 @@
 """F.grid_sample on the THNN kernels (generic/THNNGridSampler.c) and F.affine_grid, the two
 halves of a spatial transformer.
 
-grid_sample's forward is one C call, recorded as the GRID_SAMPLER row (node
-GridSamplerBackward): its first-order backward is one C call giving the input and grid
-gradients together; its formula, run under create_graph, differentiates the composed sampling
-(`_composed` below: the same taps and weights written with gather and pointwise ops), so
-higher-order gradients stay exact.
+grid_sample's forward is one C call, recorded as a GRID_SAMPLER row (node
+GridSampler2DBackward0 or GridSampler3DBackward0, as PyTorch's): its first-order backward is
+one C call giving the input and grid gradients together; its formula, run under create_graph,
+differentiates the composed sampling (`_composed` below: the same taps and weights written with
+gather and pointwise ops), so higher-order gradients stay exact.
 affine_grid is a product of a base grid of normalised pixel centres with theta, composed of
 differentiable ops.
 """
@@ -67,29 +67,46 @@ def _kernel_backward(g: Tensor, x: Tensor, grid: Tensor, args: tuple, need_x: bo
 
 
 def _grid_sampler_first(g: Tensor, a: dict) -> list:
-    """The input and grid gradients by the kernel's updateGradInput (one call for both)."""
+    """The input and grid gradients by the kernel's updateGradInput (one call for both; half
+    and bfloat16 in float32, rounded back)."""
     need_x, need_grid = a["needs"]
-    return list(_kernel_backward(g, a["input"], a["grid"], a["config"], need_x, need_grid))
+    x, grid = a["input"], a["grid"]
+    dt = x.dtype
+    if dt in _HALVES:
+        x, grid = x.float(), grid.float()
+    res = _kernel_backward(g, x, grid, a["config"], need_x, need_grid)
+    return [r if r is None or dt is r.dtype else r.to(dt) for r in res]
 
 
 def _grid_sampler_backward(g: Tensor, a: dict) -> list:
-    """The gradients of the composed sampling, differentiable again."""
+    """The gradients of the composed sampling (in float32 for half and bfloat16), differentiable
+    again."""
     need_x, need_grid = a["needs"]
-    return list(_composed_grads(g, a["input"], a["grid"], a["config"], need_x, need_grid))
+    x, grid = a["input"], a["grid"]
+    dt = x.dtype
+    if dt in _HALVES:
+        x, grid, g = x.float(), grid.float(), g.float()
+    res = _composed_grads(g, x, grid, a["config"], need_x, need_grid)
+    return [r if r is None or dt is r.dtype else r.to(dt) for r in res]
 
 
-GRID_SAMPLER = Op("grid_sampler", "input grid", _grid_sampler_backward, save="input grid",
-                  node="GridSamplerBackward", first=_grid_sampler_first)
+# spatial dims -> the row, whose node is PyTorch's (GridSampler2DBackward0 ...)
+GRID_SAMPLER = {nd: Op(f"grid_sampler_{nd}d", "input grid", _grid_sampler_backward,
+                       save="input grid", node=f"GridSampler{nd}DBackward0",
+                       first=_grid_sampler_first) for nd in (2, 3)}
 
 
 def _sample(x: Tensor, grid: Tensor, args: tuple) -> Tensor:
-    """The sampling through the kernel, recorded when x or grid requires grad."""
-    if x.dtype in _HALVES:   # float32 arithmetic, one rounding at the end (PyTorch's opmath)
-        return _sample(x.float(), grid.float(), args).to(x.dtype)
-    y = _kernel_forward(x, grid, args)
+    """The sampling through the kernel, recorded when x or grid requires grad (half and
+    bfloat16 in float32 arithmetic, one rounding at the end: PyTorch's opmath)."""
+    if x.dtype in _HALVES:
+        y = _kernel_forward(x.detach().float(), grid.detach().float(), args).to(x.dtype)
+    else:
+        y = _kernel_forward(x, grid, args)
     edges = next_edges(x, grid)
     if edges is not None:
-        record_node(GRID_SAMPLER, edges, y, {"input": x, "grid": grid}, {"config": args})
+        record_node(GRID_SAMPLER[args[0]], edges, y, {"input": x, "grid": grid},
+                    {"config": args})
     return y
 
 
