@@ -1068,3 +1068,73 @@ RRELU_ERRORS = [
 def test_rrelu_errors(case):
     _, call, exc = case
     raises_as_torch(call, exc)
+
+
+# ==== the recorded node: its name, a second backward, half types under create_graph ============
+
+NODE_CASES = [("relu", {}), ("leaky_relu", {}), ("elu", {}), ("gelu", {}),
+              ("gelu", {"approximate": "tanh"}), ("silu", {}), ("softplus", {}), ("hardtanh", {}),
+              ("selu", {}), ("celu", {}), ("mish", {}), ("hardswish", {}), ("hardsigmoid", {}),
+              ("logsigmoid", {}), ("hardshrink", {}), ("softshrink", {}),
+              ("threshold", {"threshold": 0.5, "value": -1.0}), ("softmax", {"dim": 1}),
+              ("log_softmax", {"dim": 0})]
+NODE_IDS = [name + "".join(f"-{v}" for v in kw.values()) for name, kw in NODE_CASES]
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("name,kw", NODE_CASES, ids=NODE_IDS)
+def test_recorded_node_is_torchs(name, kw, dtype):
+    """Every float dtype records the node PyTorch records (half and bfloat16 too, which compute
+    in float32), and the node names itself and prints as any node."""
+    y = getattr(F, name)(P(seeded(3, 4), dtype=getattr(pyth, dtype)), **kw)
+    ty = getattr(TF, name)(T(seeded(3, 4), dtype=getattr(torch, dtype)), **kw)
+    assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+    assert y.grad_fn.name() == ty.grad_fn.name()
+    assert repr(y.grad_fn).startswith(f"<{ty.grad_fn.name()} object at ")
+    assert [type(f).__name__ for f, _ in y.grad_fn.next_functions] == ["AccumulateGrad"]
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("name,kw", [("relu", {}), ("gelu", {}), ("softmax", {"dim": 1}),
+                                     ("log_softmax", {"dim": 1})])
+def test_second_backward_without_retain_graph_raises_as_torch(name, kw, dtype):
+    """The node frees what it saved after one backward: a second raises PyTorch's error, and
+    with retain_graph=True the second gives the same gradient again."""
+    msgs = []
+    for lib, fn in ((pyth, F), (torch, TF)):
+        x = lib.tensor(seeded(3, 4), dtype=getattr(lib, dtype), requires_grad=True)
+        y = getattr(fn, name)(x * 1, **kw)
+        g = lib.tensor(seeded(3, 4, key=1), dtype=x.dtype)
+        y.backward(g, retain_graph=True)
+        first = x.grad.clone()
+        y.backward(g)
+        close(x.grad.float(), (2 * first).float(), 1e-2)
+        with pytest.raises(RuntimeError) as e:
+            y.backward(g)
+        msgs.append(str(e.value).split(".")[0])
+    assert msgs[0] == msgs[1]
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,tol", [("float16", 2e-2), ("bfloat16", 8e-2)])
+@pytest.mark.parametrize("name,kw", [("gelu", {}), ("silu", {}), ("elu", {}), ("mish", {}),
+                                     ("softplus", {}), ("softmax", {"dim": 1}),
+                                     ("log_softmax", {"dim": 1})])
+def test_half_types_double_backward_match_torch(name, kw, dtype, tol):
+    """create_graph=True on a half or bfloat16 input: the formula's gradient keeps the input's
+    dtype and differentiates again, as PyTorch's (which rounds the same operands)."""
+    a = np.round(seeded(3, 4, key=2) * 2, 1)
+    grads = []
+    for lib, fn in ((pyth, F), (torch, TF)):
+        x = lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=True)
+        g0 = lib.tensor(np.round(seeded(3, 4, key=3), 1), dtype=x.dtype)
+        gx, = lib.autograd.grad(getattr(fn, name)(x, **kw), x, g0, create_graph=True)
+        assert gx.dtype == x.dtype and gx.requires_grad
+        ggx, = lib.autograd.grad((gx * gx).sum(), x)
+        assert ggx.dtype == x.dtype
+        grads.append((gx.detach().float().numpy(), ggx.float().numpy()))
+    (gx, ggx), (tgx, tggx) = grads
+    np.testing.assert_allclose(gx, tgx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(ggx, tggx, rtol=tol, atol=tol * max(1.0, np.abs(tggx).max()))

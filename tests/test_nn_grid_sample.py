@@ -407,3 +407,57 @@ def test_default_align_corners_warns():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.grid_sample(x, g, align_corners=False)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype,tol", [("float64", 1e-12), ("float32", 1e-5), ("float16", 3e-3),
+                                       ("bfloat16", 3e-2)])
+@pytest.mark.parametrize("nd", [2, 3])
+def test_node_and_gradients_in_every_float_type_as_torch(nd, dtype, tol):
+    """The node PyTorch records (GridSampler2DBackward0 / GridSampler3DBackward0, half and
+    bfloat16 too, which compute in float32), both gradients in the operands' dtype, and the
+    error of a second backward without retain_graph."""
+    rng = np.random.default_rng(21 + nd)
+    x = rng.standard_normal((2, 3) + (4,) * nd)
+    g = _grid(rng, (2,) + (3,) * nd + (nd,))
+    up = rng.standard_normal((2, 3) + (3,) * nd)
+    got = []
+    for lib, fn in ((pyth, F), (torch, TF)):
+        dt = getattr(lib, dtype)
+        a = lib.tensor(x).to(dt).requires_grad_()
+        b = lib.tensor(g).to(dt).requires_grad_()
+        y = fn.grid_sample(a, b, "bilinear", "border", False)
+        y.backward(lib.tensor(up).to(dt))
+        assert a.grad.dtype == b.grad.dtype == dt
+        with pytest.raises(RuntimeError) as e:
+            y.backward(lib.tensor(up).to(dt))
+        got.append((y.grad_fn.name(), a.grad.float().numpy(), b.grad.float().numpy(),
+                    str(e.value).split(".")[0]))
+    (name, ga, gb, msg), (tname, tga, tgb, tmsg) = got
+    assert name == tname == f"GridSampler{nd}DBackward0"
+    assert msg == tmsg
+    np.testing.assert_allclose(ga, tga, rtol=tol, atol=tol)
+    np.testing.assert_allclose(gb, tgb, rtol=tol, atol=tol * max(1.0, np.abs(tgb).max()))
+
+
+def test_half_types_double_backward_through_float32():
+    """Under create_graph a half or bfloat16 sampling differentiates its float32 composition:
+    the gradients keep the operands' dtype and are the float64 ones rounded."""
+    rng = np.random.default_rng(31)
+    x = rng.standard_normal((1, 2, 3, 3))
+    g = _smooth_grid(rng, (1, 2, 2, 2), (3, 3), True)
+    want = None
+    for name, tol in (("float64", 0.0), ("float16", 2e-2), ("bfloat16", 1e-1)):
+        dt = getattr(pyth, name)
+        a = pyth.tensor(x).to(dt).requires_grad_()
+        b = pyth.tensor(g).to(dt).requires_grad_()
+        gx, gg = pyth.autograd.grad(F.grid_sample(a, b, "bilinear", "zeros", True).sum(), [a, b],
+                                    create_graph=True)
+        assert gx.dtype is gg.dtype is dt
+        h = pyth.autograd.grad((gg * gg).sum() + (gx * gx).sum(), [a, b])
+        assert h[0].dtype is h[1].dtype is dt
+        vals = [t.detach().double().numpy() for t in (gx, gg, *h)]
+        if want is None:
+            want = vals
+        for v, w in zip(vals, want):
+            np.testing.assert_allclose(v, w, rtol=tol, atol=tol * max(1.0, np.abs(w).max()))

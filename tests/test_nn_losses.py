@@ -1036,3 +1036,78 @@ def test_bce_with_logits_gradients_at_zero_and_extremes(pos_weight: list | None)
     assert l == pytest.approx(tl, rel=1e-12)
     np.testing.assert_allclose(g, tg, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(gg, tgg, rtol=1e-12, atol=1e-15)
+
+
+# ==== nll_loss's node ============================================================================
+
+NLL_CASES = [("mean", None, -100), ("sum", None, 2), ("none", None, -100),
+             ("mean", [0.5, 2.0, 1.0, 0.25], 1), ("sum", [0.5, 2.0, 1.0, 0.25], -100),
+             ("none", [0.5, 2.0, 1.0, 0.25], 0)]
+
+
+def _nll_operands(shape):
+    x = np.log(rng("nll", shape).dirichlet(np.ones(4), int(np.prod(shape)) // 4))
+    x = x.reshape(shape[0], -1, 4).transpose(0, 2, 1).reshape(shape) if len(shape) > 2 else \
+        x.reshape(shape)
+    t = rng("nll-target", shape).integers(0, 4, (shape[0],) + tuple(shape[2:]))
+    return x, t
+
+
+@pytest.mark.parametrize("reduction,weight,ignore", NLL_CASES)
+@pytest.mark.parametrize("shape", [(5, 4), (3, 4, 2)])
+def test_nll_loss_gradcheck_and_gradgradcheck(reduction, weight, ignore, shape):
+    """float64: the kernel's first-order gradient and the formula's (the one create_graph
+    records, differentiated again) both against finite differences."""
+    x, t = _nll_operands(shape)
+    w = pyth.tensor(weight, dtype=pyth.float64) if weight is not None else None
+    f = lambda z: F.nll_loss(z, pyth.tensor(t), w, reduction=reduction, ignore_index=ignore)
+    assert gradcheck(f, (pyth.tensor(x, dtype=pyth.float64, requires_grad=True),))
+    assert gradgradcheck(f, (pyth.tensor(x, dtype=pyth.float64, requires_grad=True),))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("reduction,weight,ignore", NLL_CASES)
+def test_nll_loss_node_and_gradient_as_torch(reduction, weight, ignore, dtype):
+    """The node PyTorch records (NllLossBackward0 in every float dtype), the loss and its
+    gradient in the input's dtype, plain and under create_graph (the formula)."""
+    torch = pytest.importorskip("torch")
+    x, t = _nll_operands((6, 4))
+    tol = {"float64": 1e-12, "float32": 1e-6, "float16": 2e-3, "bfloat16": 2e-2}[dtype]
+    got = []
+    for lib, fn in ((pyth, F), (torch, torch.nn.functional)):
+        dt = getattr(lib, dtype)
+        z = lib.tensor(x, dtype=dt, requires_grad=True)
+        w = lib.tensor(weight, dtype=dt) if weight is not None else None
+        loss = fn.nll_loss(z, lib.tensor(t), w, reduction=reduction, ignore_index=ignore)
+        g0 = lib.tensor(np.arange(1.0, 1.0 + loss.numel()).reshape(tuple(loss.shape)), dtype=dt)
+        gx, = lib.autograd.grad(loss, z, g0, retain_graph=True)
+        gc, = lib.autograd.grad(loss, z, g0, create_graph=True)
+        assert gx.dtype == gc.dtype == z.dtype
+        got.append((loss.grad_fn.name(), loss.detach().float().numpy(),
+                    gx.float().numpy(), gc.detach().float().numpy()))
+    (name, loss, gx, gc), (tname, tloss, tgx, tgc) = got
+    assert name == tname == "NllLossBackward0"
+    np.testing.assert_allclose(loss, tloss, rtol=tol, atol=tol)
+    np.testing.assert_allclose(gx, tgx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(gc, tgc, rtol=tol, atol=tol)
+
+
+def test_nll_loss_saved_input_modified_and_second_backward_raise_as_torch():
+    """nll_loss keeps its input (version-checked, as PyTorch's) and frees it after one
+    backward."""
+    torch = pytest.importorskip("torch")
+    x, t = _nll_operands((5, 4))
+    msgs = []
+    for lib, fn in ((pyth, F), (torch, torch.nn.functional)):
+        z = lib.tensor(x, requires_grad=True)
+        h = z * 1
+        loss = fn.nll_loss(h, lib.tensor(t))
+        h.add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()
+        loss = fn.nll_loss(z * 1, lib.tensor(t))
+        loss.backward()
+        with pytest.raises(RuntimeError) as e:
+            loss.backward()
+        msgs.append(str(e.value).split(".")[0])
+    assert msgs[0] == msgs[1]

@@ -1,9 +1,10 @@
-"""Pointwise activations on the THNN kernels (generic/THNNActivation.c), as autograd Functions.
+"""Pointwise activations on the THNN kernels (generic/THNNActivation.c), one Op row each.
 
-The forward and the first-order backward are one C call each (THNN_<Real><Name>_updateOutput /
-_updateGradInput, stamped for float and double; half and bfloat16 go through float32). When
-the backward itself is recorded (create_graph=True) the derivative is the composed formula
-beside the kernel's name below, so higher-order gradients stay exact.
+The forward and the first-order backward (`first`) are one C call each
+(THNN_<Real><Name>_updateOutput / _updateGradInput, stamped for float and double; half and
+bfloat16 go through float32). The formula (`backward`, run when the backward itself is recorded:
+create_graph=True) is the composed derivative beside the kernel's name below, so higher-order
+gradients stay exact.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import new_result
 from .._th import ffi, lib
-from ..autograd import Function, grad_mode, is_grad_enabled
-from ..autograd.kernel_node import KernelNode, attach, next_edges
+from ..autograd import is_grad_enabled
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor
 
 
@@ -85,26 +86,19 @@ def _compute_dtype(x: Tensor, op: str) -> _dt.dtype:
     return x.dtype if x.dtype in _COMPUTE else _dt.float32
 
 
-class Activation(Function):
-    """y = f(x; p0, p1) for one kernel of generic/THNNActivation.c."""
+def _activation_backward(g: Tensor, a: dict) -> list:
+    """g times the composed derivative of the kernel a["kind"] at the saved input."""
+    return [g * DERIVATIVES[a["kind"]](a["input"], a["p0"], a["p1"])]
 
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, name: str, p0: float, p1: float) -> Tensor:
-        ctx.name, ctx.p0, ctx.p1 = name, p0, p1
-        ctx.save_for_backward(x)
-        return run_forward(x, name, p0, p1)
 
-    @staticmethod
-    def backward(ctx: Any, grad: Tensor) -> tuple:
-        x, = ctx.saved_tensors
-        if is_grad_enabled():  # create_graph: a differentiable formula
-            return grad * DERIVATIVES[ctx.name](x, ctx.p0, ctx.p1), None, None, None
-        dt = _compute_dtype(x, ctx.name)
-        xc, gc = x.to(dt), grad.to(dt)
-        gi = new_result(dt)
-        check(_kernel(ctx.name, "updateGradInput", dt)(gi._h, gc._h, xc._h, ffi.NULL,
-                                                       ctx.p0, ctx.p1))
-        return gi.to(x.dtype), None, None, None
+def _activation_first(g: Tensor, a: dict) -> list:
+    """The same gradient by the kernel's updateGradInput (half and bfloat16 through float32)."""
+    x = a["input"]
+    dt, out = a["dtype"], x.dtype   # the kernel's: x's own, or float32 for half and bfloat16
+    gi = new_result(dt)
+    check(a["kernel"](gi._h, (g if g.dtype is dt else g.to(dt))._h,
+                      (x if out is dt else x.to(dt))._h, _NULL, a["p0"], a["p1"]))
+    return [gi if out is dt else gi.to(out)]
 
 
 def run_forward(x: Tensor, name: str, p0: float, p1: float, out: Tensor | None = None) -> Tensor:
@@ -132,53 +126,38 @@ def activation(x: Tensor, name: str, p0: float = 0.0, p1: float = 0.0,
             if x.is_leaf:
                 raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                    "in-place operation.")
-            return x.copy_(Activation.apply(x.clone(), name, p0, p1))
+            return x.copy_(activation(x.clone(), name, p0, p1))
         return run_forward(x, name, p0, p1, out=x)
-    kernels = _KERNELS.get((name, x.dtype))
+    dt = x.dtype
+    kernels = _KERNELS.get((name, dt))
     if kernels is not None:   # float32 / float64: the kernel, and a lean node when recorded
-        y = new_result(x.dtype)
+        y = new_result(dt)
         p0, p1 = float(p0), float(p1)
         check(kernels[0](y._h, x._h, p0, p1))
-        edges = next_edges(x)
-        if edges is not None:
-            node = _NODES[name](edges)
-            node.save(x)
-            node.kind, node.p0, node.p1, node.kernel = name, p0, p1, kernels[1]
-            attach(node, y)
-        return y
-    if x.requires_grad and is_grad_enabled():
-        return Activation.apply(x, name, float(p0), float(p1))
-    return run_forward(x, name, p0, p1)
+    else:   # half and bfloat16 through float32; the other dtypes are refused
+        y = run_forward(x, name, p0, p1)
+        p0, p1 = float(p0), float(p1)
+        dt = _dt.float32
+        kernels = _KERNELS[name, dt]
+    edges = next_edges(x)
+    if edges is not None:
+        record_node(_OPS[name], edges, y, {"input": x},
+                    {"kind": name, "p0": p0, "p1": p1, "kernel": kernels[1], "dtype": dt})
+    return y
 
 
-class ActivationBackward(KernelNode):
-    """dy/dx of one activation kernel times the incoming gradient: one C call."""
-
-    __slots__ = ("kernel", "kind", "p0", "p1")   # kind: the kernel's name (name() is the node's)
-
-    def apply(self, grads: list) -> list:
-        g = grads[0]
-        x, = self.unpack()
-        if _state.enabled:   # create_graph: the composed derivative
-            return [g * DERIVATIVES[self.kind](x, self.p0, self.p1)]
-        if g.dtype is not x.dtype:
-            g = g.to(x.dtype)
-        gi = new_result(x.dtype)
-        check(self.kernel(gi._h, g._h, x._h, _NULL, self.p0, self.p1))
-        return [gi]
-
-
-# kernel name -> the node PyTorch records for the same function (F.relu: ReluBackward0 ...)
-_NODES = {name: type(f"{node}Backward0", (ActivationBackward,), {"__slots__": ()})
-          for name, node in (("ReLU", "Relu"), ("LeakyReLU", "LeakyRelu"), ("ELU", "Elu"),
-                             ("GELU", "Gelu"), ("GELUTanh", "Gelu"), ("SiLU", "Silu"),
-                             ("Softplus", "Softplus"), ("Hardtanh", "Hardtanh"),
-                             ("SELU", "Elu"), ("CELU", "Celu"), ("Mish", "Mish"),
-                             ("Hardswish", "Hardswish"), ("Hardsigmoid", "Hardsigmoid"),
-                             ("LogSigmoid", "LogSigmoid"), ("Hardshrink", "Hardshrink"),
-                             ("Softshrink", "Softshrink"), ("Threshold", "Threshold"))}
+# kernel name -> its row, whose node is the one PyTorch records for the same function
+# (F.relu: ReluBackward0 ...)
+_OPS = {name: Op(name.lower(), "input", _activation_backward, save="input",
+                 node=f"{node}Backward0", first=_activation_first)
+        for name, node in (("ReLU", "Relu"), ("LeakyReLU", "LeakyRelu"), ("ELU", "Elu"),
+                           ("GELU", "Gelu"), ("GELUTanh", "Gelu"), ("SiLU", "Silu"),
+                           ("Softplus", "Softplus"), ("Hardtanh", "Hardtanh"),
+                           ("SELU", "Elu"), ("CELU", "Celu"), ("Mish", "Mish"),
+                           ("Hardswish", "Hardswish"), ("Hardsigmoid", "Hardsigmoid"),
+                           ("LogSigmoid", "LogSigmoid"), ("Hardshrink", "Hardshrink"),
+                           ("Softshrink", "Softshrink"), ("Threshold", "Threshold"))}
 # (kernel name, dtype) -> (updateOutput, updateGradInput)
 _KERNELS = {(name, dt): (_kernel(name, "updateOutput", dt), _kernel(name, "updateGradInput", dt))
             for name in DERIVATIVES for dt in _COMPUTE}
 _NULL = ffi.NULL
-_state = grad_mode.state

@@ -1,10 +1,11 @@
 """F.grid_sample on the THNN kernels (generic/THNNGridSampler.c) and F.affine_grid, the two
 halves of a spatial transformer.
 
-grid_sample's forward is one C call; its backward one C call giving the input and grid
-gradients together, recorded as a GridSamplerBackward kernel node. Under create_graph the
-backward differentiates the composed sampling (`_composed` below: the same taps and weights
-written with gather and pointwise ops) instead, so higher-order gradients stay exact.
+grid_sample's forward is one C call, recorded as a GRID_SAMPLER row (node
+GridSampler2DBackward0 or GridSampler3DBackward0, as PyTorch's): its first-order backward is
+one C call giving the input and grid gradients together; its formula, run under create_graph,
+differentiates the composed sampling (`_composed` below: the same taps and weights written with
+gather and pointwise ops), so higher-order gradients stay exact.
 affine_grid is a product of a base grid of normalised pixel centres with theta, composed of
 differentiable ops.
 """
@@ -21,8 +22,8 @@ from .._errors import check
 from .._ops import new_result
 from .._prims.creation import empty
 from .._th import ffi, lib
-from ..autograd import enable_grad, grad, grad_mode
-from ..autograd.kernel_node import KernelNode, attach, next_edges
+from ..autograd import enable_grad, grad
+from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor
 
 _MODES = {"bilinear": lib.THNN_GRID_BILINEAR, "nearest": lib.THNN_GRID_NEAREST,
@@ -37,7 +38,6 @@ _KERNELS: dict[tuple, tuple] = {
     for dt, name in ((_dt.float32, "Float"), (_dt.float64, "Double")) for nd in (2, 3)}
 _HALVES = (_dt.float16, _dt.bfloat16)     # computed in float32, rounded back
 _NULL = ffi.NULL
-_state = grad_mode.state
 _DEFAULT_WARNING = ("Default grid_sample and affine_grid behavior has changed to "
                     "align_corners=False since 1.3.0. Please specify align_corners=True if the "
                     "old behavior is desired. See the documentation of grid_sample for details.")
@@ -66,31 +66,47 @@ def _kernel_backward(g: Tensor, x: Tensor, grid: Tensor, args: tuple, need_x: bo
     return gi, gg
 
 
-class GridSamplerBackward(KernelNode):
-    """Gradients of grid_sample for its input and its grid (one C call for both)."""
+def _grid_sampler_first(g: Tensor, a: dict) -> list:
+    """The input and grid gradients by the kernel's updateGradInput (one call for both; half
+    and bfloat16 in float32, rounded back)."""
+    need_x, need_grid = a["needs"]
+    x, grid = a["input"], a["grid"]
+    dt = x.dtype
+    if dt in _HALVES:
+        x, grid = x.float(), grid.float()
+    res = _kernel_backward(g, x, grid, a["config"], need_x, need_grid)
+    return [r if r is None or dt is r.dtype else r.to(dt) for r in res]
 
-    __slots__ = ("args",)
 
-    def apply(self, grads: list) -> list:
-        g = grads[0]
-        x, grid = self.unpack()
-        need_x, need_grid = self.needs(0), self.needs(1)
-        if _state.enabled:   # create_graph: differentiate the composed sampling
-            return list(_composed_grads(g, x, grid, self.args, need_x, need_grid))
-        return list(_kernel_backward(g, x, grid, self.args, need_x, need_grid))
+def _grid_sampler_backward(g: Tensor, a: dict) -> list:
+    """The gradients of the composed sampling (in float32 for half and bfloat16), differentiable
+    again."""
+    need_x, need_grid = a["needs"]
+    x, grid = a["input"], a["grid"]
+    dt = x.dtype
+    if dt in _HALVES:
+        x, grid, g = x.float(), grid.float(), g.float()
+    res = _composed_grads(g, x, grid, a["config"], need_x, need_grid)
+    return [r if r is None or dt is r.dtype else r.to(dt) for r in res]
+
+
+# spatial dims -> the row, whose node is PyTorch's (GridSampler2DBackward0 ...)
+GRID_SAMPLER = {nd: Op(f"grid_sampler_{nd}d", "input grid", _grid_sampler_backward,
+                       save="input grid", node=f"GridSampler{nd}DBackward0",
+                       first=_grid_sampler_first) for nd in (2, 3)}
 
 
 def _sample(x: Tensor, grid: Tensor, args: tuple) -> Tensor:
-    """The sampling through the kernel, recorded when x or grid requires grad."""
-    if x.dtype in _HALVES:   # float32 arithmetic, one rounding at the end (PyTorch's opmath)
-        return _sample(x.float(), grid.float(), args).to(x.dtype)
-    y = _kernel_forward(x, grid, args)
+    """The sampling through the kernel, recorded when x or grid requires grad (half and
+    bfloat16 in float32 arithmetic, one rounding at the end: PyTorch's opmath)."""
+    if x.dtype in _HALVES:
+        y = _kernel_forward(x.detach().float(), grid.detach().float(), args).to(x.dtype)
+    else:
+        y = _kernel_forward(x, grid, args)
     edges = next_edges(x, grid)
     if edges is not None:
-        node = GridSamplerBackward(edges)
-        node.args = args
-        node.save(x, grid)
-        attach(node, y)
+        record_node(GRID_SAMPLER[args[0]], edges, y, {"input": x, "grid": grid},
+                    {"config": args})
     return y
 
 
