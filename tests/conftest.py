@@ -43,7 +43,8 @@ PYTHON_SIDE = frozenset({
     "test_nn_module", "test_nn_utils", "test_printing", "test_printoptions",
     "test_hardening_py", "test_device_answers", "test_missing_names", "test_tensorboard",
     "test_torch_programs", "test_distributions", "test_distributions_kl",
-    "test_distributions_transforms", "test_optim_lbfgs",
+    "test_distributions_transforms", "test_optim_lbfgs", "test_bench_models",
+    "test_autograd_rows",
 })
 
 

@@ -93,7 +93,7 @@ def test_relu_node_kept_under_kernel_path():
     assert pyth.autograd.gradgradcheck(lambda v: F.relu(v) * v, (x,))
 
 
-def test_saved_input_modified_in_place_is_caught_by_kernel_nodes():
+def test_saved_input_modified_in_place_is_caught_by_the_linear_kernel_row():
     x = pyth.randn(4, 3, requires_grad=True)
     w = pyth.randn(2, 3, requires_grad=True)
     y = F.linear(x, w)

@@ -92,10 +92,10 @@ class FormulaNode(Node):
         args = self.args
         if args is None:
             raise RuntimeError(_FREED)
-        a = dict(args)
+        a = dict(args)    # (record_node put "needs" there already)
         inputs = self.inputs
-        a["needs"] = tuple(m is not None for m in inputs) if inputs is not None else \
-            tuple(e[0] is not None for e in self._next)
+        if inputs is not None:
+            a["needs"] = tuple(m is not None for m in inputs)
         for k, s in self.saved.items():
             a[k] = [x.unpack(self) if x is not None else None for x in s] if \
                 isinstance(s, list) else s.unpack(self)
@@ -429,14 +429,18 @@ def record_node(op: Op, edges: tuple, result: Any, save: dict | None = None,
     """Makes op's node over the inputs whose edges next_edges gave (op.diff's order) the
     grad_fn of result (a tensor, or a tuple whose op.outputs are
     differentiable). save: name -> tensor (None allowed) for the formula, version-checked;
-    "result" saves the output(s); args: the other values the formula reads by name."""
+    "result" saves the output(s); args: a new dict of the other values the formula reads by
+    name, which takes "needs" (one flag per edge) here."""
     node = _new(op.node_cls)
     node._next = edges
     node._seq = next(_seq)
     node._hooks = node._pre_hooks = node._tensor_hooks = node._retained = None
     node._trace = node.metadata = None
     node.op = op
-    node.args = {} if args is None else args
+    if args is None:
+        args = {}
+    args["needs"] = tuple([e[0] is not None for e in edges])
+    node.args = args
     node.inputs = None   # the formula, ours, gives each gradient its input's shape and dtype
     saved = {}
     keep_result = False
