@@ -194,7 +194,7 @@ def test_modified_saved_tensor_raises():
     z.add_(1)
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: "
                                            r"\[pyth.FloatTensor \[3\]\], which is output 0 of "
-                                           r"ExpBackward0, is at version 1; expected version 0"):
+                                           r"Exp, is at version 1; expected version 0"):
         z.sum().backward()
     w = pyth.ones(3, requires_grad=True)
     a = pyth.ones(3)

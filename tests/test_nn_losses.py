@@ -1111,3 +1111,19 @@ def test_nll_loss_saved_input_modified_and_second_backward_raise_as_torch():
             loss.backward()
         msgs.append(str(e.value).split(".")[0])
     assert msgs[0] == msgs[1]
+
+
+@pytest.mark.parametrize("shape,target", [((2, 3), (2,)), ((2, 3, 4), (2, 4)), ((3,), ())])
+def test_nll_loss_refuses_a_weight_that_requires_grad_as_torch(shape: tuple, target: tuple) -> None:
+    torch = pytest.importorskip("torch")
+    calls = []
+    for lib in (pyth, torch):
+        x = lib.zeros(shape)
+        t = lib.zeros(target, dtype=lib.int64)
+        w = lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError) as e:
+            lib.nn.functional.nll_loss(x, t, weight=w)
+        calls.append(str(e.value))
+        with lib.no_grad():   # nothing is recorded: no refusal
+            lib.nn.functional.nll_loss(x, t, weight=w)
+    assert calls[0] == calls[1]

@@ -202,9 +202,9 @@ def run_backward(tensors: Sequence[Any], grad_tensors: Sequence[Any], retain_gra
     if not allow_unused:
         for i, g in enumerate(captured):
             if g is None:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not "
+                                   "have been used in the graph. Set allow_unused=True if this "
+                                   "is the desired behavior.")
     return captured
 
 

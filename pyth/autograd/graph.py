@@ -340,17 +340,24 @@ class Saved:
         self.t = None
 
 
+def _op_name(node: Any) -> str:
+    """A node's op as PyTorch's version error names it: ExpBackward0 -> Exp."""
+    name = node.name()
+    base = name.rstrip("0123456789")
+    return base[:-len("Backward")] if base.endswith("Backward") and base != "Backward" else name
+
+
 def _modified_message(t: Any, s: Saved, v: int, node: Any) -> str:
     shape = "[" + ", ".join(str(n) for n in t.shape) + "]"
     what = f"[pyth.{type(t).__name__} {shape}]"
     m = t._ag
     if s.owner is not None:
-        name = node.name() if node is not None else "its node"
+        name = _op_name(node) if node is not None else "its node"
         what += f", which is output {s.owner} of {name},"
     elif m is not None and m.grad_fn is not None:
-        what += f", which is output {m.output_nr} of {m.grad_fn.name()},"
-    used = f" (needed by {node.name()})" if node is not None else ""
+        what += f", which is output {m.output_nr} of {_op_name(m.grad_fn)},"
     return ("one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: {what} is at version {v}; expected version {s.version} "
-            f"instead{used}. Hint: enable anomaly detection to find the operation that failed "
-            "to compute its gradient, with pyth.autograd.set_detect_anomaly(True).")
+            "instead. Hint: enable anomaly detection to find the operation that failed to "
+            "compute its gradient, with pyth.autograd.set_detect_anomaly(True, "
+            "check_nan=False).")

@@ -8,6 +8,7 @@ from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import new_result
 from .._th import ffi, lib
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.graph import Saved
 from ..autograd.record import Op, next_edges, record_node
 from ..tensor import Tensor, as_int64
@@ -140,6 +141,10 @@ def nll_loss(x: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                            f"{target.dtype.real}")
     r = _REDUCTION[reduction]
     ignore = as_int64(int(ignore_index), "nll_loss", "ignore_index")
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        fn = "nll_loss2d_forward" if x.dim() >= 3 else "nll_loss_forward"
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
+                           "'weight'. This input cannot have requires_grad True.")
     out, total = _nll_raw(x, target, weight, r, ignore)
     if out.dtype is not x.dtype:
         out = out.to(x.dtype)
