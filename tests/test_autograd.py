@@ -669,3 +669,35 @@ def test_activation_nodes_name_themselves(fn):
     h.add_(1)   # the saved input changed: the message names the node, as a RuntimeError
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_once_differentiable_refuses_a_second_derivative_as_torch():
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (pyth, torch):
+        once = lib.autograd.function.once_differentiable
+
+        class Sq(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            @once
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 2 * x * g
+
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        v = lib.tensor([1.0, 3.0], requires_grad=True)
+        g, = lib.autograd.grad(Sq.apply(x), x, grad_outputs=v, create_graph=True)
+        row = [g.tolist(), type(g.grad_fn).__name__,
+               [type(n).__name__ for n, _ in g.grad_fn.next_functions]]
+        with pytest.raises(RuntimeError) as e:
+            g.sum().backward()
+        row.append(str(e.value))
+        g1, = lib.autograd.grad(Sq.apply(x).sum(), x, create_graph=True)   # a plain seed
+        row.append((g1.requires_grad, g1.grad_fn))
+        seen.append(row)
+    assert seen[0] == seen[1]

@@ -25,7 +25,7 @@ from typing import Any
 from ..tensor import Tensor
 from . import grad_mode
 from .graph import _FREED, Meta, Node, Saved, bump
-from .record import _meta, fit_all
+from .record import Op, _meta, fit_all, next_edges, record_node
 from .variable import edge_of
 
 
@@ -204,12 +204,41 @@ def _save(node: Any, outs: Any, record: bool) -> None:
     d["_saved"] = saved
 
 
+def _differentiated_twice(g: Tensor, a: dict) -> list:
+    raise RuntimeError("trying to differentiate twice a function that was marked with "
+                       "@once_differentiable")
+
+
+# the node of a gradient computed without recording: its own backward refuses (PyTorch's
+# DelayedError)
+_ONCE = Op("error", "input", _differentiated_twice, node="Error")
+
+
+def refuse_second_order(result: Any, *inputs: Any) -> Any:
+    """result, computed from inputs without recording: when grad mode is on and an input
+    requires grad (a backward under create_graph), each tensor in it becomes one whose own
+    backward raises PyTorch's once_differentiable error."""
+    edges = next_edges(*(x if isinstance(x, Tensor) else None for x in inputs))
+    if edges is None:
+        return result
+
+    def refused(r: Any) -> Any:
+        if not isinstance(r, Tensor) or not r.dtype.is_floating_point:
+            return r
+        r = r.detach()
+        record_node(_ONCE, edges, r)
+        return r
+    return tuple(refused(r) for r in result) if isinstance(result, tuple) else refused(result)
+
+
 def once_differentiable(fn: Any) -> Any:
-    """A backward that is not itself differentiable: it runs without recording."""
+    """A backward that is not itself differentiable: it runs without recording, and under
+    create_graph its gradients refuse a second differentiation (as PyTorch's)."""
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            out = fn(ctx, *args)
+        return refuse_second_order(out, *args)
     return wrapper
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from .._refs.sampling import _dirichlet_grad, _sample_dirichlet
 from ..autograd import grad_mode
+from ..autograd.function import refuse_second_order
 from ..autograd.record import Op, next_edges, record_node
 from .._size import Size
 from ..nn.functional import one_hot
@@ -26,22 +27,13 @@ def _Dirichlet_backward(x: Tensor, concentration: Tensor, grad_output: Tensor) -
 
 def _dirichlet_backward(g: Tensor, a: dict) -> list:
     """The implicit gradient, computed without recording, as PyTorch's once_differentiable
-    backward: under create_graph a gradient that flows on gets a node whose backward raises."""
+    backward: under create_graph a gradient that flows on refuses a second differentiation."""
     with grad_mode.no_grad():
         r = _Dirichlet_backward(a["result"], a["concentration"], g)
-    if grad_mode.state.enabled and g.requires_grad:
-        record_node(_TWICE, next_edges(r.detach().requires_grad_()), r)
-    return [r]
-
-
-def _differentiated_twice(g: Tensor, a: dict) -> list:
-    """The backward of a once-differentiable gradient: refused, with PyTorch's message."""
-    raise RuntimeError("trying to differentiate twice a function that was marked with "
-                       "@once_differentiable")
+    return [refuse_second_order(r, g)]
 
 
 _DIRICHLET = Op("_dirichlet", "concentration", _dirichlet_backward, node="_DirichletBackward")
-_TWICE = Op("error", "input", _differentiated_twice, node="Error")
 
 
 class Dirichlet(ExponentialFamily):
