@@ -224,3 +224,82 @@ def test_kernel_shape_errors():
     with pytest.raises(RuntimeError, match=r"rnn_tanh: expected bias of size \[4\]"):
         recurrent("RNN_TANH", pyth.zeros(3, 2, 4, dtype=pyth.float64), h0, None, w[:4],
                   pyth.zeros(5, dtype=pyth.float64), False, _STEPS["RNN_TANH"])
+
+
+def test_saved_weight_modified_in_place_raises_as_torch():
+    for lib, mod in ((pyth, nn), (torch, torch.nn)):
+        m = mod.LSTM(3, 4).double()
+        out, (h, c) = m(lib.ones(5, 2, 3, dtype=lib.float64))
+        with lib.no_grad():
+            m.weight_hh_l0.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            out.sum().backward()
+    # the output itself is not saved: modifying it in place is allowed, as in PyTorch
+    for lib, mod in ((pyth, nn), (torch, torch.nn)):
+        m = mod.GRU(3, 4).double()
+        x = lib.ones(5, 2, 3, dtype=lib.float64, requires_grad=True)
+        out, h = m(x)
+        out.mul_(2)
+        out.sum().backward()
+        assert x.grad is not None
+
+
+CASES = [
+    ("RNN", {"nonlinearity": "tanh"}), ("RNN", {"nonlinearity": "relu", "num_layers": 2}),
+    ("RNN", {"bidirectional": True, "batch_first": True}),
+    ("LSTM", {"num_layers": 2}), ("LSTM", {"bidirectional": True, "batch_first": True}),
+    ("LSTM", {"num_layers": 2, "bidirectional": True, "bias": False}),
+    ("GRU", {"num_layers": 2, "bidirectional": True}), ("GRU", {"batch_first": True}),
+]
+
+
+@pytest.mark.parametrize("mode,kw", CASES)
+def test_modules_on_the_kernels_match_torch(mode, kw):
+    tm = getattr(torch.nn, mode)(4, 6, **kw).double()
+    pm = getattr(nn, mode)(4, 6, **kw).double()
+    load_from_torch(pm, tm)
+    shape = (3, 7, 4) if kw.get("batch_first") else (7, 3, 4)
+    x = RNG.standard_normal(shape)
+    dirs = 2 if kw.get("bidirectional") else 1
+    hshape = (kw.get("num_layers", 1) * dirs, 3, 6)
+    hx = [RNG.standard_normal(hshape) for _ in range(2 if mode == "LSTM" else 1)]
+    leaf, tx = P(np.ascontiguousarray(x.swapaxes(0, 1))), T(x)
+    px = leaf.transpose(0, 1)                      # a strided input
+    ph, th = [P(h) for h in hx], [T(h) for h in hx]
+    po = pm(px, tuple(ph) if mode == "LSTM" else ph[0])
+    to = tm(tx, tuple(th) if mode == "LSTM" else th[0])
+    pf = [po[0], *po[1]] if mode == "LSTM" else list(po)
+    tf = [to[0], *to[1]] if mode == "LSTM" else list(to)
+    assert pf[0].grad_fn is not None
+    gs = [RNG.standard_normal(tuple(t.shape)) for t in tf]
+    for u, v in zip(pf, tf):
+        close(u, v, 1e-10)
+    sum((u * pyth.tensor(g)).sum() for u, g in zip(pf, gs)).backward()
+    sum((v * torch.tensor(g)).sum() for v, g in zip(tf, gs)).backward()
+    close(leaf.grad, tx.grad.transpose(0, 1), 1e-9)
+    for a, b in zip(ph, th):
+        close(a.grad, b.grad, 1e-9)
+    for (n, p), (k, t) in zip(pm.named_parameters(), tm.named_parameters()):
+        assert n == k
+        close(p.grad, t.grad, 1e-9)
+
+
+def test_module_path_kernel_or_composed():
+    """float32/float64 run the kernels (one node per direction); projections are composed."""
+    x = pyth.ones(3, 2, 3, dtype=pyth.float64, requires_grad=True)
+    assert nn.LSTM(3, 4).double()(x)[0].grad_fn.name() == "LSTMBackward"
+    assert nn.GRU(3, 4)(x.float())[0].grad_fn.name() == "GRUBackward"
+    assert nn.LSTM(3, 4, proj_size=2).double()(x)[0].grad_fn.name() != "LSTMBackward"
+
+
+def test_zero_length_sequence_error_as_torch():
+    for lib, mod in ((pyth, nn), (torch, torch.nn)):
+        m = mod.LSTM(3, 4)
+        with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 "
+                                               "in RNN"):
+            m(lib.zeros(0, 2, 3))
+        with pytest.raises(RuntimeError, match="Expected hidden"):   # states checked first
+            m(lib.zeros(0, 2, 3), (lib.zeros(1, 3, 4), lib.zeros(1, 3, 4)))
+        with pytest.raises(RuntimeError, match="larger than 0"):
+            mod.GRU(3, 4, batch_first=True)(lib.zeros(2, 0, 3))
+        assert tuple(mod.GRU(3, 4)(lib.zeros(2, 0, 3))[0].shape) == (2, 0, 4)
