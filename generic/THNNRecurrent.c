@@ -18,7 +18,7 @@ static const int THNN_recurrentH[4] = {0, 0, 5, 4};      /* the block of h in a 
 static const char *const THNN_recurrentName[4] = {"rnn_tanh", "rnn_relu", "lstm", "gru"};
 #endif
 
-static inline real THNN_(sigmoid)(real x) { return 1 / (1 + exp(-x)); }
+#define THNN_SIGMOID(x) (1 / (1 + exp(-(x))))
 
 /* Checks that t (named name) is ndim-D of the given sizes. */
 static int THNN_(recurrentSize)(const char *op, const char *name, THTensor *t, int ndim,
@@ -79,50 +79,58 @@ static int THNN_(recurrentResize)(THTensor *t, int ndim, const int64_t *size, co
   return 0;
 }
 
-/* One step's gates for row n of the batch: g (G H) holds x W_ih^T + b_ih + h W_hh^T + b_hh
- * (GRU: x W_ih^T + b_ih and hh = h W_hh^T + b_hh apart); hp, cp the previous h and c; writes
- * the state row st and h (and c). */
-static void THNN_(recurrentCell)(int mode, int64_t H, const real *gx, const real *hh,
-                                 const real *hp, const real *cp, real *st, real *c) {
-  switch (mode) {
-  case THNN_RNN_TANH:
-    for (int64_t j = 0; j < H; j++) st[j] = tanh(gx[j] + hh[j]);
-    break;
-  case THNN_RNN_RELU:
+/* One step's gates for row n of the batch, one function a mode (simple loops over the H
+ * units, vectorised with libmvec's exp and tanh in per-ISA clones): gx (G H) is x W_ih^T +
+ * b_ih, hh (G H) h W_hh^T + b_hh, hp and cp the previous h and c; they write the state row st
+ * (and c). */
+TH_VECTOR_CLONES static void THNN_(rnnRow)(int64_t H, int relu, const real *restrict gx,
+                                           const real *restrict hh, real *restrict st) {
+  if (relu) {
+#pragma omp simd
     for (int64_t j = 0; j < H; j++) {
       const real v = gx[j] + hh[j];
       st[j] = v > 0 ? v : 0;
     }
-    break;
-  case THNN_LSTM:
-    for (int64_t j = 0; j < H; j++) {
-      const real i = THNN_(sigmoid)(gx[j] + hh[j]);
-      const real f = THNN_(sigmoid)(gx[H + j] + hh[H + j]);
-      const real g = tanh(gx[2 * H + j] + hh[2 * H + j]);
-      const real o = THNN_(sigmoid)(gx[3 * H + j] + hh[3 * H + j]);
-      const real cv = f * cp[j] + i * g;
-      st[j] = i;
-      st[H + j] = f;
-      st[2 * H + j] = g;
-      st[3 * H + j] = o;
-      st[4 * H + j] = cv;
-      st[5 * H + j] = o * tanh(cv);
-      c[j] = cv;
-    }
-    break;
-  default: /* GRU */
-    for (int64_t j = 0; j < H; j++) {
-      const real r = THNN_(sigmoid)(gx[j] + hh[j]);
-      const real z = THNN_(sigmoid)(gx[H + j] + hh[H + j]);
-      const real hn = hh[2 * H + j];
-      const real n = tanh(gx[2 * H + j] + r * hn);
-      st[j] = r;
-      st[H + j] = z;
-      st[2 * H + j] = n;
-      st[3 * H + j] = hn;
-      st[4 * H + j] = n + z * (hp[j] - n);
-    }
-    break;
+  } else {
+#pragma omp simd
+    for (int64_t j = 0; j < H; j++) st[j] = tanh(gx[j] + hh[j]);
+  }
+}
+
+TH_VECTOR_CLONES static void THNN_(lstmRow)(int64_t H, const real *restrict gx,
+                                            const real *restrict hh, const real *restrict cp,
+                                            real *restrict st, real *restrict c) {
+#pragma omp simd
+  for (int64_t j = 0; j < H; j++) {
+    const real i = THNN_SIGMOID(gx[j] + hh[j]);
+    const real f = THNN_SIGMOID(gx[H + j] + hh[H + j]);
+    const real g = tanh(gx[2 * H + j] + hh[2 * H + j]);
+    const real o = THNN_SIGMOID(gx[3 * H + j] + hh[3 * H + j]);
+    const real cv = f * cp[j] + i * g;
+    st[j] = i;
+    st[H + j] = f;
+    st[2 * H + j] = g;
+    st[3 * H + j] = o;
+    st[4 * H + j] = cv;
+    st[5 * H + j] = o * tanh(cv);
+    c[j] = cv;
+  }
+}
+
+TH_VECTOR_CLONES static void THNN_(gruRow)(int64_t H, const real *restrict gx,
+                                           const real *restrict hh, const real *restrict hp,
+                                           real *restrict st) {
+#pragma omp simd
+  for (int64_t j = 0; j < H; j++) {
+    const real r = THNN_SIGMOID(gx[j] + hh[j]);
+    const real z = THNN_SIGMOID(gx[H + j] + hh[H + j]);
+    const real hn = hh[2 * H + j];
+    const real n = tanh(gx[2 * H + j] + r * hn);
+    st[j] = r;
+    st[H + j] = z;
+    st[2 * H + j] = n;
+    st[3 * H + j] = hn;
+    st[4 * H + j] = n + z * (hp[j] - n);
   }
 }
 
@@ -173,8 +181,10 @@ static int THNN_(recurrentForward)(int mode, THTensor *output, THTensor *hn, THT
     real *srow = st + tt * N * SH;
     for (int64_t n = 0; n < N; n++) {
       const real *cp = !lstm ? NULL : s == 0 ? c0 + n * H : st + tp * N * SH + n * SH + 4 * H;
-      THNN_(recurrentCell)(mode, H, gx + (tt * N + n) * GH, hh + n * GH, hp + n * ldh, cp,
-                           srow + n * SH, lstm ? cnd + n * H : NULL);
+      const real *g = gx + (tt * N + n) * GH, *hr = hh + n * GH;
+      if (lstm) THNN_(lstmRow)(H, g, hr, cp, srow + n * SH, cnd + n * H);
+      else if (mode == THNN_GRU) THNN_(gruRow)(H, g, hr, hp + n * ldh, srow + n * SH);
+      else THNN_(rnnRow)(H, mode == THNN_RNN_RELU, g, hr, srow + n * SH);
       memcpy(out + (tt * N + n) * H, srow + n * SH + hoff, (size_t)H * sizeof(real));
     }
   }
@@ -185,49 +195,49 @@ done:
   return rc;
 }
 
-/* One step back for row n: dh (H) the gradient of this step's h, dc (LSTM) of its c, both
- * replaced by the gradients of the previous h (its part not through W_hh) and c; writes the
- * gradients of the gates dg (G H) and, for GRU, of hh (dhh). */
-static void THNN_(recurrentCellBack)(int mode, int64_t H, const real *st, const real *hp,
-                                     const real *cp, real *dh, real *dc, real *dg, real *dhh) {
-  switch (mode) {
-  case THNN_RNN_TANH:
-    for (int64_t j = 0; j < H; j++) {
-      dg[j] = dh[j] * (1 - st[j] * st[j]);
-      dh[j] = 0;
-    }
-    break;
-  case THNN_RNN_RELU:
-    for (int64_t j = 0; j < H; j++) {
-      dg[j] = st[j] > 0 ? dh[j] : 0;
-      dh[j] = 0;
-    }
-    break;
-  case THNN_LSTM:
-    for (int64_t j = 0; j < H; j++) {
-      const real i = st[j], f = st[H + j], g = st[2 * H + j], o = st[3 * H + j];
-      const real tc = tanh(st[4 * H + j]);
-      const real dct = dc[j] + dh[j] * o * (1 - tc * tc);
-      dg[j] = dct * g * i * (1 - i);
-      dg[H + j] = dct * cp[j] * f * (1 - f);
-      dg[2 * H + j] = dct * i * (1 - g * g);
-      dg[3 * H + j] = dh[j] * tc * o * (1 - o);
-      dc[j] = dct * f;
-      dh[j] = 0;
-    }
-    break;
-  default: /* GRU */
-    for (int64_t j = 0; j < H; j++) {
-      const real r = st[j], z = st[H + j], n = st[2 * H + j], hn = st[3 * H + j];
-      const real dnp = dh[j] * (1 - z) * (1 - n * n);
-      const real dr = dnp * hn * r * (1 - r), dz = dh[j] * (hp[j] - n) * z * (1 - z);
-      dg[j] = dhh[j] = dr;
-      dg[H + j] = dhh[H + j] = dz;
-      dg[2 * H + j] = dnp;
-      dhh[2 * H + j] = dnp * r;
-      dh[j] *= z;
-    }
-    break;
+/* One step back for row n, one function a mode: dh (H) the gradient of this step's h, dc
+ * (LSTM) of its c, both replaced by the gradients of the previous h (its part not through
+ * W_hh) and c; they write the gradients of the gates dg (G H) and, for GRU, of hh (dhh). */
+TH_VECTOR_CLONES static void THNN_(rnnRowBack)(int64_t H, int relu, const real *restrict st,
+                                               real *restrict dh, real *restrict dg) {
+  if (relu) {
+#pragma omp simd
+    for (int64_t j = 0; j < H; j++) dg[j] = st[j] > 0 ? dh[j] : 0;
+  } else {
+#pragma omp simd
+    for (int64_t j = 0; j < H; j++) dg[j] = dh[j] * (1 - st[j] * st[j]);
+  }
+}
+
+TH_VECTOR_CLONES static void THNN_(lstmRowBack)(int64_t H, const real *restrict st,
+                                                const real *restrict cp, real *restrict dh,
+                                                real *restrict dc, real *restrict dg) {
+#pragma omp simd
+  for (int64_t j = 0; j < H; j++) {
+    const real i = st[j], f = st[H + j], g = st[2 * H + j], o = st[3 * H + j];
+    const real tc = tanh(st[4 * H + j]);
+    const real dct = dc[j] + dh[j] * o * (1 - tc * tc);
+    dg[j] = dct * g * i * (1 - i);
+    dg[H + j] = dct * cp[j] * f * (1 - f);
+    dg[2 * H + j] = dct * i * (1 - g * g);
+    dg[3 * H + j] = dh[j] * tc * o * (1 - o);
+    dc[j] = dct * f;
+  }
+}
+
+TH_VECTOR_CLONES static void THNN_(gruRowBack)(int64_t H, const real *restrict st,
+                                               const real *restrict hp, real *restrict dh,
+                                               real *restrict dg, real *restrict dhh) {
+#pragma omp simd
+  for (int64_t j = 0; j < H; j++) {
+    const real r = st[j], z = st[H + j], n = st[2 * H + j], hn = st[3 * H + j];
+    const real dnp = dh[j] * (1 - z) * (1 - n * n);
+    const real dr = dnp * hn * r * (1 - r), dz = dh[j] * (hp[j] - n) * z * (1 - z);
+    dg[j] = dhh[j] = dr;
+    dg[H + j] = dhh[H + j] = dz;
+    dg[2 * H + j] = dnp;
+    dhh[2 * H + j] = dnp * r;
+    dh[j] *= z;
   }
 }
 
@@ -288,9 +298,11 @@ static int THNN_(recurrentBackward)(int mode, THTensor *gradGx, THTensor *gradH0
     for (int64_t k = 0; k < NH; k++) dh[k] += g[k];
     for (int64_t n = 0; n < N; n++) {
       const real *cp = !lstm ? NULL : s == 0 ? c0 + n * H : st + tp * N * SH + n * SH + 4 * H;
-      THNN_(recurrentCellBack)(mode, H, st + (tt * N + n) * SH, hp + n * ldh, cp, dh + n * H,
-                               lstm ? dc + n * H : NULL, dg + (tt * N + n) * GH,
-                               dhh + (tt * N + n) * GH);
+      const real *sr = st + (tt * N + n) * SH;
+      real *gr = dg + (tt * N + n) * GH;
+      if (lstm) THNN_(lstmRowBack)(H, sr, cp, dh + n * H, dc + n * H, gr);
+      else if (gru) THNN_(gruRowBack)(H, sr, hp + n * ldh, dh + n * H, gr, dhh + (tt * N + n) * GH);
+      else THNN_(rnnRowBack)(H, mode == THNN_RNN_RELU, sr, dh + n * H, gr);
     }
     if (THBlas_(gemm)('n', 'n', H, N, GH, 1, w, H, dhh + tt * N * GH, GH, gru ? 1 : 0, dh,
                       H) != 0)
