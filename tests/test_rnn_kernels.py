@@ -303,3 +303,35 @@ def test_zero_length_sequence_error_as_torch():
         with pytest.raises(RuntimeError, match="larger than 0"):
             mod.GRU(3, 4, batch_first=True)(lib.zeros(2, 0, 3))
         assert tuple(mod.GRU(3, 4)(lib.zeros(2, 0, 3))[0].shape) == (2, 0, 4)
+
+
+@pytest.mark.parametrize("name", ["RNNCell", "LSTMCell", "GRUCell"])
+def test_cells_on_the_kernels(name):
+    """Cells are one-step sequences: one node, PyTorch's values and gradients, also for one
+    tensor given as both h and c, and second order through the formula."""
+    tm = getattr(torch.nn, name)(3, 4).double()
+    pm = getattr(nn, name)(3, 4).double()
+    load_from_torch(pm, tm)
+    lstm = name == "LSTMCell"
+    x, h = RNG.standard_normal((2, 3)), RNG.standard_normal((2, 4))
+    px, tx, ph, th = P(x), T(x), P(h), T(h)
+    po = pm(px, (ph, ph) if lstm else ph)
+    to = tm(tx, (th, th) if lstm else th)
+    po, to = (list(po), list(to)) if lstm else ([po], [to])
+    assert po[0].grad_fn.name() in ("LSTMBackward", "GRUBackward", "RNNBackward")
+    for u, v in zip(po, to):
+        close(u, v)
+    for create_graph in (False, True):
+        pg = pyth.autograd.grad(sum(u.sum() * (i + 2) for i, u in enumerate(po)),
+                                [px, ph, pm.weight_hh], retain_graph=True,
+                                create_graph=create_graph)
+        tg = torch.autograd.grad(sum(v.sum() * (i + 2) for i, v in enumerate(to)),
+                                 [tx, th, tm.weight_hh], retain_graph=True,
+                                 create_graph=create_graph)
+        for u, v in zip(pg, tg):
+            close(u, v)
+        if create_graph:   # the second order against PyTorch's
+            p2 = pyth.autograd.grad(sum((u * u).sum() for u in pg), [px, pm.weight_hh])
+            t2 = torch.autograd.grad(sum((v * v).sum() for v in tg), [tx, tm.weight_hh])
+            for u, v in zip(p2, t2):
+                close(u, v)

@@ -327,7 +327,14 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"{name}: Expected hidden size "
                                    f"{(x.size(0), self.hidden_size)}, got {list(h.shape)}")
         gx = F.linear(x, self.weight_ih, self.bias_ih)
-        out = _STEPS[self.mode](gx, tuple(hx) if lstm else hx, self.weight_hh, self.bias_hh)
+        h0, c0 = hx if lstm else (hx, None)
+        if supported(gx, h0, c0, self.weight_hh, self.bias_hh):   # a sequence of one step
+            _, h, c = recurrent(self.mode, gx.unsqueeze(0), h0, c0, self.weight_hh,
+                                self.bias_hh, False, _STEPS[self.mode])
+            out = (h, c) if lstm else h
+        else:
+            out = _STEPS[self.mode](gx, tuple(hx) if lstm else hx, self.weight_hh,
+                                    self.bias_hh)
         if not batched:
             out = tuple(o.squeeze(0) for o in out) if lstm else out.squeeze(0)
         return out
