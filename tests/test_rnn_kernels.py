@@ -223,6 +223,10 @@ def test_kernel_shape_errors():
     with pytest.raises(RuntimeError, match=r"lstm: expected cx of size \[2, 4\], got \[2, 3\]"):
         recurrent("LSTM", pyth.zeros(3, 2, 16, dtype=pyth.float64), h0,
                   pyth.zeros(2, 3, dtype=pyth.float64), w, None, False, _STEPS["LSTM"])
+    with pytest.raises(RuntimeError, match=r"lstm: expected a weight of size \(4 \* hidden_size, "
+                                           r"proj_size\), got \[16, 4\]"):
+        recurrent("LSTM", pyth.zeros(3, 2, 16, dtype=pyth.float64), h0[:, :2], h0, w, None,
+                  False, _STEPS["LSTM"], pyth.zeros(2, 4, dtype=pyth.float64))
     with pytest.raises(RuntimeError, match=r"rnn_tanh: expected bias of size \[4\]"):
         recurrent("RNN_TANH", pyth.zeros(3, 2, 4, dtype=pyth.float64), h0, None, w[:4],
                   pyth.zeros(5, dtype=pyth.float64), False, _STEPS["RNN_TANH"])
@@ -287,11 +291,56 @@ def test_modules_on_the_kernels_match_torch(mode, kw):
 
 
 def test_module_path_kernel_or_composed():
-    """float32/float64 run the kernels (one node per direction); projections are composed."""
+    """float32/float64 run the kernels (one node per direction), projections too; other
+    dtypes the composed steps."""
     x = pyth.ones(3, 2, 3, dtype=pyth.float64, requires_grad=True)
     assert nn.LSTM(3, 4).double()(x)[0].grad_fn.name() == "LSTMBackward"
     assert nn.GRU(3, 4)(x.float())[0].grad_fn.name() == "GRUBackward"
-    assert nn.LSTM(3, 4, proj_size=2).double()(x)[0].grad_fn.name() != "LSTMBackward"
+    assert nn.LSTM(3, 4, proj_size=2).double()(x)[0].grad_fn.name() == "LSTMBackward"
+    m = nn.GRU(3, 4).to(pyth.bfloat16)
+    assert m(x.to(pyth.bfloat16))[0].grad_fn.name() == "StackBackward0"
+
+
+@pytest.mark.parametrize("kw", [{}, {"bidirectional": True, "batch_first": True},
+                                {"num_layers": 2, "bias": False}])
+def test_projected_lstm_matches_torch(kw):
+    """proj_size on the kernel: values and every gradient, by the C loop and (create_graph)
+    by the formula, against PyTorch."""
+    tm = torch.nn.LSTM(4, 6, proj_size=3, **kw).double()
+    pm = nn.LSTM(4, 6, proj_size=3, **kw).double()
+    load_from_torch(pm, tm)
+    dirs = (2 if kw.get("bidirectional") else 1) * kw.get("num_layers", 1)
+    x = RNG.standard_normal((2, 5, 4) if kw.get("batch_first") else (5, 2, 4))
+    hx = (RNG.standard_normal((dirs, 2, 3)), RNG.standard_normal((dirs, 2, 6)))
+    px, tx = P(x), T(x)
+    ph, th = tuple(P(h) for h in hx), tuple(T(h) for h in hx)
+    po, (ph_n, pc_n) = pm(px, ph)
+    to, (th_n, tc_n) = tm(tx, th)
+    assert po.grad_fn.name() == "LSTMBackward" or kw.get("bidirectional")
+    for u, v in ((po, to), (ph_n, th_n), (pc_n, tc_n)):
+        close(u, v, 1e-10)
+    gs = [RNG.standard_normal(tuple(v.shape)) for v in (to, th_n, tc_n)]
+    pl, tl = [px, *ph, *pm.parameters()], [tx, *th, *tm.parameters()]
+    for create_graph in (False, True):
+        pg = pyth.autograd.grad([po, ph_n, pc_n], pl, [pyth.tensor(g) for g in gs],
+                                retain_graph=True, create_graph=create_graph)
+        tg = torch.autograd.grad([to, th_n, tc_n], tl, [torch.tensor(g) for g in gs],
+                                 retain_graph=True)
+        for u, v in zip(pg, tg):
+            close(u, v, 1e-9)
+
+
+def test_gradcheck_projected_direction():
+    gx = P(RNG.standard_normal((3, 2, 12)))
+    ins = (gx, P(RNG.standard_normal((2, 2))), P(RNG.standard_normal((2, 3))),
+           P(RNG.standard_normal((12, 2)) * 0.5), P(RNG.standard_normal(12) * 0.5),
+           P(RNG.standard_normal((2, 3)) * 0.5))
+
+    def f(gx, h0, c0, w, b, w_hr):
+        return recurrent("LSTM", gx, h0, c0, w, b, True, _STEPS["LSTM"], w_hr)
+
+    assert gradcheck(f, ins)
+    assert gradgradcheck(f, ins)
 
 
 def test_zero_length_sequence_error_as_torch():

@@ -63,15 +63,16 @@ def _stack(ts: list) -> Tensor:
 
 def _run_direction(mode: str, x: Tensor, state: Any, weights: list, reverse: bool) -> tuple:
     """One layer, one direction over x (L, N, H_in): (outputs (L, N, H), final state); the
-    C kernels' time loop for float32/float64 without projections, else the composed steps."""
+    C kernels' time loop for float32/float64, else the composed steps."""
     w_ih, w_hh, b_ih, b_hh, *proj = weights
     gx = F.linear(x, w_ih, b_ih)
     step = _STEPS[mode]
     extra = tuple(p for p in proj if p is not None)
     lstm = mode == "LSTM"
     h0, c0 = state if lstm else (state, None)
-    if not extra and supported(gx, h0, c0, w_hh, b_hh):   # the C time loop (float32/64)
-        out, hn, cn = recurrent(mode, gx, h0, c0, w_hh, b_hh, reverse, step)
+    w_hr = extra[0] if extra else None
+    if supported(gx, h0, c0, w_hh, b_hh, w_hr):   # the C time loop (float32/64)
+        out, hn, cn = recurrent(mode, gx, h0, c0, w_hh, b_hh, reverse, step, w_hr)
         return out, ((hn, cn) if lstm else hn)
     steps = range(x.size(0) - 1, -1, -1) if reverse else range(x.size(0))
     outs: list = [None] * x.size(0)
