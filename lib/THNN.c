@@ -24,6 +24,8 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLinear.c"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNRecurrent.c"
+#include "THGenerateBlasTypes.h"
 #include "generic/THNNGridSampler.c"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNCTC.c"

@@ -31,6 +31,8 @@ enum { THNN_GRID_ZEROS = 0, THNN_GRID_BORDER = 1, THNN_GRID_REFLECTION = 2 };
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNLinear.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNRecurrent.h"
+#include "THGenerateBlasTypes.h"
 #include "generic/THNNGridSampler.h"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNCTC.h"

@@ -19,6 +19,7 @@ from ...autograd.recorded import cat, stack
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
+from .._rnn_kernels import recurrent, supported
 from ..parameter import Parameter
 from .module import Module
 
@@ -61,11 +62,18 @@ def _stack(ts: list) -> Tensor:
 
 
 def _run_direction(mode: str, x: Tensor, state: Any, weights: list, reverse: bool) -> tuple:
-    """One layer, one direction over x (L, N, H_in): (outputs (L, N, H), final state)."""
+    """One layer, one direction over x (L, N, H_in): (outputs (L, N, H), final state); the
+    C kernels' time loop for float32/float64, else the composed steps."""
     w_ih, w_hh, b_ih, b_hh, *proj = weights
     gx = F.linear(x, w_ih, b_ih)
     step = _STEPS[mode]
     extra = tuple(p for p in proj if p is not None)
+    lstm = mode == "LSTM"
+    h0, c0 = state if lstm else (state, None)
+    w_hr = extra[0] if extra else None
+    if supported(gx, h0, c0, w_hh, b_hh, w_hr):   # the C time loop (float32/64)
+        out, hn, cn = recurrent(mode, gx, h0, c0, w_hh, b_hh, reverse, step, w_hr)
+        return out, ((hn, cn) if lstm else hn)
     steps = range(x.size(0) - 1, -1, -1) if reverse else range(x.size(0))
     outs: list = [None] * x.size(0)
     for t in steps:
@@ -184,6 +192,8 @@ class RNNBase(Module):
             self._check_hidden(hx[1], cell, "[1]")
         else:
             self._check_hidden(hx, expected)
+        if input.size(0) == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, finals = self._layers(input, hx)
         if lstm:
             h_n = _stack([s[0] for s in finals])
@@ -318,7 +328,14 @@ class RNNCellBase(Module):
                 raise RuntimeError(f"{name}: Expected hidden size "
                                    f"{(x.size(0), self.hidden_size)}, got {list(h.shape)}")
         gx = F.linear(x, self.weight_ih, self.bias_ih)
-        out = _STEPS[self.mode](gx, tuple(hx) if lstm else hx, self.weight_hh, self.bias_hh)
+        h0, c0 = hx if lstm else (hx, None)
+        if supported(gx, h0, c0, self.weight_hh, self.bias_hh):   # a sequence of one step
+            _, h, c = recurrent(self.mode, gx.unsqueeze(0), h0, c0, self.weight_hh,
+                                self.bias_hh, False, _STEPS[self.mode])
+            out = (h, c) if lstm else h
+        else:
+            out = _STEPS[self.mode](gx, tuple(hx) if lstm else hx, self.weight_hh,
+                                    self.bias_hh)
         if not batched:
             out = tuple(o.squeeze(0) for o in out) if lstm else out.squeeze(0)
         return out
