@@ -101,6 +101,11 @@ def _ctc() -> pyth.Tensor:
     return F.ctc_loss(lp, pyth.tensor([[1, 2], [3, 1]]), [6, 5], [2, 2])
 
 
+def _rnn(kind: str) -> Any:
+    pyth.manual_seed(0)
+    return getattr(pyth.nn, kind)(4, 3, num_layers=2, bidirectional=True).double()
+
+
 # the layers' kernels and the compositions that differentiate themselves: name -> a scalar
 # function of its float64 inputs
 CALLS: dict[str, tuple[Callable, Callable]] = {
@@ -128,6 +133,9 @@ CALLS: dict[str, tuple[Callable, Callable]] = {
     "grid_sample": (lambda: (_x(1, 1, 3, 3), _x(1, 2, 2, 2, low=-0.9, high=0.9)),
                     lambda x, grid: F.grid_sample(x, grid, align_corners=False)),
     "ctc_loss": (lambda: (), _ctc),
+    "lstm": (lambda: (_x(3, 2, 4),), lambda x: _rnn("LSTM")(x)[0]),
+    "gru": (lambda: (_x(3, 2, 4),), lambda x: _rnn("GRU")(x)[0]),
+    "rnn_tanh": (lambda: (_x(3, 2, 4),), lambda x: _rnn("RNN")(x)[0]),
     "logcumsumexp": (lambda: (_x(3, 4),), lambda x: x.logcumsumexp(1)),
     "polygamma": (lambda: (_x(3, low=0.5, high=2.0),), lambda x: pyth.polygamma(1, x)),
     "igamma": (lambda: (_x(3, low=0.5, high=2.0),),
