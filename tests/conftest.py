@@ -28,9 +28,11 @@ settings.load_profile(os.environ.get("PYTH_FUZZ", "ci"))
 
 # Test modules whose subject is Python-side logic rather than the C core: autograd graphs and
 # hooks, processes and queues, whole training loops and programs, the command line, printing,
-# schedulers, keyword handling, device answers and missing names, TensorBoard files, and the
-# distributions and LBFGS (compositions of the ops). Every other module's tests get the `c_core` marker, so a new test file is
-# sanitized unless it is listed here; CI's ASan + UBSan leg runs `-m c_core` (the C calls these
+# schedulers, keyword handling, device answers and missing names, TensorBoard files, the
+# distributions and LBFGS (compositions of the ops), the benchmark workloads, and the checks of
+# the code itself (layers, binder, recorded forms, autograd rows and names, docs examples).
+# Every other module's tests get the `c_core` marker, so a new test file is sanitized unless it
+# is listed here; CI's ASan + UBSan leg runs `-m c_core` (the C calls these
 # modules make are the same ones the marked modules drive with far more varied inputs). A test
 # in a listed module that must run sanitized all the same (a crash-hunt regression) carries
 # `@pytest.mark.c_core` itself.
@@ -44,7 +46,8 @@ PYTHON_SIDE = frozenset({
     "test_hardening_py", "test_device_answers", "test_missing_names", "test_tensorboard",
     "test_torch_programs", "test_distributions", "test_distributions_kl",
     "test_distributions_transforms", "test_optim_lbfgs", "test_bench_models",
-    "test_autograd_rows",
+    "test_autograd_rows", "test_autograd_names", "test_recorded_calls", "test_binder",
+    "test_layers", "test_docs",
 })
 
 
