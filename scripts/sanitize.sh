@@ -13,6 +13,11 @@
 #   PYTH_SAN_DIR     where to build (default: a fresh temporary directory, removed afterwards)
 #   PYTH_SAN_KEEP=1  keep that directory (reuse it with PYTH_SAN_DIR to skip rebuilding)
 #   PYTH_SAN_BUILD_ONLY=1  build (into PYTH_SAN_DIR) and stop: CI builds while other tests run
+#   PYTH_SAN_PREPARED=1    PYTH_SAN_DIR holds a build-only run's result of these sources: run
+#                    against it as it is (no rebuild check, no fresh copy of the package), so
+#                    that several runs can share the directory at once
+#   PYTH_SHARD=k/n   run the k-th of n interleaved parts of the selected tests (tests/conftest.py),
+#                    with its own log directory; CI runs two at once, one per core
 #   PYTH_FUZZ        hypothesis profile for the fuzz tests (see tests/conftest.py)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -23,25 +28,30 @@ if [[ -z "$dir" ]]; then
   dir="$(mktemp -d "${TMPDIR:-/tmp}/pyth-san.XXXXXX")"
   [[ "${PYTH_SAN_KEEP:-0}" == 1 ]] || trap 'rm -rf "$dir"' EXIT
 fi
-mkdir -p "$dir/lib" "$dir/build" "$dir/logs"
-rm -f "$dir"/logs/*
+logs="$dir/logs${PYTH_SHARD:+-${PYTH_SHARD%%/*}of${PYTH_SHARD##*/}}"
+mkdir -p "$dir/lib" "$dir/build" "$logs"
+rm -f "$logs"/*
 
-# ---- build: setuptools writes only below $dir (build_ext -b/-t); sources stay untouched ----
-san_so=$(ls "$dir"/lib/pyth/_th*.so 2>/dev/null | head -1 || true)
-if [[ -z "$san_so" || -n "$(find "$repo/lib" "$repo/generic" "$repo/build_ffi.py" -newer "$san_so" -print -quit)" ]]; then
-  echo "== building the sanitized core in $dir =="
-  start=$SECONDS
-  (cd "$repo" && PYTH_SANITIZE=address,undefined "$py" setup.py -q build_ext --force \
-      -b "$dir/lib" -t "$dir/build" -j 2 >"$dir/build.log" 2>&1) || {
-    tail -50 "$dir/build.log"; echo "sanitized build FAILED"; exit 1; }
-  echo "   built in $((SECONDS - start)) s"
+# ---- build (skipped for a prepared directory) ----
+if [[ "${PYTH_SAN_PREPARED:-0}" != 1 ]]; then
+  # setuptools writes only below $dir (build_ext -b/-t); the sources stay untouched
+  san_so=$(ls "$dir"/lib/pyth/_th*.so 2>/dev/null | head -1 || true)
+  if [[ -z "$san_so" || -n "$(find "$repo/lib" "$repo/generic" "$repo/build_ffi.py" -newer "$san_so" -print -quit)" ]]; then
+    echo "== building the sanitized core in $dir =="
+    start=$SECONDS
+    (cd "$repo" && PYTH_SANITIZE=address,undefined "$py" setup.py -q build_ext --force \
+        -b "$dir/lib" -t "$dir/build" -j 2 >"$dir/build.log" 2>&1) || {
+      tail -50 "$dir/build.log"; echo "sanitized build FAILED"; exit 1; }
+    echo "   built in $((SECONDS - start)) s"
+  fi
+  # The Python package beside the sanitized module, subpackages included (copied fresh: the
+  # sources may have changed).
+  find "$dir/lib/pyth" -name '*.py' -delete
+  (cd "$repo" && find pyth -name '*.py' -print0) |
+    while IFS= read -r -d '' f; do install -D -m 644 "$repo/$f" "$dir/lib/$f"; done
 fi
-san_so=$(ls "$dir"/lib/pyth/_th*.so | head -1)
-# The Python package beside the sanitized module, subpackages included (copied fresh: the
-# sources may have changed).
-find "$dir/lib/pyth" -name '*.py' -delete
-(cd "$repo" && find pyth -name '*.py' -print0) |
-  while IFS= read -r -d '' f; do install -D -m 644 "$repo/$f" "$dir/lib/$f"; done
+san_so=$(ls "$dir"/lib/pyth/_th*.so 2>/dev/null | head -1 || true)
+[[ -n "$san_so" ]] || { echo "sanitize.sh: no sanitized core in $dir/lib/pyth"; exit 1; }
 
 [[ "${PYTH_SAN_BUILD_ONLY:-0}" != 1 ]] || { echo "sanitize.sh: built $san_so"; exit 0; }
 
@@ -55,8 +65,8 @@ export LD_PRELOAD="$asan:$ubsan${LD_PRELOAD:+:$LD_PRELOAD}"
 # hide pyth's leaks (every pyth call has the interpreter below it). pyth's own leaks are caught
 # by tests/test_leaks.py (memory_stats, the core's live metadata blocks, RSS) and by
 # scripts/valgrind.sh (definite leaks with a frame in _th*.so).
-export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:log_path=$dir/logs/asan:allocator_may_return_null=1:detect_stack_use_after_return=0:strict_init_order=1:check_initialization_order=1:handle_segv=1:print_summary=1"
-export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$dir/logs/ubsan:suppressions=$repo/scripts/ubsan.supp"
+export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=1:log_path=$logs/asan:allocator_may_return_null=1:detect_stack_use_after_return=0:strict_init_order=1:check_initialization_order=1:handle_segv=1:print_summary=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan:suppressions=$repo/scripts/ubsan.supp"
 # pytest's tests import `pyth` from the first path entry: the sanitized copy. The conftest
 # checks this (PYTH_EXPECT_CORE) so a run can never silently test the normal build.
 export PYTH_EXPECT_CORE="$san_so"
@@ -88,7 +98,7 @@ status=0
 # log_path when it runs inside the ASan runtime).
 set +e
 (cd "$dir/lib" && "$py" -m pytest -q -p no:cacheprovider --capture=sys --rootdir "$repo" "$@") \
-  2>&1 | tee "$dir/logs/pytest.out"
+  2>&1 | tee "$logs/pytest.out"
 status=${PIPESTATUS[0]}
 set -e
 echo "   tests took $((SECONDS - start)) s (pytest exit $status)"
@@ -96,7 +106,7 @@ echo "   tests took $((SECONDS - start)) s (pytest exit $status)"
 # A report is an ERROR (ASan, LSan), a "runtime error" (UBSan) or a SUMMARY; the logs may
 # also hold harmless WARNINGs (e.g. "failed to allocate" for the tests' impossible sizes,
 # which allocator_may_return_null turns into MemoryError).
-reports=$(grep -lE 'ERROR: |runtime error|SUMMARY: ' "$dir"/logs/* 2>/dev/null || true)
+reports=$(grep -lE 'ERROR: |runtime error|SUMMARY: ' "$logs"/* 2>/dev/null || true)
 if [[ -n "$reports" ]]; then
   echo "== sanitizer reports =="
   for f in $reports; do

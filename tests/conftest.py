@@ -1,8 +1,9 @@
 """Shared test configuration: hypothesis profiles for the fuzz suites, a guard that a
 sanitized run (scripts/sanitize.sh) really imports the sanitized core, the fixtures
 several suites use (restore_threads, frozen_gc), one every test gets (no queue feeder
-thread outlives the test that started it), and the `c_core` marker that selects the tests
-CI runs a second time against the sanitized core."""
+thread outlives the test that started it), the `c_core` marker that selects the tests
+CI runs a second time against the sanitized core, and PYTH_SHARD=k/n, which keeps every n-th of
+the selected tests so that n processes can share one run."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ PYTHON_SIDE = frozenset({
     "test_torch_programs", "test_distributions", "test_distributions_kl",
     "test_distributions_transforms", "test_optim_lbfgs", "test_bench_models",
     "test_autograd_rows", "test_autograd_names", "test_recorded_calls", "test_binder",
-    "test_layers", "test_docs",
+    "test_layers", "test_docs", "test_sharding",
 })
 
 
@@ -60,12 +61,45 @@ def pytest_configure(config) -> None:
         got = os.path.realpath(pyth._th.__file__)
         if got != os.path.realpath(expected):
             raise RuntimeError(f"PYTH_EXPECT_CORE: tests would import {got}, not {expected}")
+    shard = _shard()
+    if shard is not None:
+        config.pluginmanager.register(_Shard(*shard), "pyth-shard")
 
 
 def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         if item.module.__name__.rpartition(".")[2] not in PYTHON_SIDE:
             item.add_marker(pytest.mark.c_core)
+
+
+def _shard() -> tuple[int, int] | None:
+    """PYTH_SHARD=k/n as (k - 1, n), or None when unset; a malformed value is an error, never
+    a silently full or empty run."""
+    spec = os.environ.get("PYTH_SHARD", "")
+    if not spec:
+        return None
+    k, sep, n = spec.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise pytest.UsageError(f"PYTH_SHARD must be k/n with 1 <= k <= n, got {spec!r}")
+    return int(k) - 1, int(n)
+
+
+class _Shard:
+    """Keeps the tests whose position among the selected ones is k - 1 modulo n. It runs after
+    `-m`/`-k` have deselected theirs (trylast), so the shards split the selected tests evenly,
+    alternating within each module, and together run each exactly once."""
+
+    def __init__(self, index: int, count: int) -> None:
+        self.index, self.count = index, count
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config, items) -> None:
+        keep, drop = [], []
+        for i, item in enumerate(items):
+            (keep if i % self.count == self.index else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
 
 
 @pytest.fixture
