@@ -33,6 +33,26 @@ def _not_np(fn):
     return lambda lib, a, b, c: None if lib is np else fn(lib, a, b, c)
 
 
+def _recorded(lib, b, custom: bool):
+    """x * 2 on a tensor that requires grad, as the built-in op or as a custom Function of the
+    same arithmetic: the cost of recording one node either way."""
+    x = b.detach().requires_grad_()
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2.0
+
+    keep = x * 1.0   # x's gradient accumulator stays alive, as in a training step
+    if custom:
+        return lambda: (keep, Double.apply(x))[1]
+    return lambda: (keep, x * 2.0)[1]
+
+
 CASES = {
     "x.T (4, 8)": lambda lib, a, b, c: lambda: a.T,
     "x.view(32)": _not_np(lambda lib, a, b, c: lambda: a.view(32)),
@@ -56,6 +76,8 @@ CASES = {
     "relu(x)": _not_np(lambda lib, a, b, c: lambda: lib.relu(b)),
     "x @ x.T (4, 8)": lambda lib, a, b, c: lambda: a @ a.T,
     "x.contiguous()": _not_np(lambda lib, a, b, c: lambda: a.contiguous()),
+    "x * 2 recorded": _not_np(lambda lib, a, b, c: _recorded(lib, b, False)),
+    "Function.apply (x * 2)": _not_np(lambda lib, a, b, c: _recorded(lib, b, True)),
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import _FREED, Meta, Node, Saved, bump
+from .graph import _FREED, Meta, Node, Saved, bump, shape_of
 from .record import Op, _meta, fit_all, next_edges, record_node
 from .variable import edge_of
 
@@ -128,62 +128,89 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        edges = [edge_of(a) if isinstance(a, Tensor) else None for a in args]
-        record = grad_mode.state.enabled and any(e is not None for e in edges)
-        node = cls._backward_cls(tuple(e if e is not None else (None, 0) for e in edges))
+        """forward(ctx, *args) with grad mode off, its outputs given the ctx as grad_fn when an
+        input needs a gradient; the bookkeeping of mark_dirty, mark_non_differentiable and
+        save_for_backward only when forward used them."""
+        state = grad_mode.state
+        enabled = state.enabled
+        edges = []
+        record = False
+        for a in args:
+            if isinstance(a, Tensor) and a._ag is not None:
+                e = edge_of(a)
+                if e is not None:
+                    record = True
+                    edges.append(e)
+                    continue
+            edges.append(None)
+        record = record and enabled
+        node = cls._backward_cls(tuple(e if e is not None else _NO_EDGE for e in edges))
         node.needs_input_grad = tuple(e is not None for e in edges)
-        new_style = cls.setup_context is not Function.setup_context
-        prev = grad_mode.state.enabled
-        grad_mode.state.enabled = False
+        state.enabled = False
         try:
-            if new_style:
+            if cls.setup_context is not _DEFAULT_SETUP:
                 out = cls.forward(*args, **kwargs)
                 cls.setup_context(node, args, out)
             else:
                 out = cls.forward(node, *args, **kwargs)
         finally:
-            grad_mode.state.enabled = prev
+            state.enabled = enabled
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
         d = node.__dict__
         dirty = d.get("_dirty", ())
-        non_diff = d.get("_non_diff", ())
         if not record:
             for t in dirty:
                 bump(t)
-            _save(node, outs, record=False)
+            if "_to_save" in d:
+                _save(node, outs, record=False)
             return out
-        node.__dict__["_inputs"] = [_meta(a) if e is not None else None
-                                    for a, e in zip(args, edges)]
-        node.__dict__["_tensor_args"] = tuple(isinstance(a, Tensor) for a in args)
+        non_diff = d.get("_non_diff", ())
+        d["_inputs"] = [_meta(a) if e is not None else None for a, e in zip(args, edges)]
+        d["_tensor_args"] = tuple(isinstance(a, Tensor) for a in args)
         new_outs = []
+        metas = []
         for i, o in enumerate(outs):
             if not isinstance(o, Tensor):
                 new_outs.append(o)
+                metas.append((None, None))
                 continue
-            if any(o is t for t in dirty):
+            if dirty and _among(o, dirty):
                 bump(o)
                 m = o._ag
                 if m is not None and m.grad_fn is None and m.requires_grad:
                     raise RuntimeError("a leaf Variable that requires grad is being used in an "
                                        "in-place operation.")
-            elif any(o is a for a in args):   # an input returned as is: an alias in the graph
+            elif _among(o, args):   # an input returned as is: an alias in the graph
                 o = alias(o)
-            if any(o is t for t in non_diff) or not o.dtype.is_floating_point:
-                new_outs.append(o)
+            metas.append((shape_of(o), o.dtype))
+            new_outs.append(o)
+            if non_diff and _among(o, non_diff) or not o.dtype.is_floating_point:
                 continue
-            if o._ag is None:
+            m = o._ag
+            if m is None:
                 o._ag = Meta(False, node, i)
             else:
-                o._ag.grad_fn, o._ag.output_nr = node, i
-            new_outs.append(o)
-        d["_outs"] = [(tuple(o.shape), o.dtype) if isinstance(o, Tensor) else (None, None)
-                      for o in new_outs]
+                m.grad_fn, m.output_nr = node, i
+        d["_outs"] = metas
         node.n_outputs = len(new_outs)
-        _save(node, new_outs, record=True)
+        if "_to_save" in d:
+            _save(node, new_outs, record=True)
         if anomaly.enabled():
             anomaly.remember(node)
         return new_outs[0] if single else tuple(new_outs)
+
+
+_NO_EDGE = (None, 0)
+_DEFAULT_SETUP = Function.setup_context
+
+
+def _among(t: Any, seq: Any) -> bool:
+    """Whether t is (by identity) one of seq."""
+    for x in seq:
+        if x is t:
+            return True
+    return False
 
 
 def _save(node: Any, outs: Any, record: bool) -> None:
