@@ -116,6 +116,9 @@ class Tensor:
         h = self._h
         if dim is None:
             return Size(ffi.unpack(h.size, h.nDimension))
+        n = h.nDimension
+        if dim.__class__ is int and -n <= dim < n:   # the common case, read straight from C
+            return h.size[dim % n]
         return self._geometry_at(h.size, as_dim(dim, "size"), "size")
 
     @property

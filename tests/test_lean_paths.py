@@ -141,3 +141,122 @@ def test_function_needs_input_grad_and_gradcheck():
                    requires_grad=True)
     assert pyth.autograd.gradcheck(lambda t: Scale.apply(t, 1.5), (x,))
     assert pyth.autograd.gradgradcheck(lambda t: Scale.apply(t, 1.5), (x,))
+
+
+# ---- Module.__call__: hooks still fire in PyTorch's order ----------------------------------------
+
+def _hook_trace(lib):
+    mm = lib.nn.modules.module
+    lin = lib.nn.Linear(3, 2)
+    with lib.no_grad():
+        lin.weight.copy_(lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]))
+        lin.bias.fill_(0.25)
+    seen = []
+    handles = [
+        mm.register_module_forward_pre_hook(lambda m, a: seen.append("global pre")),
+        mm.register_module_forward_hook(lambda m, a, o: seen.append("global post")),
+        mm.register_module_forward_hook(lambda m, a, k, o: seen.append(("global kw", k)),
+                                        with_kwargs=True),
+        lin.register_forward_pre_hook(lambda m, a: (a[0] * 2,)),
+        lin.register_forward_hook(lambda m, a, o: o + 1),
+    ]
+    out = lin(lib.ones(1, 3))
+    for h in handles:
+        h.remove()
+    plain = lin(lib.ones(1, 3))
+    return seen, out.detach().numpy(), plain.detach().numpy()
+
+
+def test_module_hooks_fire_as_in_torch():
+    ps, po, pp = _hook_trace(pyth)
+    ts, to, tp = _hook_trace(torch)
+    assert ps == ts
+    np.testing.assert_allclose(po, to, rtol=1e-6)
+    np.testing.assert_allclose(pp, tp, rtol=1e-6)
+
+
+@pytest.mark.parametrize("lib", [pyth, torch], ids=["pyth", "torch"])
+def test_global_always_call_hook_runs_when_forward_raises(lib):
+    seen = []
+    h = lib.nn.modules.module.register_module_forward_hook(
+        lambda m, a, o: seen.append(o), always_call=True)
+    try:
+        with pytest.raises(RuntimeError):
+            lib.nn.Linear(3, 2)(lib.ones(4))
+            raise RuntimeError("forward did not raise")
+    finally:
+        h.remove()
+    assert seen[-1] is None
+    n = len(seen)
+    lib.nn.Linear(3, 2)(lib.ones(3))
+    assert len(seen) == n   # removed: no longer called
+
+
+def test_module_attributes_after_reassignment():
+    m = pyth.nn.Linear(2, 2)
+    w = m.weight
+    assert m.weight is w and "weight" not in m.__dict__
+    m.weight = pyth.nn.Parameter(pyth.zeros(2, 2))
+    assert m.weight is not w and float(m.weight.sum()) == 0.0
+    with pytest.raises(AttributeError, match="'Linear' object has no attribute 'nope'"):
+        m.nope
+
+
+# ---- no_grad / inference_mode forwards ----------------------------------------------------------
+
+def _no_grad_views(lib, case):
+    base = lib.arange(6.0).reshape(2, 3)
+    w = lib.ones(3, requires_grad=True)
+    with lib.no_grad():
+        v = base[0]
+        vv = v.view(3)[:]   # a view of a view made under no_grad
+        y = lib.nn.functional.linear(base.view(1, 2, 3), lib.ones(4, 3))
+    assert not y.requires_grad and y.grad_fn is None and tuple(y.shape) == (1, 2, 4)
+    target = {"view": v, "chain": vv}[case]
+    try:
+        target.mul_(w)
+    except RuntimeError as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", ["view", "chain"])
+def test_no_grad_view_modified_in_place_later(case):
+    msg = _no_grad_views(pyth, case)
+    assert msg is not None and msg == _no_grad_views(torch, case)
+
+
+@pytest.mark.parametrize("lib", [pyth, torch], ids=["pyth", "torch"])
+def test_no_grad_views_in_place_inside_no_grad(lib):
+    base = lib.arange(6.0)
+    with lib.no_grad():
+        v = base[1:4].view(3)
+        v.mul_(lib.ones(3, requires_grad=True) * 2)
+    assert base.tolist() == [0.0, 2.0, 4.0, 6.0, 4.0, 5.0]
+    assert not base.requires_grad
+
+
+def test_inference_mode_forward_matches_torch():
+    rs = []
+    for lib in (pyth, torch):
+        lin = lib.nn.Linear(4, 2)
+        with lib.no_grad():
+            lin.weight.copy_(lib.arange(8.0).reshape(2, 4) / 8)
+            lin.bias.fill_(-1.0)
+        with lib.inference_mode():
+            y = lin(lib.arange(24.0).reshape(2, 3, 4)[:, ::2])   # non-contiguous input
+            z = y[:, 1].reshape(2, 2)
+        assert not y.requires_grad and not z.requires_grad and z.grad_fn is None
+        rs.append((y.numpy(), z.numpy()))
+    for a, b in zip(*rs):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_size_dim_fast_path_errors_match():
+    t = pyth.zeros(2, 3)
+    assert (t.size(0), t.size(-1), t.size(1)) == (2, 3, 3)
+    for bad, err in ((2, IndexError), (-3, IndexError), (True, TypeError), (1.0, TypeError)):
+        with pytest.raises(err):
+            t.size(bad)
+    with pytest.raises(IndexError):
+        pyth.zeros(()).size(0)

@@ -646,7 +646,8 @@ def mark_view(r: Tensor, first: Any) -> None:
     a NoGradView."""
     vb = getattr(first, "_vb", None)
     if not _state.enabled:
-        vb = NoGradView(first if vb is None else view_base(first))
+        if type(vb) is not NoGradView:   # a view of a no_grad view shares its mark
+            vb = NoGradView(first if vb is None else vb)
     elif vb is None:
         vb = first
     r._vb = vb

@@ -3,6 +3,7 @@ otherwise), F.bilinear composed of matmuls, and F.flatten."""
 
 from __future__ import annotations
 
+from .._th import ffi
 from ..tensor import Tensor
 from . import _linear_kernels
 
@@ -13,9 +14,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if kernels is not None and weight.dtype is input.dtype and \
             (bias is None or bias.dtype is input.dtype):
         xh, wh = input._h, weight._h   # the kernel's case, checked cheaply (step-time path)
-        if xh.nDimension == 2 and wh.nDimension == 2 and xh.size[1] == wh.size[1] and \
+        n = xh.nDimension
+        if n >= 2 and wh.nDimension == 2 and xh.size[n - 1] == wh.size[1] and \
                 (bias is None or bias._h.nDimension == 1 and bias._h.size[0] == wh.size[0]):
-            return _linear_kernels.linear2d(input, weight, bias, kernels)
+            if n == 2:
+                return _linear_kernels.linear2d(input, weight, bias, kernels)
+            lead = ffi.unpack(xh.size, n - 1)   # (..., in) as (rows, in) and back
+            rows = 1
+            for k in lead:
+                rows *= k
+            y = _linear_kernels.linear2d(input.reshape(rows, wh.size[1]), weight, bias, kernels)
+            return y.view(*lead, wh.size[0])
     if input.dim() == 0 or weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): expected input with at least 1 dim and a 1-D or 2-D "
                            f"weight, got input {list(input.shape)} and weight "

@@ -8,6 +8,7 @@ everything else (named_parameters, state_dict, to(), train(), repr) walks those 
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Iterator, NamedTuple
 
@@ -16,6 +17,15 @@ from ... import dtypes as _dt
 from ...autograd import no_grad
 from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, _class_for
+
+
+# Hooks every module runs (register_module_forward_pre_hook, register_module_forward_hook);
+# _global_hooks_used[0] says whether any is registered, the one check a call without hooks makes
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_hooks_with_kwargs: set = set()
+_global_hooks_always_called: set = set()
+_global_hooks_used = [False]
 
 
 class RemovableHandle:
@@ -477,23 +487,55 @@ class Module:
         return handle
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not (self._forward_pre_hooks or self._forward_hooks):
-            return self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_pre_hooks.items()):
-            if hid in self._forward_pre_hooks_with_kwargs:
-                r = hook(self, args, kwargs)
+        if self._forward_pre_hooks or self._forward_hooks or _global_hooks_used[0]:
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """forward between its hooks: the global pre-hooks, the module's, forward, then the
+        global forward hooks and the module's; always_call hooks run even when that raises."""
+        pre = [(h, False) for h in list(_global_forward_pre_hooks.values())]
+        pre += [(h, hid in self._forward_pre_hooks_with_kwargs) for hid, h in
+                list(self._forward_pre_hooks.items())]
+        post = [(h, hid in _global_hooks_with_kwargs, hid in _global_hooks_always_called)
+                for hid, h in list(_global_forward_hooks.items())]
+        post += [(h, hid in self._forward_hooks_with_kwargs,
+                  hid in self._forward_hooks_always_called)
+                 for hid, h in list(self._forward_hooks.items())]
+        out = None
+        called = set()
+        try:
+            for hook, with_kwargs in pre:
+                if with_kwargs:
+                    r = hook(self, args, kwargs)
+                    if r is not None:
+                        if not (isinstance(r, tuple) and len(r) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {r}.")
+                        args, kwargs = r
+                else:
+                    r = hook(self, args)
+                    if r is not None:
+                        args = r if isinstance(r, tuple) else (r,)
+            out = self.forward(*args, **kwargs)
+            for i, (hook, with_kwargs, _) in enumerate(post):
+                called.add(i)
+                r = hook(self, args, kwargs, out) if with_kwargs else hook(self, args, out)
                 if r is not None:
-                    args, kwargs = r
-            else:
-                r = hook(self, args)
-                if r is not None:
-                    args = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*args, **kwargs)
-        for hid, hook in list(self._forward_hooks.items()):
-            r = (hook(self, args, kwargs, out) if hid in self._forward_hooks_with_kwargs
-                 else hook(self, args, out))
-            if r is not None:
-                out = r
+                    out = r
+        except Exception:
+            for i, (hook, with_kwargs, always) in enumerate(post):
+                if always and i not in called:
+                    try:
+                        if with_kwargs:
+                            hook(self, args, kwargs, out)
+                        else:
+                            hook(self, args, out)
+                    except Exception as e:
+                        warnings.warn("global module forward hook with ``always_call=True`` "
+                                      f"raised an exception that was silenced as another error "
+                                      f"was raised in forward: {str(e)}")
+            raise
         return out
 
     # ---- printing ----
@@ -549,3 +591,35 @@ def _assign(module: Module, key: str, src: Tensor) -> None:
         mod._parameters[name] = Parameter(src, old.requires_grad)
     else:
         mod._buffers[name] = src
+
+
+class _GlobalHandle(RemovableHandle):
+    """A global hook's handle: removing the last one turns the check of Module.__call__ off."""
+
+    def remove(self) -> None:
+        super().remove()
+        for ids in (_global_hooks_with_kwargs, _global_hooks_always_called):
+            ids.discard(self.id)
+        _global_hooks_used[0] = bool(_global_forward_pre_hooks or _global_forward_hooks)
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """hook(module, args) before every module's forward (and before its own pre-hooks)."""
+    handle = _GlobalHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    _global_hooks_used[0] = True
+    return handle
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """hook(module, args, output) after every module's forward (and before its own hooks);
+    with_kwargs: hook(module, args, kwargs, output); always_call: also when forward raises."""
+    handle = _GlobalHandle(_global_forward_hooks)
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_hooks_always_called.add(handle.id)
+    _global_hooks_used[0] = True
+    return handle
