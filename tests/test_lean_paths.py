@@ -260,3 +260,82 @@ def test_size_dim_fast_path_errors_match():
             t.size(bad)
     with pytest.raises(IndexError):
         pyth.zeros(()).size(0)
+
+
+# ---- slice gradients accumulate into one buffer ------------------------------------------------
+
+def _slices(lib, case, x0):
+    x = lib.tensor(x0, requires_grad=True)
+    base = x.t() if case == "noncontig" else x
+    T = base.shape[0]
+    if case == "overlap":
+        y = sum((base[t:t + 3] * (t + 1)).sum() for t in range(T - 2))
+    elif case == "repeated":
+        y = sum((base[[t, t, 0]] * (t + 1)).sum() for t in range(T))
+    elif case == "mixed":
+        y = (base * 2).sum() + sum((base[t, 1:] ** 2).sum() + base[..., t % 3].sum()
+                                   for t in range(T))
+    else:
+        y = sum((base[t] * (t + 1)).sum() for t in range(T))
+    y.backward()
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("case", ["rows", "overlap", "repeated", "mixed", "noncontig"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_slice_gradients_match_torch(case, dtype):
+    x0 = np.random.default_rng(3).standard_normal((6, 5)).astype(dtype)
+    p = _slices(pyth, case, x0)
+    t = _slices(torch, case, x0)
+    assert p.dtype == t.dtype
+    np.testing.assert_allclose(p, t, rtol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("lib", [pyth, torch], ids=["pyth", "torch"])
+def test_slice_gradients_second_order_and_retain_graph(lib):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=lib.float64, requires_grad=True)
+    y = sum((x[t] ** 3).sum() for t in range(2)) + (x[:, 1:] ** 2).sum()
+    g, = lib.autograd.grad(y, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), 3 * x.detach().numpy() ** 2 +
+                               np.array([[0, 2, 3], [0, 5, 6]]) * 2)
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 6 * x.detach().numpy() +
+                               np.array([[0, 2, 2], [0, 2, 2]]))
+    z = sum(x[t].sum() * (t + 1) for t in range(2))
+    z.backward(retain_graph=True)
+    first = x.grad.clone()
+    z.backward()
+    np.testing.assert_allclose((x.grad - first).numpy(), [[1, 1, 1], [2, 2, 2]])
+
+
+@pytest.mark.parametrize("lib", [pyth, torch], ids=["pyth", "torch"])
+def test_slice_gradients_with_hooks(lib):
+    x = lib.ones(3, 2, requires_grad=True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g.clone()))
+    rows = [x[t] for t in range(3)]
+    rows[1].register_hook(lambda g: g * 10)
+    rows[2].retain_grad()
+    sum((r * (i + 1)).sum() for i, r in enumerate(rows)).backward()
+    assert len(seen) == 1
+    np.testing.assert_allclose(x.grad.numpy(), [[1, 1], [20, 20], [3, 3]])
+    np.testing.assert_allclose(rows[2].grad.numpy(), [3, 3])
+
+
+def test_slice_gradients_zero_fill_is_linear(monkeypatch):
+    """The gradient of x reached through T slices is zero-filled once, not once a slice."""
+    from pyth.autograd.derivatives import _common
+    filled = [0]
+    zeros = _common.zeros
+
+    def counting(*args, **kwargs):
+        r = zeros(*args, **kwargs)
+        filled[0] += r.numel()
+        return r
+    monkeypatch.setattr(_common, "zeros", counting)
+    for T in (50, 200):
+        filled[0] = 0
+        x = pyth.ones(T, 8, requires_grad=True)
+        sum(x[t].sum() for t in range(T)).backward()
+        assert filled[0] == T * 8
+        np.testing.assert_array_equal(x.grad.numpy(), np.ones((T, 8), np.float32))

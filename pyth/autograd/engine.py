@@ -254,6 +254,10 @@ def _run_all(roots: list, retain_graph: bool, create_graph: bool) -> None:
                 continue
             if node._tensor_hooks or node._retained or node._pre_hooks:
                 grads = _pre_hooks(node, grads)
+            op = getattr(node, "op", None)
+            if op is not None and op.add_into is not None and not node._hooks and \
+                    _added_into(buffers, node, op, grads):
+                grads = ()   # its input's gradient buffer took the contribution in place
             for g in grads:
                 if g is not None:
                     outs = node.apply(grads)
@@ -312,6 +316,29 @@ def _add(buffers: dict, node: Node, nr: int, g: Any) -> None:
         check(old.dtype.tensor.add(old._h, old._h, g._h))
         return
     buf[nr] = old + g
+
+
+def _added_into(buffers: dict, node: Node, op: Any, grads: list) -> bool:
+    """A node whose op can add its gradient into its input's gradient so far, in place: done
+    (True) when that gradient is a tensor of the input's shape and dtype private to this pass
+    (see _owned) and no graph of the backward is being built."""
+    if grads is None or len(grads) != 1 or grad_mode.state.enabled:
+        return False
+    g = grads[0]
+    nexts, inputs = node._next, node.inputs
+    if g is None or len(nexts) != 1 or inputs is None or inputs[0] is None or \
+            g._ag is not None or not _OWNED:
+        return False
+    nf, nr = nexts[0]
+    buf = buffers.get(nf)
+    if buf is None or nr >= len(buf) or node.args is None:
+        return False
+    old = buf[nr]
+    shape, dt = inputs[0]
+    if old is None or type(old) is not type(g) or old.dtype is not dt or g.dtype is not dt or \
+            shape_of(old) != shape or not _owned(old, 4):
+        return False
+    return op.add_into(old, g, dict(node.args))
 
 
 def _post_hooks(node: Node, outs: list, grads: list) -> list:

@@ -36,6 +36,7 @@ class Op:
     """One row of the derivatives table."""
 
     __slots__ = (
+        "add_into",
         "backward",
         "conditional",
         "diff",
@@ -81,6 +82,9 @@ class Op:
         if "result" in self.save and self.conditional:
             raise ValueError("a conditional save list cannot hold result")
         self.prepare = None         # prepare(args) -> extra entries the formula needs
+        # add_into(buffer, grad, args) -> whether it added grad's contribution into buffer (the
+        # input's gradient so far, private to the engine) in place; None: the formula runs
+        self.add_into = None
 
 
 class FormulaNode(Node):

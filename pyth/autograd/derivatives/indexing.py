@@ -31,6 +31,22 @@ def _getitem(g: Tensor, a: dict) -> Tensor:
     return selection_backward(g, _shape_of(a), lambda t: t[index])
 
 
+def _getitem_into(buf: Tensor, g: Tensor, a: dict) -> bool:
+    """For a basic index (a view), the gradient added into buf through the same view: the
+    input's gradient grows in place instead of by one zero-filled full-size tensor a slice."""
+    index = as_index(a["index"], warn=False)
+    if not _is_view_index(index):
+        return False
+    view = buf[index]
+    if view.shape != g.shape:   # (a hook's gradient of another shape: the formula says why)
+        return False
+    view.add_(g)
+    return True
+
+
+TABLE["getitem"].add_into = _getitem_into
+
+
 @defop("setitem", "input value", node="IndexPutBackward0")
 def setitem_backward(g: Tensor, a: dict) -> tuple:
     shape, index = _shape_of(a), as_index(a["index"], warn=False)
