@@ -205,3 +205,66 @@ def test_products_from_threads_stay_exact(plan):
         lib.THBlas_forcePlan(prev[0], ffi.NULL)
     assert not errors, errors[:3]
     assert lib.THBlas_getNumThreads() == 1
+
+
+# An LSTM language model step (batch 20, hidden 256) runs ops far below the grain: a thread team
+# there costs more than the op, and on a loaded 2-core machine a second thread waits for a core.
+@pytest.mark.parametrize("what,elements,nbytes", [
+    ("20x1024 float32 gate add (three operands)", 20 * 1024, 3 * 4),
+    ("20x256 float32 tanh (two operands, transcendental)", 20 * 256, 2 * 4 * 4),
+    ("sum of 4096 float32", 4096, 4),
+    ("sum of 20x10000 float32 logits", 20 * 10000, 4),
+])
+def test_lstm_step_ops_stay_on_one_thread(what, elements, nbytes):
+    old = pyth.get_num_threads()
+    pyth.set_num_threads(2)
+    try:
+        assert lib.THParallel_worth(elements, nbytes) == 0, what
+        assert lib.THParallel_worth(1 << 20, 3 * 4) == 1   # a large add does split
+    finally:
+        pyth.set_num_threads(old)
+
+
+def test_set_num_threads_keeps_openblas_at_one_thread():
+    """pyth's OpenMP team is the process's one pool: whatever set_num_threads says, OpenBLAS
+    is left at one thread between calls, so the two pools never hold the cores together."""
+    old = pyth.get_num_threads()
+    a = pyth.from_numpy(np.random.default_rng(5).standard_normal((300, 300)))
+    try:
+        for n in (1, 2, 1):
+            pyth.set_num_threads(n)
+            assert pyth.get_num_threads() == n
+            (a @ a).sum()
+            assert lib.THBlas_getNumThreads() == 1
+    finally:
+        pyth.set_num_threads(old)
+
+
+def test_conv_results_match_at_one_and_two_threads():
+    """The batch split between threads changes nothing a user can see: forward and both
+    gradients of a 3x3 convolution agree at 1 and 2 threads (to rounding: a product split
+    into slabs may sum in another order), and with PyTorch."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    x_np = rng.standard_normal((6, 8, 13, 11))
+    w_np = rng.standard_normal((5, 8, 3, 3))
+    old = pyth.get_num_threads()
+    got = []
+    try:
+        for n in (1, 2):
+            pyth.set_num_threads(n)
+            x = pyth.from_numpy(x_np.copy()).requires_grad_(True)
+            w = pyth.from_numpy(w_np.copy()).requires_grad_(True)
+            y = pyth.nn.functional.conv2d(x, w, padding=1)
+            (y * y).sum().backward()
+            got.append((y.detach().numpy(), x.grad.numpy(), w.grad.numpy()))
+    finally:
+        pyth.set_num_threads(old)
+    tx = torch.from_numpy(x_np).requires_grad_(True)
+    tw = torch.from_numpy(w_np).requires_grad_(True)
+    ty = torch.nn.functional.conv2d(tx, tw, padding=1)
+    (ty * ty).sum().backward()
+    want = (ty.detach().numpy(), tx.grad.numpy(), tw.grad.numpy())
+    for one, two, ref in zip(*got, want):
+        np.testing.assert_allclose(one, two, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(one, ref, rtol=1e-10, atol=1e-10)
