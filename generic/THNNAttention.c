@@ -15,7 +15,9 @@
  * partial output when m grows; logsumexp = m + log l. The backward rebuilds P = exp(S - lse)
  * and uses D = rowsum(dO o O): dS = P o (dP - D) * scale. The forward runs in parallel over
  * (batch·head, query block); the backward over key/value heads, since every query head of a
- * group adds into one dK, dV. A causal block stops at its last row's diagonal tile. */
+ * group adds into one dK, dV. A causal block stops at its last row's diagonal tile. Copies
+ * of non-contiguous inputs are made by THNNRecurrent.c's recurrentContiguous (stamped before
+ * this file in THNN.c). */
 
 #ifndef THNN_ATTENTION_TILES
 #define THNN_ATTENTION_TILES
@@ -109,19 +111,6 @@ static int THNN_(attentionThreads)(int64_t tasks, int64_t work) {
   return (int)TH_MIN((int64_t)THThreads_max(), tasks);
 }
 
-/* Contiguous forms of the n tensors of in (NULL stays NULL) into out: -1 (after freeing what
- * was made) on failure. */
-static int THNN_(attentionContiguous)(THTensor **out, THTensor *const *in, int n) {
-  for (int i = 0; i < n; i++) {
-    out[i] = in[i] ? THTensor_(newContiguous)(in[i]) : NULL;
-    if (in[i] && !out[i]) {
-      for (int j = 0; j < i; j++) THTensor_(free)(out[j]);
-      return -1;
-    }
-  }
-  return 0;
-}
-
 static void THNN_(attentionFree)(THTensor **t, int n) {
   for (int i = 0; i < n; i++) THTensor_(free)(t[i]);
 }
@@ -193,7 +182,7 @@ int THNN_(Attention_updateOutput)(THTensor *output, THTensor *logsumexp, THTenso
              TH_ERR_RUNTIME, -1, "%s: the output must be contiguous", op);
   THTensor *in[3];
   THTensor *const given[3] = {query, key, value};
-  THTry(THNN_(attentionContiguous)(in, given, 3), -1);
+  THTry(THNN_(recurrentContiguous)(in, given, 3), -1);
   const real *q = THTensor_(data)(in[0]), *k = THTensor_(data)(in[1]),
              *v = THTensor_(data)(in[2]);
   real *o = THTensor_(data)(output), *lse = THTensor_(data)(logsumexp);
@@ -263,7 +252,7 @@ int THNN_(Attention_updateGradInput)(THTensor *gradQuery, THTensor *gradKey,
              "%s: the gradients must be contiguous", op);
   THTensor *in[6];
   THTensor *const given[6] = {query, key, value, gradOutput, output, logsumexp};
-  THTry(THNN_(attentionContiguous)(in, given, 6), -1);
+  THTry(THNN_(recurrentContiguous)(in, given, 6), -1);
   const real *q = THTensor_(data)(in[0]), *k = THTensor_(data)(in[1]),
              *v = THTensor_(data)(in[2]), *dout = THTensor_(data)(in[3]),
              *out = THTensor_(data)(in[4]), *lse = THTensor_(data)(in[5]);

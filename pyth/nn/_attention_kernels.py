@@ -12,7 +12,6 @@ from typing import Callable
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
-from .._prims.creation import zeros
 from .._th import ffi, lib
 from ..autograd import enable_grad, grad
 from ..autograd.record import Op, next_edges, record_node
@@ -27,22 +26,15 @@ KERNELS: dict[_dt.dtype, tuple] = {
 
 def _attention_backward(g: Tensor, a: dict) -> list:
     """The gradients by differentiating the recomputed composed attention with create_graph
-    (recorded, so they differentiate again); zeros where an input is unused."""
+    (recorded, so they differentiate again)."""
     ins = [a["query"], a["key"], a["value"], a.get("attn_mask")]
     needs = a["needs"]
     with enable_grad():
         ins = [x.view_as(x) if need else x for x, need in zip(ins, needs)]
         wanted = [x for x, need in zip(ins, needs) if need]
-        out = a["compose"](*ins)
-        got = list(grad([out], wanted, [g], create_graph=True, allow_unused=True))
-    res: list = []
-    for x, need in zip(ins, needs):
-        if not need:
-            res.append(None)
-            continue
-        r = got.pop(0)
-        res.append(r if r is not None else zeros(tuple(x.shape), dtype=x.dtype))
-    return res
+        got = iter(grad([a["compose"](*ins)], wanted, [g], create_graph=True,
+                        allow_unused=True, materialize_grads=True))
+    return [next(got) if need else None for need in needs]
 
 
 def _attention_first(g: Tensor, a: dict) -> list:
