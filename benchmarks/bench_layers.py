@@ -1,6 +1,8 @@
 """The digits CNN's layer kernels one by one (bench_train.py's `_cnn`, batch 64, 8x8 images):
 each THNN kernel called through pyth._th.lib on preallocated results, against the matching
-PyTorch op (aten, so neither side pays for autograd). Float32, as the training step.
+PyTorch op (aten, so neither side pays for autograd). Float32, as the training step. Also
+scaled dot-product attention forward and backward through each library's autograd (a GPT
+block's shapes: batch 16, 4 heads, head dim 32, causal).
 
 python benchmarks/bench_layers.py [--quick]   (also part of benchmarks/run.py)
 """
@@ -114,9 +116,31 @@ def _conv_cases(cin, cout, input_grad):
     return out
 
 
+def _sdpa_cases():
+    out = []
+    for length in (64, 256):
+        shape = (16, 4, length, 32)
+        pairs = [_pair(shape, 9 + i) for i in range(4)]
+        (q, tq), (k, tk), (v, tv), (g, tg) = pairs
+        for t in (q, k, v):
+            t.requires_grad_()
+        if torch is not None:
+            for t in (tq, tk, tv):
+                t.requires_grad_()
+
+        def run(q=q, k=k, v=v, g=g):
+            pyth.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
+
+        def trun(q=tq, k=tk, v=tv, g=tg):
+            torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).backward(g)
+
+        out.append(_case(f"sdpa fwd+bwd {'x'.join(map(str, shape))} causal", run, trun))
+    return out
+
+
 def cases(quick: bool = False) -> list[Case]:
     return (_relu_cases(32) + _relu_cases(64) + _pool_cases() + _conv_cases(1, 32, False) +
-            _conv_cases(32, 64, True))
+            _conv_cases(32, 64, True) + _sdpa_cases())
 
 
 if __name__ == "__main__":

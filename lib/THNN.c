@@ -30,3 +30,5 @@
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNCTC.c"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNAttention.c"
+#include "THGenerateBlasTypes.h"

@@ -37,5 +37,7 @@ enum { THNN_GRID_ZEROS = 0, THNN_GRID_BORDER = 1, THNN_GRID_REFLECTION = 2 };
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNCTC.h"
 #include "THGenerateBlasTypes.h"
+#include "generic/THNNAttention.h"
+#include "THGenerateBlasTypes.h"
 
 #endif

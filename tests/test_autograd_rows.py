@@ -122,6 +122,9 @@ CALLS: dict[str, tuple[Callable, Callable]] = {
     "embedding_bag": (lambda: (_x(5, 3),),
                       lambda w: F.embedding_bag(pyth.tensor([0, 2, 4, 2]), w,
                                                 pyth.tensor([0, 2]), mode="mean")),
+    "scaled_dot_product_attention": (
+        lambda: (_x(1, 2, 3, 4), _x(1, 2, 5, 4), _x(1, 2, 5, 3)),
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True)),
     "softmax": (lambda: (_x(3, 4),), lambda x: F.softmax(x, 1)),
     "log_softmax": (lambda: (_x(3, 4),), lambda x: F.log_softmax(x, 1)),
     "nll_loss": (lambda: (_x(3, 4),), lambda x: F.nll_loss(x, pyth.tensor([0, 3, 1]))),

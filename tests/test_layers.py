@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("kernel-backed ops", ("pyth._ops", "pyth._prims", "pyth.random")),
     ("autograd", ("pyth.autograd",)),
     ("layer kernels", tuple(f"pyth.nn._{k}_kernels" for k in (
-        "activation", "conv", "ctc", "embedding", "linear", "norm", "pool", "rnn",
+        "activation", "attention", "conv", "ctc", "embedding", "linear", "norm", "pool", "rnn",
         "softmax"))),
     ("composed ops", ("pyth._refs",)),
     ("libraries", ("pyth.nn", "pyth.optim", "pyth.utils", "pyth.multiprocessing",

@@ -1,6 +1,7 @@
-"""Attention as a composition of differentiable tensor ops: F.scaled_dot_product_attention and
-F.multi_head_attention_forward (PyTorch's math, argument order and errors, so the same values
-and gradients; no fused kernel).
+"""Attention: F.scaled_dot_product_attention and F.multi_head_attention_forward (PyTorch's math,
+argument order and errors, so the same values and gradients). float32 and float64 attention
+without dropout runs the blocked kernel of _attention_kernels; the rest is composed of
+differentiable tensor ops.
 
 Mask senses differ between the two, as in PyTorch: a bool mask given to scaled_dot_product_attention
 marks the keys that take part (True = attend), while the key_padding_mask and attn_mask of
@@ -16,9 +17,11 @@ from typing import Any
 
 from .. import dtypes as _dt
 from .._prims.creation import ones, zeros
+from .._refs.shape import broadcast_shapes
 from ..autograd.recorded import baddbmm, cat
 from ..tensor import Tensor
 from ._activations import softmax
+from ._attention_kernels import KERNELS, attention
 from ._dropout import dropout
 from ._linear import linear
 from ._padding import pad
@@ -94,27 +97,92 @@ def _safe_softmax(scores: Tensor) -> Tensor:
     return softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, scale: float | None = None,
-                                 enable_gqa: bool = False) -> Tensor:
-    """softmax(query @ key^T * scale + mask) @ value over the last two dims, leading dims
-    broadcast; scale defaults to 1/sqrt(E). A bool mask marks the keys that take part, a float
-    mask is added; is_causal keeps key j for query i when j <= i. Dropout (dropout_p > 0)
-    applies to the weights whatever the module's mode, as in PyTorch."""
-    _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
-    if enable_gqa:
-        key, value = _repeat_heads(query, key, value)
-    factor = float(scale) if scale is not None else \
-        1.0 / math.sqrt(query.size(-1)) if query.size(-1) else 1.0   # E = 0: all scores 0
+def _composed(query: Tensor, key: Tensor, value: Tensor, bias: Tensor | None, factor: float,
+              dropout_p: float = 0.0) -> Tensor:
+    """The attention in recorded ops: softmax(query key^T factor + bias), dropped out, times
+    value; the path of dropout, half precision and zero sizes, and the kernel's formula."""
     scores = query.matmul(key.transpose(-2, -1)) * factor
-    bias = _score_bias(attn_mask, is_causal, query.size(-2), key.size(-2), query.dtype)
     if bias is not None:
         scores = scores + bias
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)
+
+
+def _kernel_shapes(query: Tensor, key: Tensor, value: Tensor, gqa: bool) -> tuple | None:
+    """(leading dims of the result, B, H, Hk) when the kernel can run these inputs (float32 or
+    float64, nothing of size 0, key and value of one head count), else None."""
+    if query.dtype not in KERNELS or 0 in (query.size(-2), key.size(-2), query.size(-1),
+                                           value.size(-1)):
+        return None
+    cut = 3 if gqa else 2
+    if min(query.dim(), key.dim(), value.dim()) < cut:
+        return None
+    try:   # shapes that do not broadcast get the composed path's error
+        batch = tuple(broadcast_shapes(query.shape[:-cut], key.shape[:-cut], value.shape[:-cut]))
+    except RuntimeError:
+        return None
+    if gqa:
+        h, hk = query.size(-3), key.size(-3)
+        if hk == 0 or h % hk or value.size(-3) != hk:
+            return None
+        lead = batch + (h,)
+    else:
+        lead = batch
+        h = hk = lead[-1] if lead else 1
+        batch = lead[:-1]
+    if 0 in lead:
+        return None
+    return lead, math.prod(batch), h, hk
+
+
+def _as_4d(x: Tensor, lead: tuple, shape: tuple) -> Tensor:
+    """x broadcast to lead + shape's last two dims and viewed (or copied) as shape."""
+    full = (*lead, *shape[-2:])
+    if tuple(x.shape) != full:
+        x = x.expand(*full)
+    return x if full == shape else x.reshape(shape)
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(query @ key^T * scale + mask) @ value over the last two dims, leading dims
+    broadcast; scale defaults to 1/sqrt(E). A bool mask marks the keys that take part, a float
+    mask is added; is_causal keeps key j for query i when j <= i. float32 and float64 without
+    dropout run the blocked kernel (one autograd node); dropout_p > 0 (applied whatever the
+    module's mode, as in PyTorch), other dtypes and zero sizes run the composed ops."""
+    _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
+    factor = float(scale) if scale is not None else \
+        1.0 / math.sqrt(query.size(-1)) if query.size(-1) else 1.0   # E = 0: all scores 0
+    plan = _kernel_shapes(query, key, value, enable_gqa) if dropout_p <= 0.0 else None
+    if enable_gqa and plan is None:
+        key, value = _repeat_heads(query, key, value)
+    if plan is None:
+        bias = _score_bias(attn_mask, is_causal, query.size(-2), key.size(-2), query.dtype)
+        return _composed(query, key, value, bias, factor, dropout_p)
+    lead, b, h, hk = plan
+    length, source = query.size(-2), key.size(-2)
+    kv_lead = lead[:-1] + (hk,) if enable_gqa else lead
+    q = _as_4d(query, lead, (b, h, length, query.size(-1)))
+    k = _as_4d(key, kv_lead, (b, hk, source, key.size(-1)))
+    v = _as_4d(value, kv_lead, (b, hk, source, value.size(-1)))
+    bias = _score_bias(attn_mask, False, length, source, query.dtype)
+    if bias is not None:
+        bias = _as_4d(bias, lead, (b, h, length, source))
+    gqa = hk != h
+
+    def compose(q: Tensor, k: Tensor, v: Tensor, m: Tensor | None) -> Tensor:
+        if gqa:
+            k, v = k.repeat_interleave(h // hk, -3), v.repeat_interleave(h // hk, -3)
+        causal = _score_bias(None, True, length, source, q.dtype) if is_causal else None
+        return _composed(q, k, v, causal if m is None else m, factor)
+
+    out = attention(q, k, v, bias, is_causal, factor, compose)
+    shape = (*lead, length, value.size(-1))
+    return out if tuple(out.shape) == shape else out.reshape(shape)
 
 
 # ==== multi-head attention =======================================================================
