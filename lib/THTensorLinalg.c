@@ -8,6 +8,7 @@
 
 #include "THTensorApply.h"
 #include "THTensorMath.h"
+#include "THTensorReduce.h"
 
 /* A batch of matrices inside one tensor, as the product kernels see it: the matrix dims (rows,
  * cols, strides s0, s1) and the strides of the shared batch dims (0 where the tensor is
