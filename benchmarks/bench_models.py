@@ -466,19 +466,30 @@ def _set_threads(n: int | None) -> str:
     return f"{n} thread{'s' if n != 1 else ''}"
 
 
+def _status_bytes(field: str) -> int:
+    """A memory field of /proc/self/status (VmRSS, VmHWM) in bytes."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
 def peak(name: str, lib_name: str, steps: int = 3) -> int:
     """The peak resident memory (bytes) that `steps` calls of the workload add to a process
-    that has imported the library and built the model and data (this process)."""
-    import resource
+    that has imported the library and built the model and data (this process): the kernel's
+    high-water mark is reset (clear_refs 5) once the model is built, so the imports and the
+    building do not count."""
     lib = pyth if lib_name == "pyth" else torch
     w = next(w for w in WORKLOADS if w.name == name)
     _, make = w.build(lib)
     step = make()
-    with open("/proc/self/statm") as f:
-        before = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+    before = _status_bytes("VmRSS")
     for _ in range(steps):
         step()
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+    return _status_bytes("VmHWM") - before
 
 
 def memory_table() -> str:
