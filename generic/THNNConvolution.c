@@ -15,12 +15,18 @@
  * over a *chunk* of B samples side by side (columns K x B*L, L = grid cells of one sample):
  * small images give GEMMs wide enough for BLAS to run at speed; a chunk of one sample
  * multiplies the tensor in place, wider chunks gather / scatter the grid through a buffer.
- * Chunks are split between OpenMP threads (BLAS then runs on each thread alone); C sums each
- * thread's gradient in a buffer of its own and adds the buffers at the end. The columns live in
- * the calling thread's cached workspace. */
+ * A sample whose columns alone are large (K x L above TH_NN_BAND_ELEMS, a 2-D grid) is taken
+ * in *bands* of grid rows instead: the columns of R rows, then their product, so that the
+ * columns stay in the core's cache between being written and being read by BLAS (a band of
+ * rows r0.. is the convolution of the same image with gridH = R and padT - r0 * sH). Chunks, and
+ * for A and C the bands of a sample too, are split between OpenMP threads (BLAS then runs on
+ * each thread alone); C sums each thread's gradient in a buffer of its own and adds the buffers
+ * at the end; B's bands of one sample add into overlapping image rows and stay on one thread.
+ * The columns live in the calling thread's cached workspace. */
 
 #define TH_NN_CHUNK_COLS 512          /* aim for chunks at least this many grid cells wide */
 #define TH_NN_CHUNK_ELEMS ((int64_t)1 << 21) /* ... with columns of at most this many elements */
+#define TH_NN_BAND_ELEMS ((int64_t)1 << 17)  /* a sample's columns above this go in bands */
 
 /* Grid cells, image voxels (per channel) and kernel taps of a geometry. */
 static int64_t THNN_(gridCells)(const THNNConvGeom *g) {
@@ -45,11 +51,9 @@ static void THNN_(tapSpan)(int64_t o, int64_t s, int64_t n, int64_t m, int64_t *
   *a = TH_MIN(*a, *b);
 }
 
-/* The reach of every tap (a, i, j) of g, in tap order: which grid cells read inside the image,
- * and where. NULL with a MemoryError recorded on failure; THFree releases it. */
-static THNNConvTap *THNN_(tapsOf)(const THNNConvGeom *g) {
-  THNNConvTap *taps = THAllocArray("convolution", g->kD * g->kH * g->kW, sizeof *taps);
-  if (!taps) return NULL;
+/* The reach of every tap (a, i, j) of g, in tap order, into taps: which grid cells read inside
+ * the image, and where. */
+static void THNN_(tapsFill)(const THNNConvGeom *g, THNNConvTap *taps) {
   THNNConvTap *t = taps;
   for (int64_t a = 0; a < g->kD; a++) {
     for (int64_t i = 0; i < g->kH; i++) {
@@ -63,7 +67,6 @@ static THNNConvTap *THNN_(tapsOf)(const THNNConvGeom *g) {
       }
     }
   }
-  return taps;
 }
 
 /* Whether a tap's rows of the grid and of the image line up end to end within a depth slice:
@@ -209,7 +212,7 @@ static int THNN_(convCounts)(const THNNConvGeom *g) {
   return 0;
 }
 
-/* The chunk width B and the thread count for a product over g (see the strategy). */
+/* The chunk width B for a product over g on nt threads (see the strategy). */
 static int64_t THNN_(convChunk)(const THNNConvGeom *g, int nt) {
   const int64_t L = TH_MAX(THNN_(gridCells)(g), 1);
   const int64_t K = TH_MAX(g->imC / g->groups * THNN_(taps)(g), 1);
@@ -219,28 +222,46 @@ static int64_t THNN_(convChunk)(const THNNConvGeom *g, int nt) {
   return TH_MAX(b, 1);
 }
 
+/* The threads a product over g is worth, before its work is cut into items. */
 static int THNN_(convThreads)(const THNNConvGeom *g) {
   const int64_t K = g->imC / g->groups * THNN_(taps)(g);
-  const int par = g->batch > 1 &&
-      THParallel_worth(g->batch * g->gridC * THNN_(gridCells)(g),
-                       (int64_t)sizeof(real) * TH_MAX(K, 1));
-  return par ? TH_MIN(THThreads_max(), (int)TH_MIN(g->batch, 1 << 20)) : 1;
+  return THParallel_worth(g->batch * g->gridC * THNN_(gridCells)(g),
+                          (int64_t)sizeof(real) * TH_MAX(K, 1)) ? THThreads_max() : 1;
 }
 
-/* The plan of a product over g: its sizes, threads and chunks, and its workspace (`extra` more
- * elements per thread when threaded); NULL with an error recorded on failure. */
+/* Band `band` of the plan's grid rows as a geometry of its own (gb: gridH the band's rows, the
+ * top padding moved up by the rows before it); returns the grid cells before the band. */
+static int64_t THNN_(bandGeom)(const THNNConvGeom *g, const THNNConvPlan *pl, int64_t band,
+                               THNNConvGeom *gb) {
+  const int64_t r0 = band * pl->R;
+  *gb = *g;
+  gb->gridH = TH_MIN(pl->R, g->gridH - r0);
+  gb->padT = g->padT - r0 * g->sH;
+  return r0 * g->gridW;
+}
+
+/* The plan of a product over g: its sizes, threads, chunks and bands (split between threads
+ * when `bandsSplit`), and its workspace (`extra` more elements per thread when threaded); NULL
+ * with an error recorded on failure. */
 static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t extra,
-                             int *owned) {
+                             int bandsSplit, int *owned) {
   if (THNN_(convCounts)(g) != 0) return NULL;
   pl->Cg = g->imC / g->groups;
   pl->Og = g->gridC / g->groups;
   pl->K = pl->Cg * THNN_(taps)(g);
   pl->L = THNN_(gridCells)(g);
   pl->plane = THNN_(imVoxels)(g);
-  pl->nt = THNN_(convThreads)(g);
-  pl->B = THNN_(convChunk)(g, pl->nt);
+  const int most = THNN_(convThreads)(g);
+  pl->B = THNN_(convChunk)(g, most);
   pl->chunks = (g->batch + pl->B - 1) / pl->B;
-  pl->cols = pl->K * pl->B * pl->L;
+  pl->R = g->gridH;
+  if (pl->B == 1 && g->gridD == 1 && g->gridH > 1 && pl->K * pl->L > TH_NN_BAND_ELEMS)
+    pl->R = TH_MAX(TH_NN_BAND_ELEMS / (pl->K * g->gridW), 1);
+  pl->bands = g->gridH > 0 ? (g->gridH + pl->R - 1) / pl->R : 1;
+  const int64_t items = bandsSplit ? pl->chunks * pl->bands : pl->chunks;
+  pl->nt = (int)TH_MIN((int64_t)most, TH_MAX(items, 1));
+  const int64_t band = pl->bands > 1 ? pl->R * g->gridW : pl->L; /* grid cells of a band */
+  pl->cols = pl->K * pl->B * band;
   pl->per = pl->cols + (pl->B > 1 ? pl->Og * pl->B * pl->L : 0) + (pl->nt > 1 ? extra : 0);
   int64_t n, bytes;
   if (THSize_mul(&n, pl->per, pl->nt) != 0 ||
@@ -248,8 +269,14 @@ static real *THNN_(convPlan)(THNNConvPlan *pl, const THNNConvGeom *g, int64_t ex
     THError_set(TH_ERR_MEMORY, "convolution: the workspace's size overflows");
     return NULL;
   }
-  pl->taps = THNN_(tapsOf)(g);
+  const int64_t nTaps = THNN_(taps)(g);
+  pl->taps = THAllocArray("convolution", pl->bands * nTaps, sizeof *pl->taps);
   if (!pl->taps) return NULL;
+  for (int64_t b = 0; b < pl->bands; b++) {
+    THNNConvGeom gb;
+    THNN_(bandGeom)(g, pl, b, &gb);
+    THNN_(tapsFill)(&gb, pl->taps + b * nTaps);
+  }
   real *ws = THNN_workspaceTake((size_t)bytes, owned);
   if (!ws) THFree(pl->taps);
   return ws;
@@ -261,25 +288,34 @@ static void THNN_(planGive)(THNNConvPlan *pl, real *ws, int owned) {
   THNN_workspaceGive(ws, owned);
 }
 
-/* The grid rows of group grp for samples n0 .. n0+nb-1 as one (Og x nb*L) matrix: in place for
- * one sample, else gathered into tmp. */
+/* The grid rows of group grp for samples n0 .. n0+nb-1 from cell `off` on as one matrix of Og
+ * rows, its row stride in *ld: in place for one sample, else (whole grids: a chunk of several
+ * samples has one band) gathered into tmp. */
 static const real *THNN_(gridRows)(const THNNConvGeom *g, const real *grid, int64_t n0,
-                                   int64_t nb, int64_t grp, real *tmp) {
-  const int64_t L = THNN_(gridCells)(g), Og = g->gridC / g->groups, ld = nb * L;
-  if (nb == 1) return grid + (n0 * g->gridC + grp * Og) * L;
+                                   int64_t nb, int64_t off, int64_t grp, real *tmp,
+                                   int64_t *ld) {
+  const int64_t L = THNN_(gridCells)(g), Og = g->gridC / g->groups;
+  if (nb == 1) {
+    *ld = L;
+    return grid + (n0 * g->gridC + grp * Og) * L + off;
+  }
+  *ld = nb * L;
   for (int64_t b = 0; b < nb; b++)
     for (int64_t o = 0; o < Og; o++)
-      memcpy(tmp + o * ld + b * L, grid + ((n0 + b) * g->gridC + grp * Og + o) * L,
+      memcpy(tmp + o * *ld + b * L, grid + ((n0 + b) * g->gridC + grp * Og + o) * L,
              (size_t)L * sizeof(real));
   return tmp;
 }
 
-/* The columns of group grp for samples n0 .. n0+nb-1, side by side: (K x nb*L). */
-static void THNN_(chunkCols)(const THNNConvGeom *g, const THNNConvPlan *pl, const real *im,
-                             int64_t n0, int64_t nb, int64_t grp, real *cols) {
+/* The columns of group grp for samples n0 .. n0+nb-1 over band gb (taps its reach), side by
+ * side: (K x nb*Lb). */
+static void THNN_(chunkCols)(const THNNConvGeom *gb, const THNNConvPlan *pl,
+                             const THNNConvTap *taps, const real *im, int64_t n0, int64_t nb,
+                             int64_t grp, real *cols) {
+  const int64_t Lb = THNN_(gridCells)(gb);
   for (int64_t b = 0; b < nb; b++)
-    THNN_(vol2col)(im + ((n0 + b) * g->imC + grp * pl->Cg) * pl->plane, pl->Cg, g, pl->taps,
-                   cols + b * pl->L, nb * pl->L);
+    THNN_(vol2col)(im + ((n0 + b) * gb->imC + grp * pl->Cg) * pl->plane, pl->Cg, gb, taps,
+                   cols + b * Lb, nb * Lb);
 }
 
 /* A. grid = W . vol2col(image) (+ bias per grid channel) */
@@ -288,29 +324,34 @@ static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const
   if (g->batch == 0 || THNN_(gridCells)(g) == 0 || g->gridC == 0) return 0;
   THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convPlan)(&pl, g, 0, &owned);
+  real *ws = THNN_(convPlan)(&pl, g, 0, 1, &owned);
   if (!ws) return -1;
-  const int64_t L = pl.L, Og = pl.Og, K = pl.K;
+  const int64_t L = pl.L, Og = pl.Og, K = pl.K, nTaps = THNN_(taps)(g);
 #pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
     const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
     real *cols = ws + tid * pl.per, *tmp = cols + pl.cols;
-    for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
-      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0), ld = nb * L;
+    for (int64_t it = tid; it < pl.chunks * pl.bands; it += nth) {
+      const int64_t ch = it / pl.bands, band = it % pl.bands;
+      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0);
+      THNNConvGeom gb;
+      const int64_t off = THNN_(bandGeom)(g, &pl, band, &gb), Lb = THNN_(gridCells)(&gb);
+      const int64_t ld = nb * Lb, ldo = nb == 1 ? L : ld;
       for (int64_t grp = 0; grp < g->groups; grp++) {
-        THNN_(chunkCols)(g, &pl, im, n0, nb, grp, cols);
-        real *out = nb == 1 ? grid + (n0 * g->gridC + grp * Og) * L : tmp;
+        THNN_(chunkCols)(&gb, &pl, pl.taps + band * nTaps, im, n0, nb, grp, cols);
+        real *out = nb == 1 ? grid + (n0 * g->gridC + grp * Og) * L + off : tmp;
         if (K > 0)
-          THBlas_(gemm)('n', 'n', ld, Og, K, 1, cols, ld, w + grp * Og * K, K, 0, out, ld);
+          THBlas_(gemm)('n', 'n', ld, Og, K, 1, cols, ld, w + grp * Og * K, K, 0, out, ldo);
         else
-          for (int64_t e = 0; e < Og * ld; e++) out[e] = 0;
+          for (int64_t o = 0; o < Og; o++)
+            for (int64_t e = 0; e < ld; e++) out[o * ldo + e] = 0;
         /* scatter the chunk's rows to their samples (in place for one), adding the bias */
         for (int64_t b = 0; b < nb; b++) {
           for (int64_t o = 0; o < Og; o++) {
-            real *dst = grid + ((n0 + b) * g->gridC + grp * Og + o) * L;
-            const real *src = out + o * ld + b * L;
+            real *dst = grid + ((n0 + b) * g->gridC + grp * Og + o) * L + off;
+            const real *src = out + o * ldo + b * Lb;
             const real add = bias ? bias[grp * Og + o] : 0;
-            for (int64_t l = 0; l < L; l++) dst[l] = src[l] + add;
+            for (int64_t l = 0; l < Lb; l++) dst[l] = src[l] + add;
           }
         }
       }
@@ -327,27 +368,34 @@ static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, con
   if (g->batch == 0 || g->imC == 0 || THNN_(imVoxels)(g) == 0) return 0;
   THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convPlan)(&pl, g, 0, &owned);
+  real *ws = THNN_(convPlan)(&pl, g, 0, 0, &owned);
   if (!ws) return -1;
+  const int64_t nTaps = THNN_(taps)(g);
 #pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
     const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
     real *cols = ws + tid * pl.per, *tmp = cols + pl.cols;
     for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
-      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0), ld = nb * pl.L;
+      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0);
       for (int64_t c = 0; c < nb * g->imC; c++) {
         real *p = im + (n0 * g->imC + c) * pl.plane;
         const real v = bias ? bias[c % g->imC] : 0;
         for (int64_t e = 0; e < pl.plane; e++) p[e] = v;
       }
       if (pl.L == 0 || pl.Og == 0) continue;
-      for (int64_t grp = 0; grp < g->groups; grp++) {
-        const real *rows = THNN_(gridRows)(g, grid, n0, nb, grp, tmp);
-        THBlas_(gemm)('n', 't', ld, pl.K, pl.Og, 1, rows, ld, w + grp * pl.Og * pl.K, pl.K, 0,
-                      cols, ld);
-        for (int64_t b = 0; b < nb; b++)
-          THNN_(col2vol)(cols + b * pl.L, ld, pl.Cg, g, pl.taps,
-                         im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
+      for (int64_t band = 0; band < pl.bands; band++) {
+        THNNConvGeom gb;
+        const int64_t off = THNN_(bandGeom)(g, &pl, band, &gb), Lb = THNN_(gridCells)(&gb);
+        const int64_t ld = nb * Lb;
+        for (int64_t grp = 0; grp < g->groups; grp++) {
+          int64_t ldr;
+          const real *rows = THNN_(gridRows)(g, grid, n0, nb, off, grp, tmp, &ldr);
+          THBlas_(gemm)('n', 't', ld, pl.K, pl.Og, 1, rows, ldr, w + grp * pl.Og * pl.K, pl.K,
+                        0, cols, ld);
+          for (int64_t b = 0; b < nb; b++)
+            THNN_(col2vol)(cols + b * Lb, ld, pl.Cg, &gb, pl.taps + band * nTaps,
+                           im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
+        }
       }
     }
   }
@@ -364,9 +412,9 @@ static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const 
   if (g->batch == 0 || THNN_(gridCells)(g) == 0 || wn == 0) return 0;
   THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convPlan)(&pl, g, wn, &owned);
+  real *ws = THNN_(convPlan)(&pl, g, wn, 1, &owned);
   if (!ws) return -1;
-  const int64_t accAt = pl.per - wn; /* a thread's buffer, within its slice */
+  const int64_t accAt = pl.per - wn, nTaps = THNN_(taps)(g); /* a thread's buffer */
   int used = 1;
 #pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
@@ -378,12 +426,17 @@ static int THNN_(convWeightGrad)(const THNNConvGeom *g, const real *grid, const 
       for (int64_t e = 0; e < wn; e++) acc[e] = 0;
     }
     if (tid == 0) used = nth;
-    for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
-      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0), ld = nb * pl.L;
+    for (int64_t it = tid; it < pl.chunks * pl.bands; it += nth) {
+      const int64_t ch = it / pl.bands, band = it % pl.bands;
+      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0);
+      THNNConvGeom gb;
+      const int64_t off = THNN_(bandGeom)(g, &pl, band, &gb);
+      const int64_t ld = nb * THNN_(gridCells)(&gb);
       for (int64_t grp = 0; grp < g->groups; grp++) {
-        THNN_(chunkCols)(g, &pl, im, n0, nb, grp, cols);
-        const real *rows = THNN_(gridRows)(g, grid, n0, nb, grp, tmp);
-        THBlas_(gemm)('t', 'n', pl.K, pl.Og, ld, scale, cols, ld, rows, ld, 1,
+        int64_t ldr;
+        THNN_(chunkCols)(&gb, &pl, pl.taps + band * nTaps, im, n0, nb, grp, cols);
+        const real *rows = THNN_(gridRows)(g, grid, n0, nb, off, grp, tmp, &ldr);
+        THBlas_(gemm)('t', 'n', pl.K, pl.Og, ld, scale, cols, ld, rows, ldr, 1,
                       acc + grp * pl.Og * pl.K, pl.K);
       }
     }

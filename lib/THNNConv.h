@@ -43,11 +43,12 @@ typedef struct THNNConvTap {
 
 /* How a product over a geometry runs (generic/THNNConvolution.c's strategy): per group Cg image
  * and Og grid channels, K taps per column, L grid cells and `plane` image voxels per channel;
- * nt threads, chunks of B samples, `cols` column elements of a chunk and `per` workspace
- * elements per thread; the reach of each of its taps, found once per product (not per sample). */
+ * nt threads, chunks of B samples, bands of R grid rows, `cols` column elements of a chunk's
+ * band and `per` workspace elements per thread; the reach of each tap in each band (band b's
+ * taps from taps + b * taps per column), found once per product (not per sample). */
 typedef struct THNNConvPlan {
   int64_t Cg, Og, K, L, plane;
-  int64_t B, chunks, cols, per;
+  int64_t B, chunks, R, bands, cols, per;
   int nt;
   THNNConvTap *taps;
 } THNNConvPlan;

@@ -64,6 +64,15 @@ CONV2D = [
     (0, 3, 5, 5, 2, (3, 3), 1, 1, 1, 1, True),        # zero-size batch
     (37, 3, 6, 6, 5, (3, 3), 1, 1, 1, 1, True),       # many samples: chunks, threads
     (3, 2, 24, 23, 3, (3, 3), 1, 1, 1, 1, True),      # wide images: one sample per GEMM
+    # a sample's columns above 2^17 elements go in bands of grid rows (K x L: 144 x 1520, two
+    # bands of 23 and 17 rows), with stride, 'same' dilated padding, groups, one-row bands, and
+    # two samples of bands
+    (1, 16, 40, 38, 4, (3, 3), 1, 1, 1, 1, True),
+    (1, 8, 81, 40, 3, (5, 5), 2, 2, 1, 1, True),
+    (1, 12, 48, 30, 2, (4, 2), 1, "same", (2, 1), 1, False),
+    (1, 16, 44, 44, 8, (3, 3), 1, 1, 1, 2, True),
+    (1, 64, 4, 240, 3, (3, 3), 1, 1, 1, 1, True),
+    (2, 16, 40, 38, 4, (3, 3), 1, (2, 0), 1, 1, True),
 ]
 
 
@@ -88,6 +97,29 @@ def test_conv2d_threads_agree(threads):
                  lambda x, wt, b: torch.nn.functional.conv2d(x, wt, b, padding=1), arrays)
     finally:
         pyth.set_num_threads(old)
+
+
+@needs_torch
+def test_conv2d_bands_split_between_threads():
+    """One sample in bands of rows: the forward's bands are split between threads and give the
+    same bits at 1 and 2 threads; the weight gradient (a sum per thread) agrees to rounding."""
+    old = pyth.get_num_threads()
+    x, w = arr(1, 16, 40, 38), arr(4, 16, 3, 3)
+    got = []
+    try:
+        for threads in (1, 2):
+            pyth.set_num_threads(threads)
+            px, pw = P(x), P(w)
+            y = F.conv2d(px, pw, padding=1)
+            y.backward(pyth.ones_like(y))
+            got.append((y.detach().numpy(), px.grad.numpy(), pw.grad.numpy()))
+    finally:
+        pyth.set_num_threads(old)
+    (y1, gx1, gw1), (y2, gx2, gw2) = got
+    assert np.array_equal(y1, y2) and np.array_equal(gx1, gx2)
+    np.testing.assert_allclose(gw2, gw1, rtol=1e-12, atol=1e-12)
+    ty = TF.conv2d(T(x), T(w), padding=1)
+    np.testing.assert_allclose(y1, ty.detach().numpy(), rtol=1e-9, atol=1e-9)
 
 
 # (N, Cin, L, Cout, k, stride, padding, dilation, groups)
@@ -115,6 +147,8 @@ CONVT2D = [
     (1, 2, 4, 4, 3, (2, 3), 2, 1, 0, (2, 1), 1, False),
     (2, 2, 3, 3, 2, (2, 2), 1, 0, 1, 2, 1, True),     # output_padding >= stride (< dilation)
     (0, 2, 3, 3, 2, (2, 2), 2, 0, 1, 1, 1, True),
+    (1, 4, 38, 38, 16, (3, 3), 1, 0, 0, 1, 1, True),  # bands (K x L: 144 x 1444)
+    (1, 4, 30, 30, 16, (4, 4), 2, 1, 0, 1, 1, False),  # bands, stride 2
 ]
 
 
