@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .._errors import not_implemented
 from .._prims.creation import _checked, _no_bool
 from ..autograd.recorded import where as _where
@@ -20,9 +21,12 @@ from ._softmax_kernels import softmax as _sm
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0); integer inputs are clamped, floating ones go through the kernel."""
-    if isinstance(input, Tensor) and not input.dtype.is_floating_point \
-            and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
-        return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    if isinstance(input, Tensor):
+        if not input.dtype.is_floating_point and input.dtype.kind != "b":
+            # integers: PyTorch's relu is a clamp there
+            return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    elif type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(relu, locals())
     return _activation(input, "ReLU", inplace=inplace)
 
 
@@ -33,16 +37,22 @@ def relu_(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x above 0, negative_slope * x below."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(leaky_relu, locals())
     return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x) - 1) below."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(elu, locals())
     return _activation(input, "ELU", alpha, inplace=inplace)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x), Phi the standard normal CDF (approximate='tanh': its tanh form)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(gelu, locals())
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
@@ -51,17 +61,23 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(silu, locals())
     return _activation(input, "SiLU", inplace=inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, linear where beta * x exceeds threshold."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softplus, locals())
     return _activation(input, "Softplus", beta, threshold)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """x clamped to [min_val, max_val]."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hardtanh, locals())
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
@@ -69,26 +85,36 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """x clamped to [0, 6]."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(relu6, locals())
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + exp(-x)) (Tensor.sigmoid)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(sigmoid, locals())
     return input.sigmoid()
 
 
 def tanh(input: Tensor) -> Tensor:
     """tanh(x) (Tensor.tanh)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tanh, locals())
     return input.tanh()
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(selu, locals())
     return _activation(input, "SELU", inplace=inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x / alpha) - 1) below: an ELU continuously differentiable."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(celu, locals())
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _activation(input, "CELU", alpha, inplace=inplace)
@@ -96,21 +122,29 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(mish, locals())
     return _activation(input, "Mish", inplace=inplace)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6: a piecewise-quadratic SiLU."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hardswish, locals())
     return _activation(input, "Hardswish", inplace=inplace)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hardsigmoid, locals())
     return _activation(input, "Hardsigmoid", inplace=inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), without overflow for large |x|."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(logsigmoid, locals())
     return _activation(input, "LogSigmoid")
 
 
@@ -150,6 +184,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x above 0, weight * x below, one learnt slope per channel (dim 1) or one for all."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(prelu, locals())
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"prelu(): \"prelu_cpu\" not implemented for "
                                   f"'{input.dtype.real}'")
@@ -173,6 +209,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the two halves of input along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(glu, locals())
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not input.dtype.is_floating_point:
@@ -222,6 +260,8 @@ def _softmax_dim(ndim: int, name: str = "softmax") -> int:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along dim, computed around the slice's maximum."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softmax, locals())
     if dim is None:
         dim = _softmax_dim(input.dim())
     if dtype is not None:
@@ -232,6 +272,8 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
     """x - log(sum(exp(x))) along dim, computed around the slice's maximum."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(log_softmax, locals())
     if dim is None:
         dim = _softmax_dim(input.dim())
     if dtype is not None:

@@ -15,6 +15,7 @@ import math
 import warnings
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims.creation import ones, zeros
 from .._refs.shape import broadcast_shapes
@@ -154,6 +155,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     mask is added; is_causal keeps key j for query i when j <= i. float32 and float64 without
     dropout run the blocked kernel (one autograd node); dropout_p > 0 (applied whatever the
     module's mode, as in PyTorch), other dtypes and zero sizes run the composed ops."""
+    if type(query) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(scaled_dot_product_attention, locals())
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     factor = float(scale) if scale is not None else \
         1.0 / math.sqrt(query.size(-1)) if query.size(-1) else 1.0   # E = 0: all scores 0

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._prims.creation import tensor
@@ -574,6 +575,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     (output size floor(in * scale)); modes nearest, nearest-exact, linear (3-D), bilinear,
     bicubic, lanczos (4-D), trilinear (5-D) and area. A scale_factor also sets the sampling
     ratio (1 / scale) unless recompute_scale_factor=True derives it from the sizes."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(interpolate, locals())
     align_corners = _align_corners_for(mode, align_corners)
     nd = input.dim() - 2
     out, scales = _size_or_scales(input, nd, size, scale_factor)
@@ -643,6 +646,8 @@ def _check_image(op: str, input: Tensor) -> None:
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r block
     of pixels (sub-pixel convolution's upsampling)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pixel_shuffle, locals())
     _tensor_arg("pixel_shuffle", input)
     r = _int_arg("pixel_shuffle", "upscale_factor", upscale_factor)
     _check_image("pixel_shuffle", input)

@@ -3,6 +3,7 @@ otherwise), F.bilinear composed of matmuls, and F.flatten."""
 
 from __future__ import annotations
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .._th import ffi
 from ..tensor import Tensor
 from . import _linear_kernels
@@ -10,6 +11,8 @@ from . import _linear_kernels
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, over any leading dims of input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(linear, locals())
     kernels = _linear_kernels.KERNELS.get(input.dtype)
     if kernels is not None and weight.dtype is input.dtype and \
             (bias is None or bias.dtype is input.dtype):
@@ -58,6 +61,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:
     """y[..., k] = input1 @ weight[k] @ input2 + bias[k]."""
+    if type(input1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(bilinear, locals())
     if weight.dim() != 3 or input1.size(-1) != weight.size(1) or \
             input2.size(-1) != weight.size(2):
         raise RuntimeError(f"bilinear(): shapes {list(input1.shape)}, {list(input2.shape)} do "
@@ -71,4 +76,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """input with dims start_dim..end_dim merged into one (Tensor.flatten)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(flatten, locals())
     return input.flatten(start_dim, end_dim)

@@ -19,6 +19,7 @@ import math
 import warnings
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._prims.creation import arange, ones_like, zeros
@@ -130,6 +131,8 @@ def _same_dims(op: str, **tensors: Tensor) -> None:
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced (optionally weighted elementwise)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(mse_loss, locals())
     _check_same_size("mse_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     _need_floating("mse_loss", input, target)
@@ -140,6 +143,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """|input - target|, reduced (optionally weighted elementwise)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(l1_loss, locals())
     _check_same_size("l1_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -148,6 +153,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: L1)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(smooth_l1_loss, locals())
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size("smooth_l1_loss", input, target)
@@ -175,6 +182,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as PyTorch does."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(binary_cross_entropy, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
@@ -197,6 +206,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      pos_weight: Tensor | None = None) -> Tensor:
     """BCE of sigmoid(input), computed stably: (1 - t) x + l * log(1 + e^-x) with
     l = 1 + (pos_weight - 1) t (the log term as -logsigmoid(x), smooth at x = 0)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(binary_cross_entropy_with_logits, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
@@ -216,6 +227,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """target * (log target - input) pointwise (input holds log-probabilities)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(kl_div, locals())
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     elif reduction == "mean":
@@ -240,6 +253,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times the class weight), reduced; targets == ignore_index count
     nothing."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(nll_loss, locals())
     if input.dim() >= 2 and target.dim() >= 1 and target.size(0) != input.size(0):
         raise ValueError(f"nll_loss(): expected input batch_size ({input.size(0)}) to match "
                          f"target batch_size ({target.size(0)})")
@@ -253,6 +268,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """nll_loss(log_softmax(input, 1), target) for class indices; for class probabilities
     (target of input's shape), -sum(target * log_softmax(input, 1)); label_smoothing mixes in
     the uniform distribution, as PyTorch does."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cross_entropy, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
