@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Callable, NamedTuple
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import conflicts, new_result, store_pair
@@ -381,6 +382,8 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool, out: Tensor | None) ->
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            out: Tensor | None = None) -> Tensor:
     """int64 position of the first largest value along dim (no dim: in the flattened tensor)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(argmax, locals())
     return _arg("argmax", input, dim, keepdim, out)
 
 

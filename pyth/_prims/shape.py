@@ -19,6 +19,7 @@ import operator
 from itertools import product
 from typing import Any, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._promotion import can_cast, promote_types
@@ -302,6 +303,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Views of consecutive pieces along dim: of split_size each (the last may be smaller),
     or of the listed sizes, which must add up to the dim's size. Recorded as PyTorch's two ops
     (SplitBackward0 / SplitWithSizesBackward0) by the functions below."""
+    if type(tensor) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(split, locals())
     if isinstance(split_size_or_sections, (list, tuple)):
         return recorded.split_with_sizes(tensor, split_size_or_sections, dim)
     return recorded.split(tensor, split_size_or_sections, dim)

@@ -11,6 +11,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, as_tensor, into, new_result, out_checked, result_of, written
@@ -42,6 +43,8 @@ def _need_tensor(op: str, x: Any) -> None:
 
 def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input * input (bool squares to int64, as pow(input, 2))."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(square, locals())
     _need_tensor("square", input)
     x = input.long() if input.dtype is _dt.bool_ else input
     return P["mul"](x, x, out=out)
@@ -333,6 +336,8 @@ def _thnn_softmax(x: Tensor, dim: Any, log: bool, op: str) -> Tensor | None:
 
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     """exp(x - max) / sum(exp(x - max)) along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softmax, locals())
     x, dim = _softmax_input("softmax", input, dim, dtype)
     if x.numel() == 0:
         return x.clone()
@@ -345,6 +350,8 @@ def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     """x - max - log(sum(exp(x - max))) along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(log_softmax, locals())
     x, dim = _softmax_input("log_softmax", input, dim, dtype)
     if x.numel() == 0:
         return x.clone()

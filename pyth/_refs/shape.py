@@ -8,6 +8,7 @@ import itertools
 import operator
 from typing import Any, Callable, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, result_of
@@ -42,41 +43,57 @@ def _dim_list(dims: Any, n: int, op: str) -> list:
 
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """input with a new shape (a view when the strides allow it)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(reshape, locals())
     return input.reshape(shape)
 
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view with the dims reordered."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(permute, locals())
     return input.permute(dims)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with dims dim0 and dim1 swapped."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(transpose, locals())
     return input.transpose(dim0, dim1)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view with a size-1 dim inserted at dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(unsqueeze, locals())
     return input.unsqueeze(dim)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Dims start_dim..end_dim merged into one."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(flatten, locals())
     return input.flatten(start_dim, end_dim)
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """A view of length entries of dim from start."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(narrow, locals())
     return input.narrow(dim, int(start), length)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of one index of dim (the dim removed)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(select, locals())
     return input.select(dim, index)
 
 
 def t(input: Tensor) -> Tensor:
     """Transpose of a tensor of at most 2 dims."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(t, locals())
     return input.t()
 
 
@@ -105,6 +122,8 @@ _squeeze_all = Tensor.squeeze  # the C view (newSqueeze); the method below repla
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """input without its size-1 dims (all of them, or those among dim: an int or a tuple)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(squeeze, locals())
     if dim is None or isinstance(dim, int):
         return _squeeze_all(input, dim)
     n = input.dim()
@@ -173,6 +192,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with the dims in source moved to the positions in destination."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(movedim, locals())
     n = input.dim()
     if isinstance(source, int) != isinstance(destination, int):
         raise TypeError("movedim(): source and destination must both be ints or both be "
@@ -200,6 +221,8 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Views of input along dim: n near-equal sections, or cut at the given indices."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensor_split, locals())
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -291,6 +314,8 @@ def broadcast_shapes(*shapes: Any) -> Size:
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """A view of input expanded to size (stride 0 along broadcast dims)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(broadcast_to, locals())
     return input.expand(*parse_sizes((size,), "broadcast_to"))
 
 
@@ -314,6 +339,8 @@ def _check_repeats(repeats: Tensor) -> None:
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along dim) repeated repeats times (an int or a tensor)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(repeat_interleave, locals())
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
         _check_repeats(counts)

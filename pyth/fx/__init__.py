@@ -9,12 +9,12 @@ See docs/compile.md.
 
 from . import passes  # noqa: F401
 from ._symbolic_trace import Tracer, symbolic_trace, wrap
-from .graph import Graph, PythonCode
+from .graph import Graph
 from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
 from .node import Node, map_arg
 from .proxy import Proxy
 from . import proxy  # noqa: F401
 
-__all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "PythonCode", "Tracer",
+__all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "Tracer",
            "Transformer", "map_arg", "symbolic_trace", "wrap"]

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from ..overrides import qualified_name
-
-if TYPE_CHECKING:
-    from .graph import Graph
 
 OPCODES = ("placeholder", "call_method", "call_module", "call_function", "get_attr", "output",
            "root")
@@ -55,7 +52,7 @@ def _format_target(target: Any) -> str:
 class Node:
     """One operation of a Graph: op, target, args, kwargs, name, and its users."""
 
-    def __init__(self, graph: "Graph", name: str, op: str, target: Any, args: tuple,
+    def __init__(self, graph: Any, name: str, op: str, target: Any, args: tuple,
                  kwargs: dict, return_type: Any = None) -> None:
         if op not in OPCODES:
             raise ValueError(f"Unknown opcode {op!r}")
