@@ -196,6 +196,14 @@ def test_code_str_and_print_readable_read_as_torch_fx():
     assert str(pg).startswith(repr(pm).replace("MLP", "MLP", 1)) and pg.code in str(pg)
 
 
+def test_sequential_code_reads_as_torch_fx():
+    pg = pyth.fx.symbolic_trace(nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Flatten()))
+    tg = torch.fx.symbolic_trace(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU(),
+                                                     torch.nn.Flatten()))
+    assert pg.code == tg.code and str(pg.graph) == str(tg.graph)
+    assert pg(pyth.ones(1, 2)).shape == (1, 3)
+
+
 def test_a_function_with_methods_operators_getitem_and_kwargs():
     def f(lib):
         def fn(x, y, k=2):
@@ -241,7 +249,7 @@ def test_nested_modules_are_inlined_and_leaves_are_calls():
         ("placeholder", "x"), ("call_module", "inner.lin"), ("get_attr", "inner.w"),
         ("call_module", "seq.0"), ("call_module", "seq.1.lin"), ("get_attr", "seq.1.w"),
         ("output", "output")]
-    assert "getattr(self.seq, '0')" in gm.code
+    assert 'getattr(self.seq, "0")' in gm.code
     assert [n.name for n in gm.graph.nodes][1] == "inner_lin"
 
 

@@ -336,7 +336,7 @@ def attribute_path(base: str, target: str) -> str:
     """`self.a.b` for target 'a.b'; an atom that is no identifier ('0' of a Sequential) as
     getattr(base, '0')."""
     for atom in target.split("."):
-        base = f"{base}.{atom}" if _is_identifier(atom) else f"getattr({base}, {atom!r})"
+        base = f"{base}.{atom}" if _is_identifier(atom) else f'getattr({base}, "{atom}")'
     return base
 
 
@@ -438,8 +438,10 @@ class _CodeGen:
         params: list[str] = []
         body: list[str] = []
         for n in nodes:
-            if n.op == "placeholder":
-                params.append(n.name if not n.args else f"{n.name} = {self.arg(n.args[0])}")
+            if n.op == "placeholder":   # the input's own name; the node's when it must differ
+                params.append(n.target if not n.args else f"{n.target} = {self.arg(n.args[0])}")
+                if n.name != n.target:
+                    body.append(f"{n.name} = {n.target}")
                 continue
             if n.op == "output":
                 body.append(f"return {self.arg(n.args[0])}")
