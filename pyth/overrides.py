@@ -119,3 +119,7 @@ def dispatch(public_api: Callable, params: dict[str, Any]) -> Any:
                                              value == p.default):
             kwargs[p.name] = value
     return handle_torch_function(public_api, (*args, *kwargs.values()), *args, **kwargs)
+
+
+from ._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a torch.overrides name pyth lacks says so

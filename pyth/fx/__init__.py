@@ -18,3 +18,6 @@ from . import proxy  # noqa: F401
 
 __all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "Tracer",
            "Transformer", "map_arg", "symbolic_trace", "wrap"]
+
+from .._missing import attribute_error  # noqa: E402
+__getattr__ = attribute_error(__name__)   # a torch.fx name pyth lacks says so
