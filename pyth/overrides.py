@@ -121,5 +121,36 @@ def dispatch(public_api: Callable, params: dict[str, Any]) -> Any:
     return handle_torch_function(public_api, (*args, *kwargs.values()), *args, **kwargs)
 
 
+class TensorMethod:
+    """A Tensor method as the protocol's `func` (PyTorch passes `Tensor.mul`): pyth binds
+    some functions of its namespace as methods too, the same objects, so a method is named by
+    this instead. Calling it calls the method: `TensorMethod("mul")(t, u)` is `t.mul(u)`."""
+
+    __slots__ = ("__name__",)
+    _made: dict[str, "TensorMethod"] = {}
+
+    def __new__(cls, name: str) -> "TensorMethod":
+        m = cls._made.get(name)
+        if m is None:
+            m = cls._made[name] = super().__new__(cls)
+            m.__name__ = name
+        return m
+
+    def __call__(self, tensor: Any, *args: Any, **kwargs: Any) -> Any:
+        return getattr(tensor, self.__name__)(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tensor.{self.__name__}"
+
+
+def operand(method: str, self: Any, other: Any) -> Any:
+    """A tensor operator (`t * p`, `t < p`, `t @ p`) whose other operand is no tensor: when
+    that operand's type takes part, the call `self.<method>(other)` handed to it (PyTorch
+    records `t.mul(p)`); else NotImplemented, so that Python tries the reflected operator."""
+    if type(other) in TYPES:
+        return handle_torch_function(TensorMethod(method), (self, other), self, other)
+    return NotImplemented
+
+
 from ._missing import attribute_error  # noqa: E402
 __getattr__ = attribute_error(__name__)   # a torch.overrides name pyth lacks says so

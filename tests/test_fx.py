@@ -253,6 +253,69 @@ def test_nested_modules_are_inlined_and_leaves_are_calls():
     assert [n.name for n in gm.graph.nodes][1] == "inner_lin"
 
 
+def test_tensors_of_the_module_meet_proxies():
+    """A buffer on the left of an operator, indexed by traced sizes, a parameter's method: as
+    torch.fx records them (the buffer a get_attr node, a slice bound a proxy)."""
+    def model(lib, libnn):
+        class Masked(libnn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("mask", lib.ones(4, 4).tril())
+                self.lin = libnn.Linear(4, 4)
+
+            def forward(self, x):
+                T = x.size(1)
+                y = self.mask * x
+                return (self.mask[0] - y) @ self.lin.weight[:T, :T].t(), 2 ** y, 1 - x
+        return Masked()
+    pm, tm = model(pyth, nn), model(torch, torch.nn)
+    pm.load_state_dict({k: pyth.tensor(v.numpy()) for k, v in tm.state_dict().items()})
+    pg, tg = pyth.fx.symbolic_trace(pm), torch.fx.symbolic_trace(tm)
+    assert [op for op, _ in structure(pg)] == [op for op, _ in torch_structure(tg)]
+    assert [n.target for n in pg.graph.nodes if n.op == "get_attr"] == \
+        [n.target for n in tg.graph.nodes if n.op == "get_attr"]
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    for got, want in zip(pg(pyth.tensor(x)), tg(torch.tensor(x))):
+        np.testing.assert_allclose(values(got), want.detach().numpy(), rtol=1e-6)
+
+    class Causal(nn.Module):   # (torch.fx cannot trace a tensor sliced by a proxy; pyth.fx can)
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mask", pyth.ones(4, 4).tril())
+
+        def forward(self, x):
+            T = x.size(1)
+            return self.mask[:T, :T] * x
+    gm = pyth.fx.symbolic_trace(Causal())
+    assert ("call_method", "__getitem__") in structure(gm)
+    x = pyth.arange(9.0).reshape(3, 3)
+    assert gm(x).tolist() == Causal()(x).tolist() == (pyth.ones(3, 3).tril() * x).tolist()
+    with pytest.raises(TypeError):   # a refused operand is still refused outside tracing
+        pyth.ones(2) + object()
+    with pytest.raises(IndexError):   # as torch's
+        pyth.ones(2)[object()]
+    with pytest.raises(IndexError):
+        torch.ones(2)[object()]
+    gm = pyth.fx.symbolic_trace(lambda t, i: (pyth.arange(3.0) < t, pyth.arange(3.0)[i],
+                                              pyth.ones(3) @ t))
+    assert [(n.op, n.target) for n in gm.graph.nodes if n.op == "call_method"] == [
+        ("call_method", "lt"), ("call_method", "__getitem__"), ("call_method", "matmul")]
+    t, i = pyth.tensor([0.5, 1.5, 2.5]), pyth.tensor([2, 0])
+    got = gm(t, i)
+    assert got[0].tolist() == [True, True, True] and got[1].tolist() == [2.0, 0.0]
+    assert got[2].item() == 4.5
+
+
+def test_deepcopy_of_a_graph_module():
+    import copy
+    pm, _, px, _ = pair("MLP")
+    gm = pyth.fx.symbolic_trace(pm)
+    dup = copy.deepcopy(gm)
+    assert type(dup).__name__ == "MLP" and dup.code == gm.code
+    assert dup.fc1.weight is not gm.fc1.weight
+    np.testing.assert_array_equal(values(dup(*px)), values(gm(*px)))
+
+
 # ---- Graph and Node ------------------------------------------------------------------------------
 
 def simple(lib):

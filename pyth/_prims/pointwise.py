@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import overrides as _overrides
 from .. import dtypes as _dt
 from .._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, new_result,
                     result_of, scalar_value)
@@ -732,7 +733,8 @@ def _methods() -> dict[str, Any]:
         m[f"__r{py}__"] = _direct_op(py, m[f"__r{py}__"])
     for py in ("eq", "ne", "lt", "le", "gt", "ge"):
         m[f"__{py}__"] = _direct_op(py, lambda self, other, _n=py: _binary(
-            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented)
+            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else
+            _overrides.operand(_n, self, other))
     m["__hash__"] = object.__hash__
     m["__neg__"] = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
         _raise(RuntimeError("negation, the `-` operator, on a bool tensor is not supported; "

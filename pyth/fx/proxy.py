@@ -152,6 +152,8 @@ class Proxy:
         """A public pyth function called with proxies: one call_function node."""
         kwargs = kwargs or {}
         tracer = _tracer_of((args, kwargs))
+        if isinstance(func, overrides.TensorMethod):   # t * proxy, t[proxy], ...
+            return tracer.create_proxy("call_method", func.__name__, args, kwargs)
         return tracer.create_proxy("call_function", func, args, kwargs)
 
 
