@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .._errors import not_implemented
 from .._prims.creation import _checked, _no_bool
 from ..autograd.recorded import where as _where
@@ -37,50 +37,56 @@ def relu_(input: Tensor) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x above 0, negative_slope * x below."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(leaky_relu, locals())
-    return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+    try:
+        return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(leaky_relu, locals())
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x) - 1) below."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(elu, locals())
-    return _activation(input, "ELU", alpha, inplace=inplace)
+    try:
+        return _activation(input, "ELU", alpha, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(elu, locals())
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x), Phi the standard normal CDF (approximate='tanh': its tanh form)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(gelu, locals())
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
-    return _activation(input, "GELU" if approximate == "none" else "GELUTanh")
+    try:
+        return _activation(input, "GELU" if approximate == "none" else "GELUTanh")
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(gelu, locals())
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(silu, locals())
-    return _activation(input, "SiLU", inplace=inplace)
+    try:
+        return _activation(input, "SiLU", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(silu, locals())
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, linear where beta * x exceeds threshold."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(softplus, locals())
-    return _activation(input, "Softplus", beta, threshold)
+    try:
+        return _activation(input, "Softplus", beta, threshold)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(softplus, locals())
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
              inplace: bool = False) -> Tensor:
     """x clamped to [min_val, max_val]."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(hardtanh, locals())
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+    try:
+        return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardtanh, locals())
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -106,46 +112,52 @@ def tanh(input: Tensor) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(selu, locals())
-    return _activation(input, "SELU", inplace=inplace)
+    try:
+        return _activation(input, "SELU", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(selu, locals())
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x / alpha) - 1) below: an ELU continuously differentiable."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(celu, locals())
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _activation(input, "CELU", alpha, inplace=inplace)
+    try:
+        return _activation(input, "CELU", alpha, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(celu, locals())
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(mish, locals())
-    return _activation(input, "Mish", inplace=inplace)
+    try:
+        return _activation(input, "Mish", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(mish, locals())
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6: a piecewise-quadratic SiLU."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(hardswish, locals())
-    return _activation(input, "Hardswish", inplace=inplace)
+    try:
+        return _activation(input, "Hardswish", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardswish, locals())
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(hardsigmoid, locals())
-    return _activation(input, "Hardsigmoid", inplace=inplace)
+    try:
+        return _activation(input, "Hardsigmoid", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardsigmoid, locals())
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), without overflow for large |x|."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(logsigmoid, locals())
-    return _activation(input, "LogSigmoid")
+    try:
+        return _activation(input, "LogSigmoid")
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(logsigmoid, locals())
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

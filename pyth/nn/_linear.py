@@ -11,8 +11,6 @@ from . import _linear_kernels
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, over any leading dims of input."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(linear, locals())
     kernels = _linear_kernels.KERNELS.get(input.dtype)
     if kernels is not None and weight.dtype is input.dtype and \
             (bias is None or bias.dtype is input.dtype):
@@ -28,6 +26,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 rows *= k
             y = _linear_kernels.linear2d(input.reshape(rows, wh.size[1]), weight, bias, kernels)
             return y.view(*lead, wh.size[0])
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides: off the kernel's path
+        return _dispatch(linear, {"input": input, "weight": weight, "bias": bias})
     if input.dim() == 0 or weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): expected input with at least 1 dim and a 1-D or 2-D "
                            f"weight, got input {list(input.shape)} and weight "
