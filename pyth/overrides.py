@@ -8,8 +8,10 @@ instance of it returns what that method returns (NotImplemented: try the next su
 It costs nothing on the ordinary path because a function asks only where it already meets an
 argument that is not a Tensor: the recorded kernel-backed functions (pyth/autograd/record.py)
 look into the arguments whose type is in `LOOK_INTO` (lists and tuples, for tensors needing
-grad, and every registered type), and the functions of pyth.nn.functional that take part ask
-`type(input) in TYPES` (one set lookup) before their first use of `input`. A class takes part
+grad, and every registered type); tensor operators and indexing ask when an operand or index
+is refused (`operand`, `TensorMethod`); the light functions of pyth.nn.functional ask from the
+`except TypeError:` of a refused input (`overridden`), the heavier ones and the composed
+shape functions with `type(input) in TYPES` (one set lookup) before their first use of it. A class takes part
 once registered: `pyth.overrides.register(cls)` (pyth.fx registers its Proxy).
 
 `NAMESPACES` maps a public module's dotted name to the module (filled by the facade), so that

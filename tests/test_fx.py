@@ -616,6 +616,36 @@ def test_wrap_records_a_call_and_restores_the_name():
         pyth.fx.wrap("helper_with_len")
 
 
+def test_wrap_is_undone_when_tracing_fails():
+    original = globals()["helper_with_len"]
+
+    def fn(x):
+        y = helper_with_len(x)
+        if y.sum() > 0:
+            return y
+        return -y
+    with pytest.raises(pyth.fx.proxy.TraceError):
+        pyth.fx.symbolic_trace(fn)
+    assert globals()["helper_with_len"] is original
+    assert helper_with_len(pyth.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_keyword_only_arguments_and_defaults():
+    def both(lib):
+        def fn(x, y=1.0, *, scale=2.0):
+            return (x + y) * scale
+        return fn
+    pg, tg = pyth.fx.symbolic_trace(both(pyth)), torch.fx.symbolic_trace(both(torch))
+    assert pg.code == tg.code
+    assert pg(pyth.ones(2), 0.0, 3.0).tolist() == tg(torch.ones(2), 0.0, 3.0).tolist()
+    assert pg(pyth.ones(2)).tolist() == [4.0, 4.0]
+
+    def star(*xs):
+        return xs[0]
+    with pytest.raises(NotImplementedError, match=r"takes \*xs"):
+        pyth.fx.symbolic_trace(star)
+
+
 def test_the_protocol_for_a_tensor_like_class():
     @pyth.overrides.register
     class Logged:

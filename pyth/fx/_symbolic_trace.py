@@ -187,38 +187,44 @@ class Tracer(TracerBase):
         self.graph = Graph(tracer_cls=type(self))
         self.tensor_attrs = {}
         self._parameter_proxies: dict[str, Proxy] = {}
-        args = self._placeholders(fn, bound_self, concrete_args or {})
+        args, keywords = self._placeholders(fn, bound_self, concrete_args or {})
         patcher = _Patcher()
         previous = _module.set_tracer(self)
         try:
             self._patch_wrapped(patcher, getattr(fn, "__globals__", {}))
-            result = fn(*bound_self, *args)
+            result = fn(*bound_self, *args, **keywords)
         finally:
             _module.set_tracer(previous)
             patcher.restore()
         self.create_node("output", "output", (self.create_arg(result),), {})
         return self.graph
 
-    def _placeholders(self, fn: Callable, bound_self: tuple, concrete: dict) -> list:
+    def _placeholders(self, fn: Callable, bound_self: tuple, concrete: dict
+                      ) -> tuple[list, dict]:
+        """A placeholder per argument of fn (after self), in order; a concrete argument's
+        value stands for it in the trace. Returns (positional values, keyword-only values)."""
         sig = inspect.signature(fn)
         params = list(sig.parameters.values())[len(bound_self):]
         for name in concrete:
             if name not in sig.parameters:
                 raise RuntimeError(f"concrete_args: {fn.__name__}() has no argument {name!r}")
-        out = []
+        args: list = []
+        keywords: dict[str, Any] = {}
         for p in params:
-            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY):
-                raise NotImplementedError(f"symbolic_trace: {fn.__name__}() takes *args, "
-                                          f"**kwargs or keyword-only arguments ({p.name}); "
-                                          f"trace a function with positional arguments")
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise NotImplementedError(f"symbolic_trace: {fn.__name__}() takes *{p.name} or "
+                                          f"**{p.name}; trace a function with named arguments")
             if p.name in concrete:
                 value = concrete[p.name]
                 self.create_proxy("placeholder", p.name, (value,), {})
-                out.append(value)
-                continue
-            default = () if p.default is inspect.Parameter.empty else (p.default,)
-            out.append(self.create_proxy("placeholder", p.name, default, {}))
-        return out
+            else:
+                default = () if p.default is inspect.Parameter.empty else (p.default,)
+                value = self.create_proxy("placeholder", p.name, default, {})
+            if p.kind is p.KEYWORD_ONLY:
+                keywords[p.name] = value
+            else:
+                args.append(value)
+        return args, keywords
 
     def _patch_wrapped(self, patcher: _Patcher, fn_globals: dict) -> None:
         for (gid, name), namespace in _WRAPPED.items():
