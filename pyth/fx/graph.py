@@ -201,28 +201,18 @@ class Graph:
             val_map[node] = self.node_copy(node, lambda n: val_map[n])
         return None
 
-    @contextmanager
-    def inserting_before(self, n: Node | None = None) -> Iterator[None]:
+    def inserting_before(self, n: Node | None = None) -> Any:
         """New nodes go just before n (n None: at the start) while the context lasts."""
-        if n is None:
-            with self.inserting_after(self._root):
-                yield
-            return
-        previous, self._insert = self._insert, n.prepend
-        try:
-            yield
-        finally:
-            self._insert = previous
+        return self._inserting(n.prepend if n is not None else self._root.append)
 
-    @contextmanager
-    def inserting_after(self, n: Node | None = None) -> Iterator[None]:
+    def inserting_after(self, n: Node | None = None) -> Any:
         """New nodes go just after n (n None: at the end) while the context lasts; each goes
         right after n, so several appear in the reverse order of their making (as torch.fx)."""
-        if n is None:
-            with self.inserting_before(self._root):
-                yield
-            return
-        previous, self._insert = self._insert, n.append
+        return self._inserting(n.append if n is not None else self._root.prepend)
+
+    @contextmanager
+    def _inserting(self, insert: Callable[[Node], None]) -> Iterator[None]:
+        previous, self._insert = self._insert, insert
         try:
             yield
         finally:

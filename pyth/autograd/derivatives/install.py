@@ -425,15 +425,11 @@ def _refused(e: TypeError, method: str, self: Tensor, other: Any) -> Any:
 
 
 def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
-    if reflected:
+    if reflected:   # (a Proxy on the left records its own operator: nothing to hand over)
         def op(self: Tensor, other: Any) -> Any:
-            try:
-                if self._ag is None and not (isinstance(other, Tensor) and
-                                             other._ag is not None):
-                    return fast(self, other)
-                return w(other, self)
-            except TypeError as e:
-                return _refused(e, w.__name__, self, other)
+            if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                return fast(self, other)
+            return w(other, self)
     elif hasattr(fast, "table"):   # t + u: the direct C call inlined (one frame in all)
         table, slow, run = fast.table, fast.slow, fast.run
         new, gc = object.__new__, ffi.gc
