@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _backend_flags, _missing, _printoptions, dtype_info
+from . import overrides as _overrides
 from . import device as _device
 from ._prims import linalg as _linalg
 from . import random as _random
@@ -85,6 +86,19 @@ def _requires_grad(raw: Callable) -> Callable:
         if requires_grad:
             t.requires_grad_(True)
         return t
+
+    def like_factory(input: Any, *args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        if type(input) in _overrides.TYPES:   # zeros_like(proxy): pyth.fx records the call
+            if requires_grad:
+                kwargs["requires_grad"] = requires_grad
+            return _overrides.handle_torch_function(like_factory, (input,), input, *args,
+                                                    **kwargs)
+        t = raw(input, *args, **kwargs)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+    if raw.__name__.endswith("_like"):
+        factory = like_factory
     factory.__name__ = raw.__name__
     factory.__doc__ = raw.__doc__
     factory.__wrapped__ = raw

@@ -122,7 +122,7 @@ def structure(gm):
 def torch_name(fn) -> str:
     """A torch function by its public name (torch.X, torch.nn.functional.X, operator.X)."""
     name = getattr(fn, "__name__", "")
-    for ns, prefix in ((torch, "torch"), (torch.nn.functional, "torch.nn.functional")):
+    for ns, prefix in ((torch.nn.functional, "torch.nn.functional"), (torch, "torch")):
         if getattr(ns, name, None) is fn:
             return f"{prefix}.{name}"
     name = torch.fx.node._get_qualified_name(fn)
@@ -223,6 +223,25 @@ def test_a_function_with_methods_operators_getitem_and_kwargs():
     for g, w in zip(got[:2] + got[3:], want[:2] + want[3:]):
         np.testing.assert_allclose(values(g), w.numpy())
     assert got[2] == tuple(want[2])
+
+
+def test_functions_of_every_kind_record_one_node():
+    """Recorded kernel-backed functions, raw kernels, compositions, factories of a like, the
+    nn.functional layers: each call is one call_function node with the public function."""
+    def f(lib, libF):
+        def fn(x, y):
+            return (lib.isnan(x), lib.asinh(x), lib.logical_and(x, y), lib.fmax(x, y),
+                    lib.nan_to_num(x), lib.zeros_like(x), lib.ravel(x), lib.flatten(x),
+                    lib.softmax(x, 0), lib.cat([x, y]), lib.where(x > 0, x, y),
+                    libF.layer_norm(x, (2,)), libF.gelu(x), libF.dropout(x, 0.5, False),
+                    libF.conv1d(x.view(1, 1, 2), y.view(1, 1, 2)), libF.linear(x, y.view(1, 2)))
+        return fn
+    pg = pyth.fx.symbolic_trace(f(pyth, F))
+    tg = torch.fx.symbolic_trace(f(torch, torch.nn.functional))
+    assert structure(pg) == torch_structure(tg)
+    x, y = np.array([0.5, -1.0], dtype=np.float32), np.array([2.0, 1.0], dtype=np.float32)
+    for got, want in zip(pg(pyth.tensor(x), pyth.tensor(y)), tg(torch.tensor(x), torch.tensor(y))):
+        np.testing.assert_allclose(values(got), want.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_nested_modules_are_inlined_and_leaves_are_calls():

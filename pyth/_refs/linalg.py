@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims import linalg as _la
 from .._errors import not_implemented
@@ -35,11 +36,15 @@ def _eye_like(A: Tensor) -> Tensor:
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """Pseudo-inverse, singular values below rcond * largest treated as zero."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pinverse, locals())
     return recorded.pinv(input, rtol=rcond)
 
 
 def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     """A multiplied by itself n times (n < 0: the inverse's power; n = 0: identity)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matrix_power, locals())
     _square("linalg.matrix_power", A)
     n = int(n)
     if n == 0:
@@ -173,6 +178,8 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
 def matrix_exp(A: Tensor) -> Tensor:
     """exp(A) by scaling and squaring: A / 2^s has norm <= 1/2, an order-18 Taylor sum, then s
     squarings."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matrix_exp, locals())
     _square("linalg.matrix_exp", A)
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"linalg.matrix_exp: expected a floating point tensor, got "
@@ -247,6 +254,8 @@ eigvals = _no_complex("linalg.eigvals")
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Sum of products over a's last `dims` dims and b's first (or over the listed dims)."""
+    if type(a) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensordot, locals())
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -278,6 +287,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
 
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sum of products over the last dims (scalar times tensor when either is 0-dim)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(inner, locals())
     if input.dim() == 0 or other.dim() == 0:
         return result_of("inner", P["mul"](input, other), out)
     if input.size(-1) != other.size(-1):
@@ -358,6 +369,8 @@ METHODS: dict[str, Any] = {
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
            out: Tensor | None = None) -> Tensor:
     """Each slice along dim rescaled so its p-norm is at most maxnorm."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(renorm, locals())
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"renorm: expected a floating point tensor, got {input.dtype.name}")
     if p <= 0:

@@ -99,6 +99,8 @@ def t(input: Tensor) -> Tensor:
 
 def numel(input: Tensor) -> int:
     """Number of elements of input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(numel, locals())
     return input.numel()
 
 
@@ -109,11 +111,15 @@ def is_tensor(obj: Any) -> bool:
 
 def is_floating_point(input: Tensor) -> bool:
     """True when input's dtype is a floating point type."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(is_floating_point, locals())
     return input.dtype.is_floating_point
 
 
 def is_nonzero(input: Tensor) -> bool:
     """The truth of a one-element tensor."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(is_nonzero, locals())
     return bool(input)
 
 
@@ -144,6 +150,8 @@ def _squeeze_method(self: Tensor, *dim: Any) -> Tensor:
 
 def ravel(input: Tensor) -> Tensor:
     """input flattened to 1-D (a view when contiguous)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(ravel, locals())
     return input.reshape(-1)
 
 
@@ -163,11 +171,15 @@ def _mH(self: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (the transpose, with real dtypes)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adjoint, locals())
     return _mH(input)
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """dim split into sizes (one entry may be -1)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(unflatten, locals())
     d = _wrap(dim, input.dim(), "unflatten")
     sizes = parse_sizes((sizes,), "unflatten")
     if len(sizes) == 0:
@@ -214,6 +226,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with dims dim0 and dim1 swapped (transpose)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(swapdims, locals())
     return input.transpose(dim0, dim1)
 
 
@@ -267,16 +281,22 @@ def _split_by(op: str, input: Tensor, ios: Any, dim: int, need: int) -> tuple:
 
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 1 (dim 0 for 1-D input); sections must divide evenly."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hsplit, locals())
     return _split_by("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0, 1)
 
 
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 0 of an at least 2-D input; sections must divide evenly."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vsplit, locals())
     return _split_by("vsplit", input, indices_or_sections, 0, 2)
 
 
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 2 of an at least 3-D input; sections must divide evenly."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dsplit, locals())
     return _split_by("dsplit", input, indices_or_sections, 2, 3)
 
 
@@ -450,11 +470,15 @@ METHODS: dict[str, Any] = {
 def narrow_copy(input: Tensor, dim: int, start: int, length: int, *,
                 out: Tensor | None = None) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(narrow_copy, locals())
     return result_of("narrow_copy", input.narrow(dim, start, length).clone(), out)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (in dims dim1, dim2 of the result) whose diagonal holds input's last dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diag_embed, locals())
     n = input.size(-1) + abs(offset)
     nd = input.dim() + 1
     d1, d2 = dim1 % nd, dim2 % nd
@@ -471,11 +495,15 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with input's elements (flattened) on diagonal offset."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diagflat, locals())
     return diag(input.reshape(-1), offset)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """All length-r combinations of a 1-D tensor's elements, one per row (itertools order)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(combinations, locals())
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.size())}")
     r = as_int64(r, "combinations", "r")
