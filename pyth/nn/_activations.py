@@ -32,6 +32,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def relu_(input: Tensor) -> Tensor:
     """relu in place."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(relu_, locals())
     return relu(input, inplace=True)
 
 
@@ -162,11 +164,15 @@ def logsigmoid(input: Tensor) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 on [-lambd, lambd], else x."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hardshrink, locals())
     return _activation(input, "Hardshrink", lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 on [-lambd, lambd], else x shrunk towards 0 by lambd."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softshrink, locals())
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
     return _activation(input, "Softshrink", lambd)
@@ -174,6 +180,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """value where x <= threshold, else x (integers too, as PyTorch's)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(threshold, locals())
     if isinstance(input, Tensor) and not input.dtype.is_floating_point:
         _no_bool("threshold", input.dtype)   # both taken as the input's type, as PyTorch's
         th, v = (_checked(a, input.dtype, "threshold") for a in (threshold, value))
@@ -186,11 +194,15 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|) (composed, as PyTorch's)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softsign, locals())
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x) (composed, as PyTorch's)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tanhshrink, locals())
     return input - input.tanh()
 
 
@@ -240,6 +252,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """x above 0, a * x at or below it: a drawn uniformly from [lower, upper] per element while
     training, (lower + upper) / 2 otherwise."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(rrelu, locals())
     if lower > upper:
         raise RuntimeError(f"rrelu(): lower bound ({lower}) should be less than or equal to the "
                            f"upper bound ({upper})")
@@ -256,6 +270,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False) -> Tensor:
     """rrelu in place."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(rrelu_, locals())
     return rrelu(input, lower, upper, training, True)
 
 
@@ -296,6 +312,8 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """softmax(-x) along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softmin, locals())
     if dim is None:
         dim = _softmax_dim(input.dim(), "softmin")
     if dtype is not None:
@@ -307,6 +325,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
                    dim: int = -1) -> Tensor:
     """softmax((logits + Gumbel noise) / tau) along dim: a differentiable sample from the
     categorical distribution; hard=True returns its one-hot argmax with the soft gradient."""
+    if type(logits) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(gumbel_softmax, locals())
     with no_grad():
         gumbels = -logits.new_empty(tuple(logits.shape)).exponential_().log()
     soft = _sm((logits + gumbels) / tau, dim, False)

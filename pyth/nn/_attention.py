@@ -398,6 +398,8 @@ def multi_head_attention_forward(
     unbatched (L, E), (S, E)): project, split into heads, attend, join and project out.
     Returns (output (L, N, E), weights (N, L, S) averaged over heads, (N, heads, L, S) when
     not averaged, or None when need_weights is False). Masks: True (or -inf) leaves a key out."""
+    if type(query) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(multi_head_attention_forward, locals())
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -394,6 +394,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
     """The adjoint of conv3d in its input, plus bias; weight (Cin, Cout / groups, kD, kH, kW)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv_transpose3d, locals())
     return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                           dilation, 3)
 

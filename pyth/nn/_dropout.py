@@ -107,6 +107,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Channel dropout for (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dropout3d, locals())
     if input.dim() not in (4, 5):
         warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is "
                       f"deprecated and will result in an error in a future release. To retain "
@@ -141,10 +143,14 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: keeps zero mean and unit variance of its input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(alpha_dropout, locals())
     return _alpha_dropout(input, p, training, inplace, False)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels (dim 1) rather than elements."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(feature_alpha_dropout, locals())
     return _alpha_dropout(input, p, training, inplace, True)

@@ -601,18 +601,24 @@ def _deprecated(name: str) -> None:
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """F.interpolate under its old name (deprecated: warns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(upsample, locals())
     _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """F.interpolate with mode='nearest' (deprecated: warns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(upsample_nearest, locals())
     _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """F.interpolate with mode='bilinear' and align_corners=True (deprecated: warns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(upsample_bilinear, locals())
     _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
@@ -669,6 +675,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of pixel_shuffle."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pixel_unshuffle, locals())
     _tensor_arg("pixel_unshuffle", input)
     r = _int_arg("pixel_unshuffle", "downscale_factor", downscale_factor)
     _check_image("pixel_unshuffle", input)
@@ -706,9 +714,13 @@ def _shuffle_channels(op: str, input: Tensor, groups: Any) -> Tensor:
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, C, *) with its C channels split into groups and interleaved: channel i of group j
     moves to position i * groups + j (ShuffleNet's mixing between grouped convolutions)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(channel_shuffle, locals())
     return _shuffle_channels("channel_shuffle", input, groups)
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """channel_shuffle under PyTorch's name for its kernel; the same result."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(native_channel_shuffle, locals())
     return _shuffle_channels("native_channel_shuffle", input, groups)

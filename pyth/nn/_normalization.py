@@ -174,6 +174,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
                         k: float = 1.0) -> Tensor:
     """x / (k + alpha * mean of x^2 over the size channels around it)^beta (channels dim 1,
     zero-padded at the ends): AlexNet's lateral inhibition."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(local_response_norm, locals())
     if input.dim() < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} "
                          f"dimensions)")

@@ -290,12 +290,16 @@ def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple:
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool1d_with_indices, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple:
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool2d_with_indices, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
 
 
@@ -303,6 +307,8 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool3d's (output, indices), whatever return_indices says (PyTorch's signature)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool3d_with_indices, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3)
 
 
@@ -350,6 +356,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to an (oT, oH, oW) grid, whatever the input's size."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_avg_pool3d, locals())
     return adaptive_pool("adaptive", input, output_size, 3)
 
 
@@ -369,22 +377,30 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to an (oT, oH, oW) grid; indices are flat within (T, H, W)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool3d, locals())
     return adaptive_pool("adaptive_max", input, output_size, 3, return_indices)
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool1d's (output, indices), whatever return_indices says."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool1d_with_indices, locals())
     return adaptive_pool("adaptive_max", input, output_size, 1, True)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool2d's (output, indices), whatever return_indices says."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool2d_with_indices, locals())
     return adaptive_pool("adaptive_max", input, output_size, 2, True)
 
 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool3d's (output, indices), whatever return_indices says."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool3d_with_indices, locals())
     return adaptive_pool("adaptive_max", input, output_size, 3, True)
