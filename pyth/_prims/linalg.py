@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_tensor, new_result, result_of
@@ -526,6 +527,8 @@ TOPLEVEL = {"det": det, "logdet": None, "slogdet": slogdet, "inverse": inv,
 
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(logdet, locals())
     _lapack_dtype("logdet", A)  # refuses float16 itself, where det has no kernel for it
     return recorded.log(recorded.det(A))
 

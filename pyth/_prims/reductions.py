@@ -222,12 +222,16 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 def all(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         out: Tensor | None = None) -> Tensor:
     """Whether every element over dim is non-zero (bool; uint8 for uint8 input, as PyTorch)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(all, locals())
     return _reduce("all", input, dim, keepdim, None, out)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         out: Tensor | None = None) -> Tensor:
     """Whether some element over dim is non-zero (bool; uint8 for uint8 input, as PyTorch)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(any, locals())
     return _reduce("any", input, dim, keepdim, None, out)
 
 
@@ -306,6 +310,8 @@ def _pointwise(name: str) -> Callable:
 
 def dist(input: Tensor, other: Any, p: Any = 2) -> Tensor:
     """The p-norm of input - other (broadcast)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dist, locals())
     _require_floating("dist", result_type(input, other))
     return recorded.norm(recorded.sub(input, other), p)
 
@@ -390,6 +396,8 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            out: Tensor | None = None) -> Tensor:
     """int64 position of the first smallest value along dim (no dim: in the flattened tensor)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(argmin, locals())
     return _arg("argmin", input, dim, keepdim, out)
 
 
@@ -441,6 +449,8 @@ def _scan_(op: str):
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and equal elements (NaN is unequal to itself)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(equal, locals())
     _require_tensor("equal", input)
     _require_tensor("equal", other)
     if input.size() != other.size():
@@ -476,6 +486,8 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
           out: Tensor | None = None) -> Tensor:
     """Counts of input's elements in `bins` equal bins over [min, max] (min == max: the data's
     range); elements outside are ignored. Floating types; the counts have input's dtype."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(histc, locals())
     _require_tensor("histc", input)
     dt = input.dtype
     if not dt.is_floating_point:

@@ -301,6 +301,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between each row of x1 and each row of x2 (batched); p = 2 uses the
     matrix-product form |a|^2 + |b|^2 - 2ab when rows are many (as PyTorch)."""
+    if type(x1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cdist, locals())
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.size(-1) != x2.size(-1):

@@ -299,6 +299,8 @@ def _full_bool(input: Tensor, value: bool) -> Tensor:
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """True where an element of elements is in test_elements."""
+    if type(elements) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(isin, locals())
     e = elements if isinstance(elements, Tensor) else as_tensor(elements, result_type(
         elements, test_elements))
     t = test_elements if isinstance(test_elements, Tensor) else as_tensor(
@@ -465,6 +467,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                  sorter: Tensor | None = None) -> Tensor:
     """For each value, the index where inserting it keeps the innermost dim sorted (a binary
     search per value in C: generic/THTensorSort.c)."""
+    if type(sorted_sequence) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(searchsorted, locals())
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"side can only be 'left' or 'right' but got {side}")

@@ -397,6 +397,8 @@ def _no_bool(op: str, y: Tensor) -> None:
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     """Integral of y along dim by the trapezoidal rule (sample points x, or spacing dx)."""
+    if type(y) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(trapezoid, locals())
     _no_bool("trapezoid", y)
     n = y.size(dim)
     if n == 0:
@@ -418,12 +420,16 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
           dim: int = -1) -> Tensor:
     """trapezoid (an alias)."""
+    if type(y) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(trapz, locals())
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
                          dim: int = -1) -> Tensor:
     """Running trapezoidal integral of y along dim (one fewer element)."""
+    if type(y) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cumulative_trapezoid, locals())
     _no_bool("cumulative_trapezoid", y)
     n = y.size(dim)
     a, b = y.narrow(dim, 1, max(n - 1, 0)), y.narrow(dim, 0, max(n - 1, 0))
