@@ -18,7 +18,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Callable, NamedTuple
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import conflicts, new_result, store_pair
@@ -222,17 +222,19 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 def all(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         out: Tensor | None = None) -> Tensor:
     """Whether every element over dim is non-zero (bool; uint8 for uint8 input, as PyTorch)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(all, locals())
-    return _reduce("all", input, dim, keepdim, None, out)
+    try:
+        return _reduce("all", input, dim, keepdim, None, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(all, locals())
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         out: Tensor | None = None) -> Tensor:
     """Whether some element over dim is non-zero (bool; uint8 for uint8 input, as PyTorch)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(any, locals())
-    return _reduce("any", input, dim, keepdim, None, out)
+    try:
+        return _reduce("any", input, dim, keepdim, None, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(any, locals())
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *,
@@ -388,17 +390,19 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool, out: Tensor | None) ->
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            out: Tensor | None = None) -> Tensor:
     """int64 position of the first largest value along dim (no dim: in the flattened tensor)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(argmax, locals())
-    return _arg("argmax", input, dim, keepdim, out)
+    try:
+        return _arg("argmax", input, dim, keepdim, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(argmax, locals())
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            out: Tensor | None = None) -> Tensor:
     """int64 position of the first smallest value along dim (no dim: in the flattened tensor)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(argmin, locals())
-    return _arg("argmin", input, dim, keepdim, out)
+    try:
+        return _arg("argmin", input, dim, keepdim, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(argmin, locals())
 
 
 # ---- scans ------------------------------------------------------------------------------------------

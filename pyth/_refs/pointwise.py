@@ -11,7 +11,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, as_tensor, into, new_result, out_checked, result_of, written
@@ -448,16 +448,18 @@ def _records(t: Tensor) -> bool:
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running maximum along dim and the index where it was found (NaN propagates)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(cummax, locals())
-    return _cumextreme("cummax", input, dim, out, False)
+    try:
+        return _cumextreme("cummax", input, dim, out, False)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(cummax, locals())
 
 
 def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running minimum along dim and the index where it was found (NaN propagates)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(cummin, locals())
-    return _cumextreme("cummin", input, dim, out, True)
+    try:
+        return _cumextreme("cummin", input, dim, out, True)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(cummin, locals())
 
 
 # ---- searching and counting ----

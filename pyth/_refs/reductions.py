@@ -8,7 +8,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._ops import as_method, as_tensor, into, result_of
 from .._prims.creation import arange, tensor
@@ -71,17 +71,19 @@ def _moments(op: str, fn: str, input: Tensor, dim: Any, unbiased: Any, keepdim: 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """(var, mean) over dim, in one call."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(var_mean, locals())
-    return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
+    try:
+        return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(var_mean, locals())
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """(std, mean) over dim, in one call."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(std_mean, locals())
-    return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
+    try:
+        return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(std_mean, locals())
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
@@ -262,17 +264,19 @@ def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpola
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The q-th quantiles over dim (q a float or a 1-D tensor; q dims come first)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(quantile, locals())
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+    try:
+        return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(quantile, locals())
 
 
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """quantile ignoring NaN (NaN only where a row is all NaN)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(nanquantile, locals())
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
+    try:
+        return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(nanquantile, locals())
 
 
 # ---- unique_consecutive ----

@@ -8,7 +8,7 @@ import itertools
 import operator
 from typing import Any, Callable, Sequence
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, result_of

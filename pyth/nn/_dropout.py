@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .._prims.creation import empty
 from ..autograd import no_grad
 from ..tensor import Tensor

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._prims.creation import tensor
@@ -714,13 +714,15 @@ def _shuffle_channels(op: str, input: Tensor, groups: Any) -> Tensor:
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, C, *) with its C channels split into groups and interleaved: channel i of group j
     moves to position i * groups + j (ShuffleNet's mixing between grouped convolutions)."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(channel_shuffle, locals())
-    return _shuffle_channels("channel_shuffle", input, groups)
+    try:
+        return _shuffle_channels("channel_shuffle", input, groups)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(channel_shuffle, locals())
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """channel_shuffle under PyTorch's name for its kernel; the same result."""
-    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
-        return _dispatch(native_channel_shuffle, locals())
-    return _shuffle_channels("native_channel_shuffle", input, groups)
+    try:
+        return _shuffle_channels("native_channel_shuffle", input, groups)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(native_channel_shuffle, locals())

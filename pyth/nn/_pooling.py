@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._prims.creation import zeros
 from ..tensor import Tensor
