@@ -44,8 +44,11 @@ def wrap(fn_or_name: str | Callable) -> str | Callable:
     caller = frame.f_back if frame is not None else None
     if caller is None or caller.f_code.co_name != "<module>":
         raise NotImplementedError("wrap must be called at the top level of a module")
-    name = fn_or_name if isinstance(fn_or_name, str) else getattr(fn_or_name, "__name__", None)
-    if not isinstance(name, str) or not callable(fn_or_name) and not isinstance(fn_or_name, str):
+    if isinstance(fn_or_name, str):
+        name = fn_or_name
+    elif callable(fn_or_name) and isinstance(getattr(fn_or_name, "__name__", None), str):
+        name = fn_or_name.__name__
+    else:
         raise AssertionError("wrap must be called with a function or a function name")
     if name.startswith("<"):
         raise NotImplementedError("wrap must be called on a function with a name, not a lambda")
@@ -144,9 +147,11 @@ class Tracer(TracerBase):
 
     # the hooks Module calls while this tracer is installed (pyth/nn/modules/module.py)
     def module_call(self, mod: Module, args: tuple, kwargs: dict) -> Any:
+        """mod(*args, **kwargs) during the trace: call_module decides (forward with hooks)."""
         return self.call_module(mod, lambda *a, **k: mod._hooked_call(a, k), args, kwargs)
 
     def module_getattr(self, mod: Module, name: str, value: Any) -> Any:
+        """mod.name read during the trace (a parameter, buffer or submodule)."""
         return self.getattr(name, value, self._parameter_proxies)
 
     def create_arg(self, a: Any) -> Argument:
@@ -227,7 +232,7 @@ class Tracer(TracerBase):
         return args, keywords
 
     def _patch_wrapped(self, patcher: _Patcher, fn_globals: dict) -> None:
-        for (gid, name), namespace in _WRAPPED.items():
+        for (_, name), namespace in _WRAPPED.items():
             fn = namespace.get(name, getattr(builtins, name, None))
             if fn is not None:
                 patcher.patch(namespace, name, _recording(fn))

@@ -144,6 +144,7 @@ class Proxy:
         return self.tracer.iter(self)
 
     def keys(self) -> Any:
+        """`**proxy`: the keys as a recorded method call."""
         return self.tracer.keys(self)
 
     @classmethod
