@@ -87,13 +87,12 @@ def _requires_grad(raw: Callable) -> Callable:
             t.requires_grad_(True)
         return t
 
-    def like_factory(input: Any, *args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
-        if type(input) in _overrides.TYPES:   # zeros_like(proxy): pyth.fx records the call
+    def like_factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        if args and type(args[0]) in _overrides.TYPES:   # zeros_like(proxy): pyth.fx records
             if requires_grad:
                 kwargs["requires_grad"] = requires_grad
-            return _overrides.handle_torch_function(like_factory, (input,), input, *args,
-                                                    **kwargs)
-        t = raw(input, *args, **kwargs)
+            return _overrides.handle_torch_function(like_factory, args[:1], *args, **kwargs)
+        t = raw(*args, **kwargs)
         if requires_grad:
             t.requires_grad_(True)
         return t

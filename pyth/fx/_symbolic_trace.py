@@ -30,7 +30,7 @@ from ..nn.parameter import Parameter
 from ..tensor import Tensor
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Argument, Node
+from .node import Argument
 from .proxy import Proxy, TracerBase
 
 # (globals dict, name) of the functions wrap() registered
