@@ -120,17 +120,23 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
 
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting (pyth.matmul)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matmul, locals())
     return mm(input, other, out=out)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along dim (broadcast)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cross, locals())
     from .pointwise import cross as c
     return c(input, other, dim, out=out)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """Dot product of vectors along dim (broadcast); floating types only, as PyTorch."""
+    if type(x) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vecdot, locals())
     for t in (x, y):
         if not t.dtype.is_floating_point:
             raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
@@ -140,11 +146,15 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) ->
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal of the matrices in the last two dims (a view)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diagonal, locals())
     return A.diagonal(offset, dim1, dim2)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """Vandermonde matrix: columns x**0, x**1, ..., x**(N-1) (increasing powers)."""
+    if type(x) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vander, locals())
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     if x.dtype.kind == "b":
@@ -165,6 +175,8 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     """Condition number: ratio of extreme singular values (p None/2/-2), else
     norm(A, p) * norm(inv(A), p)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cond, locals())
     if p in (None, 2, -2):
         S = recorded.svdvals(A)
         hi, lo = S.amax(-1), S.amin(-1)
@@ -201,6 +213,8 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     """The tensor whose tensordot with A over ind dims is the identity."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensorinv, locals())
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     outer, inner = list(A.size())[:ind], list(A.size())[ind:]
@@ -214,6 +228,8 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
 
 def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
     """X such that tensordot(A, X, X.ndim) == B."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensorsolve, locals())
     if dims is not None:
         dims = [d % A.dim() for d in dims]
         rest = [d for d in range(A.dim()) if d not in dims]
@@ -227,6 +243,8 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (or X A = B when left=False), reading only A's upper or lower triangle."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(solve_triangular, locals())
     _la._lapack_dtype("linalg.solve_triangular", A, B, no_kernel="ih")
     T = triu(A) if upper else tril(A)
     if unitriangular:
