@@ -353,6 +353,10 @@ def test_node_surface():
     assert add.args == (neg, 1) and add.kwargs == {} and out.args == (add,)
     assert relu.next is neg and neg.prev is relu and len(gm.graph.nodes) == 5
     assert [n.name for n in reversed(gm.graph.nodes)] == ["output", "add", "neg", "relu", "x"]
+    neg.append(relu)   # move relu after neg, then back before it
+    assert [n.name for n in gm.graph.nodes] == ["x", "neg", "relu", "add", "output"]
+    neg.prepend(relu)
+    assert [n.name for n in gm.graph.nodes] == ["x", "relu", "neg", "add", "output"]
     relu.meta["note"] = 1
     assert relu.meta == {"note": 1}
     assert gm.graph.find_nodes(op="call_method", target="neg") == [neg]
@@ -690,6 +694,13 @@ def test_the_protocol_for_a_tensor_like_class():
         pass
     with pytest.raises(TypeError):
         pyth.add(Unregistered(), 1)
+    # the functions that ask only after refusing a non-tensor still refuse it as before
+    with pytest.raises(TypeError, match=r"gelu\(\): argument 'input' must be Tensor, not str"):
+        F.gelu("a")
+    with pytest.raises(TypeError, match="must be Tensor, not Unregistered"):
+        pyth.all(Unregistered())
+    with pytest.raises(TypeError):
+        pyth.isnan(Unregistered())
     with pytest.raises(TypeError, match="defines no __torch_function__"):
         pyth.overrides.register(Unregistered)
 
