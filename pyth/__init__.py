@@ -5,6 +5,8 @@ preprocessor; cffi exposes it as pyth._th; this package wraps the handles in PyT
 classes.
 """
 
+import sys as _sys
+
 from . import _openmp
 from . import _openblas  # noqa: F401  (loads OpenBLAS before pyth._th, which links to it)
 _openmp.loading()
@@ -81,6 +83,11 @@ from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
 from . import optim  # noqa: E402,F401  (optimizers and schedulers)
 from . import distributions  # noqa: E402,F401  (probability distributions)
+
+# the public namespaces, by which code below the facade names a function (pyth.overrides)
+from . import overrides  # noqa: E402
+overrides.NAMESPACES.update({"pyth": _sys.modules[__name__], "pyth.nn.functional": nn.functional,
+                             "pyth.linalg": linalg})
 
 # pyth.cuda, pyth.backends, ... (the device questions, docs/tensors.md) load on first use; a
 # PyTorch name pyth lacks says so

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _backend_flags, _missing, _printoptions, dtype_info
+from . import overrides as _overrides
 from . import device as _device
 from ._prims import linalg as _linalg
 from . import random as _random
@@ -85,6 +86,18 @@ def _requires_grad(raw: Callable) -> Callable:
         if requires_grad:
             t.requires_grad_(True)
         return t
+
+    def like_factory(*args: Any, requires_grad: bool = False, **kwargs: Any) -> Any:
+        if args and type(args[0]) in _overrides.TYPES:   # zeros_like(proxy): pyth.fx records
+            if requires_grad:
+                kwargs["requires_grad"] = requires_grad
+            return _overrides.handle_torch_function(like_factory, args[:1], *args, **kwargs)
+        t = raw(*args, **kwargs)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+    if raw.__name__.endswith("_like"):
+        factory = like_factory
     factory.__name__ = raw.__name__
     factory.__doc__ = raw.__doc__
     factory.__wrapped__ = raw
@@ -117,8 +130,8 @@ def composed() -> dict[str, Callable]:
     return names
 
 
-# pyth's modules for the device questions, loaded when a program first asks one
-LAZY_MODULES = ("accelerator", "backends", "cuda", "mps", "version", "xpu")
+# pyth's modules for the device questions and pyth.fx, loaded when a program first uses one
+LAZY_MODULES = ("accelerator", "backends", "cuda", "fx", "mps", "version", "xpu")
 
 
 def facade_getattr(facade: str) -> Callable[[str], Any]:

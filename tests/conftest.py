@@ -48,7 +48,7 @@ PYTHON_SIDE = frozenset({
     "test_torch_programs", "test_distributions", "test_distributions_kl",
     "test_distributions_transforms", "test_optim_lbfgs", "test_bench_models",
     "test_autograd_rows", "test_autograd_names", "test_recorded_calls", "test_binder",
-    "test_layers", "test_docs", "test_sharding",
+    "test_layers", "test_docs", "test_sharding", "test_fx",
 })
 
 

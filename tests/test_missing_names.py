@@ -19,7 +19,7 @@ torch = pytest.importorskip("torch")
 MODULES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.utils", ".optim", ".utils",
            ".utils.data", ".linalg", ".autograd", ".cuda", ".cuda.amp", ".accelerator",
            ".mps", ".xpu", ".backends", ".backends.cudnn", ".backends.cuda", ".backends.mps",
-           ".backends.mkldnn", ".backends.openmp"]
+           ".backends.mkldnn", ".backends.openmp", ".fx", ".overrides"]
 
 
 def _error(obj, name: str) -> AttributeError:

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import as_method, conflicts, into, is_scalar, result_of, scalar_value
@@ -201,6 +202,8 @@ def take(input: Tensor, index: Tensor, *, out: Tensor | None = None) -> Tensor:
 def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False) -> Any:
     """Coordinates of the non-zero elements: an int64 (n, ndim) tensor, or one 1-D tensor per
     dim with as_tuple (a 0-dim input counts as 1-D)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(nonzero, locals())
     _tensor("nonzero", "input", input)
     dt = input.dtype
     if as_tuple:
@@ -213,6 +216,8 @@ def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False)
 
 def argwhere(input: Tensor) -> Tensor:
     """nonzero(input): the (n, ndim) coordinates of the non-zero elements."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(argwhere, locals())
     return nonzero(input)
 
 

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_tensor, new_result, result_of
@@ -398,6 +399,8 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
                 dtype: _dt.dtype | None = None, out: Tensor | None = None) -> Tensor:
     """A matrix norm over the two dims: 'fro', 'nuc' (sum of singular values), 2 / -2 (largest
     / smallest singular value), 1 / -1 (max / min column sum of |a|), inf / -inf (row sums)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matrix_norm, locals())
     api = "linalg.matrix_norm"
     _floating(api, A)
     if dtype is not None:
@@ -434,6 +437,8 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          out: Tensor | None = None, dtype: _dt.dtype | None = None) -> Tensor:
     """A vector or matrix norm, as torch.linalg.norm: a matrix norm over two dims (or a 2-D input
     with ord given), a vector norm otherwise (all elements when neither dim nor ord is given)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(norm, locals())
     api = "linalg.norm"
     dims = _dims(dim, "linalg.norm")
     if dim is not None and len(dims) == 2:
@@ -454,6 +459,8 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
                 tol: Any = None, out: Tensor | None = None) -> Tensor:
     """The number of singular values (|eigenvalues| when hermitian) above
     max(atol, rtol * largest); rtol defaults to eps * max(m, n) when neither is given."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matrix_rank, locals())
     gt, maximum, mul = _pw["gt"], recorded.maximum, recorded.mul
     api = "linalg.matrix_rank"
     dt = _lapack_dtype(api, A)
@@ -526,6 +533,8 @@ TOPLEVEL = {"det": det, "logdet": None, "slogdet": slogdet, "inverse": inv,
 
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)): NaN for a negative determinant, -inf for a singular matrix."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(logdet, locals())
     _lapack_dtype("logdet", A)  # refuses float16 itself, where det has no kernel for it
     return recorded.log(recorded.det(A))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import overrides as _overrides
 from .. import dtypes as _dt
 from .._ops import (as_method, as_tensor, assign_inplace, inplace, into, is_scalar, new_result,
                     result_of, scalar_value)
@@ -87,6 +88,8 @@ def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = 
             return wrap(a.dtype, fn(a._h))
     rule, kinds, identity = _UNARY[name]
     if not isinstance(a, Tensor):
+        if type(a) in _overrides.TYPES and out is None and not _inplace:   # a Proxy (pyth.fx)
+            return _overrides.handle_torch_function(FUNCTIONS[name], (a,), a)
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
     dt = rule(a.dtype)
     strict = name in _STRICT_OUT
@@ -108,6 +111,8 @@ def _unary(name: str, a: Tensor, out: Tensor | None = None, *, _inplace: bool = 
 def _predicate(name: str, a: Tensor, out: Tensor | None = None) -> Tensor:
     kinds, constant = _PREDICATES[name]
     if not isinstance(a, Tensor):
+        if type(a) in _overrides.TYPES and out is None:   # a Proxy (pyth.fx)
+            return _overrides.handle_torch_function(FUNCTIONS[name], (a,), a)
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(a).__name__}")
     if a.dtype.kind not in kinds:
         from .creation import full
@@ -272,12 +277,21 @@ def _binary(name: str, a: Any, b: Any, out: Tensor | None = None, *,
         if entry is not None:
             return _run_direct(entry, a, b)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if (type(a) in _overrides.TYPES or type(b) in _overrides.TYPES) and out is None and \
+                not _inplace:   # a Proxy (pyth.fx)
+            return _overrides.handle_torch_function(FUNCTIONS[name], (a, b), a, b)
         raise TypeError(f"{name}(): expected at least one Tensor argument")
     if type(a) is type(b) or not isinstance(b, Tensor) and is_scalar(b) and \
             isinstance(a, Tensor) and _scalar_keeps(a.dtype, b):
         k = _kernel(name, a.dtype)
     else:
-        k = _kernel(name, result_type(a, b))
+        try:
+            k = _kernel(name, result_type(a, b))
+        except TypeError:   # an operand of no dtype: a Proxy (pyth.fx) may take the call
+            if (type(a) in _overrides.TYPES or type(b) in _overrides.TYPES) and out is None \
+                    and not _inplace:
+                return _overrides.handle_torch_function(FUNCTIONS[name], (a, b), a, b)
+            raise
     if name == "sub" and (_is_bool(a) or _is_bool(b)):
         raise RuntimeError("sub(): subtraction, the `-` operator, with a bool tensor is not "
                            "supported; to invert a mask use the `~` or logical_not() operator")
@@ -732,7 +746,8 @@ def _methods() -> dict[str, Any]:
         m[f"__r{py}__"] = _direct_op(py, m[f"__r{py}__"])
     for py in ("eq", "ne", "lt", "le", "gt", "ge"):
         m[f"__{py}__"] = _direct_op(py, lambda self, other, _n=py: _binary(
-            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else NotImplemented)
+            _n, self, other) if isinstance(other, Tensor) or is_scalar(other) else
+            _overrides.operand(_n, self, other))
     m["__hash__"] = object.__hash__
     m["__neg__"] = lambda self: _unary("neg", self) if self.dtype is not _dt.bool_ else \
         _raise(RuntimeError("negation, the `-` operator, on a bool tensor is not supported; "

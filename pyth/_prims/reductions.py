@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Callable, NamedTuple
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import conflicts, new_result, store_pair
@@ -221,13 +222,19 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 def all(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         out: Tensor | None = None) -> Tensor:
     """Whether every element over dim is non-zero (bool; uint8 for uint8 input, as PyTorch)."""
-    return _reduce("all", input, dim, keepdim, None, out)
+    try:
+        return _reduce("all", input, dim, keepdim, None, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(all, locals())
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False, *,
         out: Tensor | None = None) -> Tensor:
     """Whether some element over dim is non-zero (bool; uint8 for uint8 input, as PyTorch)."""
-    return _reduce("any", input, dim, keepdim, None, out)
+    try:
+        return _reduce("any", input, dim, keepdim, None, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(any, locals())
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False, *,
@@ -305,6 +312,8 @@ def _pointwise(name: str) -> Callable:
 
 def dist(input: Tensor, other: Any, p: Any = 2) -> Tensor:
     """The p-norm of input - other (broadcast)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dist, locals())
     _require_floating("dist", result_type(input, other))
     return recorded.norm(recorded.sub(input, other), p)
 
@@ -381,13 +390,19 @@ def _arg(op: str, input: Tensor, dim: Any, keepdim: bool, out: Tensor | None) ->
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            out: Tensor | None = None) -> Tensor:
     """int64 position of the first largest value along dim (no dim: in the flattened tensor)."""
-    return _arg("argmax", input, dim, keepdim, out)
+    try:
+        return _arg("argmax", input, dim, keepdim, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(argmax, locals())
 
 
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            out: Tensor | None = None) -> Tensor:
     """int64 position of the first smallest value along dim (no dim: in the flattened tensor)."""
-    return _arg("argmin", input, dim, keepdim, out)
+    try:
+        return _arg("argmin", input, dim, keepdim, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(argmin, locals())
 
 
 # ---- scans ------------------------------------------------------------------------------------------
@@ -438,6 +453,8 @@ def _scan_(op: str):
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both have the same shape and equal elements (NaN is unequal to itself)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(equal, locals())
     _require_tensor("equal", input)
     _require_tensor("equal", other)
     if input.size() != other.size():
@@ -473,6 +490,8 @@ def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0, *,
           out: Tensor | None = None) -> Tensor:
     """Counts of input's elements in `bins` equal bins over [min, max] (min == max: the data's
     range); elements outside are ignored. Floating types; the counts have input's dtype."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(histc, locals())
     _require_tensor("histc", input)
     dt = input.dtype
     if not dt.is_floating_point:

@@ -19,6 +19,7 @@ import operator
 from itertools import product
 from typing import Any, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._promotion import can_cast, promote_types
@@ -302,6 +303,8 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Views of consecutive pieces along dim: of split_size each (the last may be smaller),
     or of the listed sizes, which must add up to the dim's size. Recorded as PyTorch's two ops
     (SplitBackward0 / SplitWithSizesBackward0) by the functions below."""
+    if type(tensor) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(split, locals())
     if isinstance(split_size_or_sections, (list, tuple)):
         return recorded.split_with_sizes(tensor, split_size_or_sections, dim)
     return recorded.split(tensor, split_size_or_sections, dim)
@@ -367,6 +370,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The offset-th diagonal of the dim1 x dim2 matrices, as a view in a new last dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diagonal, locals())
     return input.diagonal(offset, dim1, dim2)
 
 
@@ -417,6 +422,8 @@ def flip(input: Tensor, dims: Any) -> Tensor:
 
 def fliplr(input: Tensor) -> Tensor:
     """Columns (dim 1) reversed; needs at least 2 dims."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(fliplr, locals())
     if input.dim() < 2:
         raise RuntimeError("fliplr(): input must be >= 2-d")
     return recorded.flip(input, (1,))
@@ -424,6 +431,8 @@ def fliplr(input: Tensor) -> Tensor:
 
 def flipud(input: Tensor) -> Tensor:
     """Rows (dim 0) reversed; needs at least 1 dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(flipud, locals())
     if input.dim() < 1:
         raise RuntimeError("flipud(): input must be >= 1-d")
     return recorded.flip(input, (0,))
@@ -431,6 +440,8 @@ def flipud(input: Tensor) -> Tensor:
 
 def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     """Rotated k quarter turns in the plane of dims, from the first towards the second."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(rot90, locals())
     dims = _int_list(dims, "rot90", "dims")
     if len(dims) != 2:
         raise RuntimeError(f"rot90(): expected total rotation dims == 2, but got dims = "

@@ -13,6 +13,7 @@ import operator
 from collections import namedtuple
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, new_result, store_pair
@@ -101,6 +102,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False,
             stable: bool = False) -> Tensor:
     """The indices that sort input along dim (stable: ties keep their order)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(argsort, locals())
     dt = _check_input("argsort", input)
     indices = new_result(_dt.int64)
     check(dt.tensor.sort(ffi.NULL, indices._h, input._h, as_dim(dim), bool(descending)))
@@ -109,6 +112,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False,
 
 def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input sorted along its first dim (values only)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(msort, locals())
     _check_input("msort", input)
     values = recorded.sort(input, 0).values
     return values if out is None else out.resize_(values.size()).copy_(values)
@@ -170,6 +175,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     distinct value's count, as a tuple. NaNs are all distinct, 0.0 and -0.0 are one value.
     The result is always sorted.
     """
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(unique, locals())
     dt = _check_input("unique", input)
     values = new_result(dt)
     inverse = new_result(_dt.int64) if return_inverse else None

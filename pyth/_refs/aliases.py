@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._ops import as_method, as_tensor, assign_inplace, result_of
 from .._prims.creation import from_numpy, full, tensor
@@ -35,7 +36,10 @@ def _need(op: str, x: Any) -> None:
 
 def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inverse hyperbolic sine: sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2)))."""
-    _need("asinh", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(asinh, locals())
+        _need("asinh", input)   # (raises)
     x = _compute(input)
     a = P["abs"](x)
     big = P["gt"](a, 1e150)  # x^2 would overflow: asinh(x) ~ log(2|x|)
@@ -49,7 +53,10 @@ def asinh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inverse hyperbolic cosine: log1p(t + sqrt(2t + t^2)), t = x - 1 (NaN below 1)."""
-    _need("acosh", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(acosh, locals())
+        _need("acosh", input)   # (raises)
     x = _compute(input)
     t = P["sub"](x, 1)
     big = P["gt"](x, 1e150)
@@ -60,7 +67,10 @@ def acosh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inverse hyperbolic tangent: log1p(2x / (1 - x)) / 2."""
-    _need("atanh", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(atanh, locals())
+        _need("atanh", input)   # (raises)
     x = _compute(input)
     r = P["mul"](P["log1p"](P["div"](P["mul"](x, 2), P["sub"](1, x))), 0.5)
     return result_of("atanh", r.to(_float(input).dtype), out)
@@ -68,13 +78,18 @@ def atanh(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def exp2(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """2 ** input."""
-    _need("exp2", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(exp2, locals())
+        _need("exp2", input)   # (raises)
     x = _float(input)
     return result_of("exp2", P["pow"](as_tensor(2.0, x.dtype), x), out)
 
 
 def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input * 2 ** other."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(ldexp, locals())
     x = _float(input) if isinstance(input, Tensor) else input
     return P["mul"](x, P["pow"](as_tensor(2.0, x.dtype if isinstance(x, Tensor) else
                                           _dt.get_default_dtype()), other), out=out)
@@ -82,6 +97,8 @@ def ldexp(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def frexp(input: Tensor, *, out: Any = None) -> Any:
     """(mantissa, exponent) with input = mantissa * 2 ** exponent, 0.5 <= |mantissa| < 1."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(frexp, locals())
     import numpy as np
     from collections import namedtuple
     _need("frexp", input)
@@ -99,7 +116,10 @@ def frexp(input: Tensor, *, out: Any = None) -> Any:
 
 def mvlgamma(input: Tensor, p: int, *, out: Tensor | None = None) -> Tensor:
     """Multivariate log-gamma: sum of lgamma(x - i/2), i < p, plus p(p-1)/4 log(pi)."""
-    _need("mvlgamma", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(mvlgamma, locals())
+        _need("mvlgamma", input)   # (raises)
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if input.dtype is _dt.bool_:

@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims import creation as _f
 from ..device import check_device
@@ -246,11 +247,15 @@ METHODS: dict[str, Callable] = {
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy of input with its own storage."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(clone, locals())
     return input.clone()
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     """Vandermonde matrix of a 1-D tensor: decreasing powers unless increasing=True."""
+    if type(x) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vander, locals())
     from .linalg import vander as lv
     if x.dim() != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")

@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims.creation import arange, empty, from_numpy
 from ..storage import Storage
@@ -37,6 +38,8 @@ strided = layout("strided")
 def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
                storage_offset: int | None = None) -> Tensor:
     """A view of input's storage with the given sizes, strides and offset."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(as_strided, locals())
     return input.as_strided(size, stride, storage_offset)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import as_method, as_tensor, result_of
@@ -47,6 +48,8 @@ def _index_tensors(op: str, indices: Sequence[Any]) -> list:
 def index_put_(self: Tensor, indices: Sequence[Any], values: Any,
                accumulate: bool = False) -> Tensor:
     """self[indices] = values (or += with accumulate=True, duplicates summed)."""
+    if type(self) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(index_put_, locals())
     from .shape import broadcast_tensors
     _need_tensor("index_put_", self, "self")
     idx = _index_tensors("index_put_", tuple(indices))
@@ -89,6 +92,8 @@ def index_put_(self: Tensor, indices: Sequence[Any], values: Any,
 def index_put(input: Tensor, indices: Sequence[Any], values: Any,
               accumulate: bool = False) -> Tensor:
     """A copy of input with input[indices] = values (or += with accumulate=True)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(index_put, locals())
     return index_put_(input.clone(), indices, values, accumulate)
 
 
@@ -98,6 +103,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *,
                    out: Tensor | None = None) -> Tensor:
     """Values of input at indices along dim (input and indices broadcast on the other dims);
     dim None: indices into the flattened input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(take_along_dim, locals())
     from .shape import _wrap
     _need_tensor("take_along_dim", input)
     if indices.dtype is not _dt.int64:
@@ -201,6 +208,8 @@ def _fit(src: Tensor, index: Tensor) -> Tensor:
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True, out: Tensor | None = None) -> Tensor:
     """A copy of input with src scattered into it by reduce (see scatter_reduce_)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(scatter_reduce, locals())
     r = scatter_reduce_(input.clone(), dim, index, src, reduce, include_self=include_self)
     return result_of("scatter_reduce", r, out)
 
@@ -234,6 +243,8 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
                   end: int | None = None, step: int = 1) -> Tensor:
     """A copy of input with input[..., start:end:step, ...] (along dim) set to src; start, end
     and step are int64 arguments (ValueError beyond), clamped to the dim as Python's slices."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(slice_scatter, locals())
     start, end = (None if v is None else as_int64(v, "slice_scatter", n)
                   for v, n in ((start, "start"), (end, "end")))
     step = as_int64(step, "slice_scatter", "step")
@@ -250,6 +261,8 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of input with input.select(dim, index) set to src."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(select_scatter, locals())
     r = input.clone()
     view = r.select(dim, index)
     if tuple(view.size()) != tuple(src.size()):
@@ -262,6 +275,8 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
                      dim2: int = 1) -> Tensor:
     """A copy of input with its diagonal (offset, dim1, dim2) set to src."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diagonal_scatter, locals())
     r = input.clone()
     view = r.diagonal(offset, dim1, dim2)
     if tuple(view.size()) != tuple(src.size()):
@@ -322,6 +337,8 @@ def index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
     """A copy of input with index_reduce_ applied."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(index_reduce, locals())
     return index_reduce_(input.clone(), dim, index, source, reduce, include_self=include_self)
 
 

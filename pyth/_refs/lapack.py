@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims import linalg as _la
 from .._ops import as_method, result_of
@@ -24,6 +25,8 @@ _TRI = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
 
 def cholesky(input: Tensor, upper: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Cholesky factor (lower, or upper with upper=True) of symmetric positive-definite input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cholesky, locals())
     _la._lapack_dtype("cholesky", input, no_kernel="ih")  # no integer kernel, unlike linalg's
     return recorded.cholesky(input, upper=upper, out=out)
 
@@ -37,12 +40,16 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Tensor | None = Non
 
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
     """Q, R with input = Q R (reduced when some=True)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(qr, locals())
     q, r = recorded.qr(input, "reduced" if some else "complete")
     return _QR(q, r)
 
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out: Any = None) -> Any:
     """U, S, V with input = U diag(S) V^T (V, not Vh; thin when some=True)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(svd, locals())
     if not compute_uv:
         S = recorded.svdvals(input)
         m, n = input.size(-2), input.size(-1)
@@ -65,6 +72,8 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None) -> Any:
     """Approximate rank-q SVD (U, S, V) by a randomised range finder with niter power steps."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(svd_lowrank, locals())
     if not A.dtype.is_floating_point or A.dtype is _dt.bfloat16:
         # PyTorch fails on A's product with its float32 random matrix; float16 reaches qr
         raise RuntimeError(f"svd_lowrank: expected a float16, float32 or float64 tensor, got "
@@ -85,6 +94,8 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None =
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2) -> Any:
     """Principal components (U, S, V) of A's rows, centred by default, via svd_lowrank."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pca_lowrank, locals())
     q = min(6, A.size(-2), A.size(-1)) if q is None else q
     M = A.mean(-2, keepdim=True).expand(*A.size()) if center else None
     return svd_lowrank(A, q, niter, M)

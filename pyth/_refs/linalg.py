@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims import linalg as _la
 from .._errors import not_implemented
@@ -35,11 +36,15 @@ def _eye_like(A: Tensor) -> Tensor:
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """Pseudo-inverse, singular values below rcond * largest treated as zero."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pinverse, locals())
     return recorded.pinv(input, rtol=rcond)
 
 
 def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
     """A multiplied by itself n times (n < 0: the inverse's power; n = 0: identity)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matrix_power, locals())
     _square("linalg.matrix_power", A)
     n = int(n)
     if n == 0:
@@ -115,17 +120,23 @@ def chain_matmul(*matrices: Tensor, out: Tensor | None = None) -> Tensor:
 
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product with broadcasting (pyth.matmul)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matmul, locals())
     return mm(input, other, out=out)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along dim (broadcast)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cross, locals())
     from .pointwise import cross as c
     return c(input, other, dim, out=out)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
     """Dot product of vectors along dim (broadcast); floating types only, as PyTorch."""
+    if type(x) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vecdot, locals())
     for t in (x, y):
         if not t.dtype.is_floating_point:
             raise RuntimeError(f"linalg.vecdot: Expected a floating point or complex tensor as "
@@ -135,11 +146,15 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) ->
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal of the matrices in the last two dims (a view)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diagonal, locals())
     return A.diagonal(offset, dim1, dim2)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:
     """Vandermonde matrix: columns x**0, x**1, ..., x**(N-1) (increasing powers)."""
+    if type(x) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vander, locals())
     if x.dim() < 1:
         raise RuntimeError("linalg.vander: x must have at least one dimension")
     if x.dtype.kind == "b":
@@ -160,6 +175,8 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
     """Condition number: ratio of extreme singular values (p None/2/-2), else
     norm(A, p) * norm(inv(A), p)."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cond, locals())
     if p in (None, 2, -2):
         S = recorded.svdvals(A)
         hi, lo = S.amax(-1), S.amin(-1)
@@ -173,6 +190,8 @@ def cond(A: Tensor, p: Any = None, *, out: Tensor | None = None) -> Tensor:
 def matrix_exp(A: Tensor) -> Tensor:
     """exp(A) by scaling and squaring: A / 2^s has norm <= 1/2, an order-18 Taylor sum, then s
     squarings."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(matrix_exp, locals())
     _square("linalg.matrix_exp", A)
     if not A.dtype.is_floating_point:
         raise RuntimeError(f"linalg.matrix_exp: expected a floating point tensor, got "
@@ -194,6 +213,8 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
     """The tensor whose tensordot with A over ind dims is the identity."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensorinv, locals())
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     outer, inner = list(A.size())[:ind], list(A.size())[ind:]
@@ -207,6 +228,8 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Tensor | None = None) -> Tensor:
 
 def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = None) -> Tensor:
     """X such that tensordot(A, X, X.ndim) == B."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensorsolve, locals())
     if dims is not None:
         dims = [d % A.dim() for d in dims]
         rest = [d for d in range(A.dim()) if d not in dims]
@@ -220,6 +243,8 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Tensor | None = 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
                      unitriangular: bool = False, out: Tensor | None = None) -> Tensor:
     """X with A X = B (or X A = B when left=False), reading only A's upper or lower triangle."""
+    if type(A) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(solve_triangular, locals())
     _la._lapack_dtype("linalg.solve_triangular", A, B, no_kernel="ih")
     T = triu(A) if upper else tril(A)
     if unitriangular:
@@ -247,6 +272,8 @@ eigvals = _no_complex("linalg.eigvals")
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:
     """Sum of products over a's last `dims` dims and b's first (or over the listed dims)."""
+    if type(a) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensordot, locals())
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):
@@ -278,6 +305,8 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
 
 def inner(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Sum of products over the last dims (scalar times tensor when either is 0-dim)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(inner, locals())
     if input.dim() == 0 or other.dim() == 0:
         return result_of("inner", P["mul"](input, other), out)
     if input.size(-1) != other.size(-1):
@@ -290,6 +319,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """p-norm distances between each row of x1 and each row of x2 (batched); p = 2 uses the
     matrix-product form |a|^2 + |b|^2 - 2ab when rows are many (as PyTorch)."""
+    if type(x1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cdist, locals())
     if x1.dim() < 2 or x2.dim() < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.dim()}D")
     if x1.size(-1) != x2.size(-1):
@@ -358,6 +389,8 @@ METHODS: dict[str, Any] = {
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float, *,
            out: Tensor | None = None) -> Tensor:
     """Each slice along dim rescaled so its p-norm is at most maxnorm."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(renorm, locals())
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"renorm: expected a floating point tensor, got {input.dtype.name}")
     if p <= 0:

@@ -11,6 +11,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import as_method, as_tensor, into, new_result, out_checked, result_of, written
@@ -42,6 +43,8 @@ def _need_tensor(op: str, x: Any) -> None:
 
 def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """input * input (bool squares to int64, as pow(input, 2))."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(square, locals())
     _need_tensor("square", input)
     x = input.long() if input.dtype is _dt.bool_ else input
     return P["mul"](x, x, out=out)
@@ -49,7 +52,10 @@ def square(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0 (ints compute in the default float)."""
-    _need_tensor("sinc", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(sinc, locals())
+        _need_tensor("sinc", input)   # (raises)
     x = as_tensor(input, _float_of(input))
     px = P["mul"](x, math.pi)
     r = where(eq(x, 0), as_tensor(1, x.dtype), P["div"](P["sin"](px), px))
@@ -58,19 +64,28 @@ def sinc(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def deg2rad(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Degrees to radians."""
-    _need_tensor("deg2rad", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(deg2rad, locals())
+        _need_tensor("deg2rad", input)   # (raises)
     return result_of("deg2rad", P["mul"](as_tensor(input, _float_of(input)), math.pi / 180), out)
 
 
 def rad2deg(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Radians to degrees."""
-    _need_tensor("rad2deg", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(rad2deg, locals())
+        _need_tensor("rad2deg", input)   # (raises)
     return result_of("rad2deg", P["mul"](as_tensor(input, _float_of(input)), 180 / math.pi), out)
 
 
 def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
-    _need_tensor("logit", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(logit, locals())
+        _need_tensor("logit", input)   # (raises)
     x = as_tensor(input, _float_of(input))
     if eps is not None:
         x = P["clamp"](x, eps, 1 - eps)
@@ -79,7 +94,10 @@ def logit(input: Tensor, eps: float | None = None, *, out: Tensor | None = None)
 
 def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Tensor:
     """0 where input < 0, values where input == 0, 1 where input > 0."""
-    _need_tensor("heaviside", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(heaviside, locals())
+        _need_tensor("heaviside", input)   # (raises)
     if not isinstance(values, Tensor) or values.dtype is not input.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     dt = input.dtype
@@ -89,6 +107,8 @@ def heaviside(input: Tensor, values: Tensor, *, out: Tensor | None = None) -> Te
 
 def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tensor:
     """input ** exponent computed in double precision."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(float_power, locals())
     a = as_tensor(input, _dt.float64) if isinstance(input, Tensor) else input
     b = as_tensor(exponent, _dt.float64) if isinstance(exponent, Tensor) else exponent
     if not isinstance(a, Tensor):
@@ -99,7 +119,10 @@ def float_power(input: Any, exponent: Any, *, out: Tensor | None = None) -> Tens
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
                neginf: float | None = None, *, out: Tensor | None = None) -> Tensor:
     """NaN, +inf and -inf replaced by nan, posinf and neginf (default: the dtype's extremes)."""
-    _need_tensor("nan_to_num", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(nan_to_num, locals())
+        _need_tensor("nan_to_num", input)   # (raises)
     dt = input.dtype
     if not dt.is_floating_point:
         return result_of("nan_to_num", input.clone(), out)
@@ -149,6 +172,8 @@ POLYGAMMA = Op("polygamma", "input", _polygamma_backward)
 
 def round(input: Tensor, *, decimals: int = 0, out: Tensor | None = None) -> Tensor:  # noqa: A001
     """Round half to even, to `decimals` decimal places (negative: to tens, hundreds ...)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(round, locals())
     if decimals == 0:
         return P["round"](input, out=out)
     _need_tensor("round", input)
@@ -181,7 +206,10 @@ def _round_(self: Tensor, *, decimals: int = 0) -> Tensor:
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other|, elementwise (same dtypes; broadcast)."""
-    _need_tensor("isclose", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(isclose, locals())
+        _need_tensor("isclose", input)   # (raises)
     _need_tensor("isclose", other)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{input.dtype.real} did not match {other.dtype.real}")
@@ -193,6 +221,8 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 def positive(input: Tensor) -> Tensor:
     """input itself (unary plus); bool raises."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(positive, locals())
     if input.dtype is _dt.bool_:
         raise TypeError("The `+` operator, on a bool tensor is not supported.")
     return input
@@ -200,7 +230,10 @@ def positive(input: Tensor) -> Tensor:
 
 def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """True where the sign bit is set (-0.0 included)."""
-    _need_tensor("signbit", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(signbit, locals())
+        _need_tensor("signbit", input)   # (raises)
     if not input.dtype.is_floating_point:
         return result_of("signbit", P["lt"](input, 0), out)
     one = as_tensor(1.0, input.dtype)
@@ -209,11 +242,15 @@ def signbit(input: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def sgn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The sign of input (as sign() for real dtypes)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(sgn, locals())
     return P["sign"](input, out=out)
 
 
 def fmax(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum ignoring NaN (NaN only where both are NaN)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(fmax, locals())
     m = P["maximum"](input, other)
     if m.dtype.is_floating_point:
         m = where(isnan(input), other, where(isnan(other), input, m))
@@ -223,6 +260,8 @@ def fmax(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise minimum ignoring NaN (NaN only where both are NaN)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(fmin, locals())
     m = P["minimum"](input, other)
     if m.dtype.is_floating_point:
         m = where(isnan(input), other, where(isnan(other), input, m))
@@ -232,18 +271,24 @@ def fmin(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def isposinf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """True where input is +inf."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(isposinf, locals())
     return result_of("isposinf", P["eq"](input, math.inf) if input.dtype.is_floating_point
                      else P["ne"](input, input), out)
 
 
 def isneginf(input: Tensor, *, out: Tensor | None = None) -> Tensor:
     """True where input is -inf."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(isneginf, locals())
     return result_of("isneginf", P["eq"](input, -math.inf) if input.dtype.is_floating_point
                      else P["ne"](input, input), out)
 
 
 def isreal(input: Tensor) -> Tensor:
     """True everywhere (pyth has no complex dtypes)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(isreal, locals())
     return _full_bool(input, True)
 
 
@@ -254,6 +299,8 @@ def _full_bool(input: Tensor, value: bool) -> Tensor:
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
          invert: bool = False) -> Tensor:
     """True where an element of elements is in test_elements."""
+    if type(elements) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(isin, locals())
     e = elements if isinstance(elements, Tensor) else as_tensor(elements, result_type(
         elements, test_elements))
     t = test_elements if isinstance(test_elements, Tensor) else as_tensor(
@@ -292,6 +339,8 @@ def _next16(a: Any, b: Any, bf16: bool) -> Any:
 
 def nextafter(input: Any, other: Any, *, out: Tensor | None = None) -> Tensor:
     """The next representable value after input towards other."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(nextafter, locals())
     from .shape import broadcast_tensors
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         dt = result_type(input, other)
@@ -333,6 +382,8 @@ def _thnn_softmax(x: Tensor, dim: Any, log: bool, op: str) -> Tensor | None:
 
 def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     """exp(x - max) / sum(exp(x - max)) along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softmax, locals())
     x, dim = _softmax_input("softmax", input, dim, dtype)
     if x.numel() == 0:
         return x.clone()
@@ -345,6 +396,8 @@ def softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype: Any = None) -> Tensor:
     """x - max - log(sum(exp(x - max))) along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(log_softmax, locals())
     x, dim = _softmax_input("log_softmax", input, dim, dtype)
     if x.numel() == 0:
         return x.clone()
@@ -395,12 +448,18 @@ def _records(t: Tensor) -> bool:
 
 def cummax(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running maximum along dim and the index where it was found (NaN propagates)."""
-    return _cumextreme("cummax", input, dim, out, False)
+    try:
+        return _cumextreme("cummax", input, dim, out, False)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(cummax, locals())
 
 
 def cummin(input: Tensor, dim: int, *, out: Any = None) -> Any:
     """Running minimum along dim and the index where it was found (NaN propagates)."""
-    return _cumextreme("cummin", input, dim, out, True)
+    try:
+        return _cumextreme("cummin", input, dim, out, True)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(cummin, locals())
 
 
 # ---- searching and counting ----
@@ -410,6 +469,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                  sorter: Tensor | None = None) -> Tensor:
     """For each value, the index where inserting it keeps the innermost dim sorted (a binary
     search per value in C: generic/THTensorSort.c)."""
+    if type(sorted_sequence) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(searchsorted, locals())
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"side can only be 'left' or 'right' but got {side}")
@@ -442,6 +503,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False,
               out: Tensor | None = None) -> Tensor:
     """The bucket of each value: boundaries[i-1] < x <= boundaries[i] (right=False)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(bucketize, locals())
     if boundaries.dim() != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{boundaries.dim()})")
@@ -451,7 +514,10 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value 0..max of a 1-D non-negative integer tensor (weighted sums)."""
-    _need_tensor("bincount", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(bincount, locals())
+        _need_tensor("bincount", input)   # (raises)
     if input.dtype.kind not in "ui":
         raise not_implemented("bincount", input.dtype, "expects integer tensors")
     if input.dim() != 1:
@@ -475,7 +541,10 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
          append: Tensor | None = None, *, out: Tensor | None = None) -> Tensor:
     """n-th forward difference along dim (prepend/append joined first); bool gives !=."""
-    _need_tensor("diff", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(diff, locals())
+        _need_tensor("diff", input)   # (raises)
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -496,6 +565,8 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
 def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Kronecker product: every element of input times all of other, blockwise."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(kron, locals())
     nd = max(input.dim(), other.dim())
     a = input.reshape([1] * (nd - input.dim()) + list(input.size()))
     b = other.reshape([1] * (nd - other.dim()) + list(other.size()))
@@ -510,6 +581,8 @@ def kron(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
 def cross(input: Tensor, other: Tensor, dim: int | None = None, *,
           out: Tensor | None = None) -> Tensor:
     """Cross product of 3-vectors along dim (default: the first dim of size 3)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cross, locals())
     from .shape import broadcast_tensors
     if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
@@ -604,6 +677,8 @@ METHODS.update(round=_round_method, round_=_round_, nan_to_num_=_nan_to_num_,
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input where |input| > lambd, else 0 (floating types)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hardshrink, locals())
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{input.dtype.real}'")
     return P["where"](P["gt"](P["abs"](input), lambd), input, as_tensor(0, input.dtype))
@@ -611,6 +686,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1) or one value."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(prelu, locals())
     w = weight
     if weight.numel() > 1 and input.dim() > 1:
         shape = [1] * input.dim()

@@ -8,6 +8,7 @@ import math
 from collections import namedtuple
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._ops import as_method, as_tensor, into, result_of
 from .._prims.creation import arange, tensor
@@ -30,7 +31,10 @@ def _need_tensor(op: str, x: Any) -> None:
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False,
             out: Any = None) -> Any:
     """(amin, amax) of input, over dim or over everything."""
-    _need_tensor("aminmax", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(aminmax, locals())
+        _need_tensor("aminmax", input)   # (raises)
     if input.numel() == 0 and (dim is None or input.size(dim) == 0):
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
@@ -67,19 +71,28 @@ def _moments(op: str, fn: str, input: Tensor, dim: Any, unbiased: Any, keepdim: 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """(var, mean) over dim, in one call."""
-    return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
+    try:
+        return _moments("var_mean", "var", input, dim, unbiased, keepdim, correction)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(var_mean, locals())
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """(std, mean) over dim, in one call."""
-    return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
+    try:
+        return _moments("std_mean", "std", input, dim, unbiased, keepdim, correction)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(std_mean, locals())
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
            out: Tensor | None = None) -> Tensor:
     """Sum treating NaN as zero."""
-    _need_tensor("nansum", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(nansum, locals())
+        _need_tensor("nansum", input)   # (raises)
     x = where(isnan(input), as_tensor(0, input.dtype), input) if input.dtype.is_floating_point \
         else input
     return x.sum(dim, keepdim, dtype=dtype, out=out) if dim is not None else \
@@ -95,7 +108,10 @@ def _full_reduce(r: Tensor, input: Tensor, keepdim: bool, out: Tensor | None, op
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
             out: Tensor | None = None) -> Tensor:
     """Mean of the non-NaN elements."""
-    _need_tensor("nanmean", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(nanmean, locals())
+        _need_tensor("nanmean", input)   # (raises)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {input.dtype.real}")
@@ -109,7 +125,10 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """Number of non-zero elements (over dim: an int or a tuple)."""
-    _need_tensor("count_nonzero", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(count_nonzero, locals())
+        _need_tensor("count_nonzero", input)   # (raises)
     nz = P["ne"](input, 0)
     if dim is None:
         return nz.sum()
@@ -119,6 +138,8 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 def logcumsumexp(input: Tensor, dim: int, *, out: Tensor | None = None) -> Tensor:
     """log(cumsum(exp(input))) along dim without overflow or underflow (a C scan accumulating
     by logaddexp in double: generic/THTensorReduce.c)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(logcumsumexp, locals())
     from .shape import _wrap
     _need_tensor("logcumsumexp", input)
     dt = input.dtype
@@ -152,7 +173,10 @@ LOGCUMSUMEXP = Op("logcumsumexp", "input", _logcumsumexp_backward)
 
 def trace(input: Tensor) -> Tensor:
     """Sum of the main diagonal of a 2-D tensor (integers sum to int64)."""
-    _need_tensor("trace", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(trace, locals())
+        _need_tensor("trace", input)   # (raises)
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     if input.dtype is _dt.bool_:
@@ -240,13 +264,19 @@ def _quantile(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpola
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
              interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """The q-th quantiles over dim (q a float or a 1-D tensor; q dims come first)."""
-    return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+    try:
+        return _quantile("quantile", input, q, dim, keepdim, interpolation, out, False)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(quantile, locals())
 
 
 def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
                 interpolation: str = "linear", out: Tensor | None = None) -> Tensor:
     """quantile ignoring NaN (NaN only where a row is all NaN)."""
-    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
+    try:
+        return _quantile("nanquantile", input, q, dim, keepdim, interpolation, out, True)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(nanquantile, locals())
 
 
 # ---- unique_consecutive ----
@@ -255,7 +285,10 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
                        dim: int | None = None) -> Any:
     """input with each run of equal consecutive elements (or slices along dim) kept once;
     optionally the run each element belongs to and the run lengths."""
-    _need_tensor("unique_consecutive", input)
+    if not isinstance(input, Tensor):
+        if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+            return _dispatch(unique_consecutive, locals())
+        _need_tensor("unique_consecutive", input)   # (raises)
     if dim is None:
         x = input.reshape(-1)
         n = x.numel()
@@ -305,6 +338,8 @@ METHODS: dict[str, Any] = {n: as_method(f) for n, f in FUNCTIONS.items()
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
     """Derivative estimates along each dim: central differences inside, one-sided (first or
     second order) at the edges; spacing is a step per dim or the coordinates."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(gradient, locals())
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if input.dtype in (_dt.uint8, _dt.bool_):
@@ -366,6 +401,8 @@ def _no_bool(op: str, y: Tensor) -> None:
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
               dim: int = -1) -> Tensor:
     """Integral of y along dim by the trapezoidal rule (sample points x, or spacing dx)."""
+    if type(y) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(trapezoid, locals())
     _no_bool("trapezoid", y)
     n = y.size(dim)
     if n == 0:
@@ -387,12 +424,16 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
           dim: int = -1) -> Tensor:
     """trapezoid (an alias)."""
+    if type(y) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(trapz, locals())
     return trapezoid(y, x, dx=dx, dim=dim)
 
 
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
                          dim: int = -1) -> Tensor:
     """Running trapezoidal integral of y along dim (one fewer element)."""
+    if type(y) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cumulative_trapezoid, locals())
     _no_bool("cumulative_trapezoid", y)
     n = y.size(dim)
     a, b = y.narrow(dim, 1, max(n - 1, 0)), y.narrow(dim, 0, max(n - 1, 0))

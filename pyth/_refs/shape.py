@@ -8,6 +8,7 @@ import itertools
 import operator
 from typing import Any, Callable, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, result_of
@@ -42,46 +43,64 @@ def _dim_list(dims: Any, n: int, op: str) -> list:
 
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:
     """input with a new shape (a view when the strides allow it)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(reshape, locals())
     return input.reshape(shape)
 
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     """A view with the dims reordered."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(permute, locals())
     return input.permute(dims)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with dims dim0 and dim1 swapped."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(transpose, locals())
     return input.transpose(dim0, dim1)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """A view with a size-1 dim inserted at dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(unsqueeze, locals())
     return input.unsqueeze(dim)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Dims start_dim..end_dim merged into one."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(flatten, locals())
     return input.flatten(start_dim, end_dim)
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """A view of length entries of dim from start."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(narrow, locals())
     return input.narrow(dim, int(start), length)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """A view of one index of dim (the dim removed)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(select, locals())
     return input.select(dim, index)
 
 
 def t(input: Tensor) -> Tensor:
     """Transpose of a tensor of at most 2 dims."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(t, locals())
     return input.t()
 
 
 def numel(input: Tensor) -> int:
     """Number of elements of input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(numel, locals())
     return input.numel()
 
 
@@ -92,11 +111,15 @@ def is_tensor(obj: Any) -> bool:
 
 def is_floating_point(input: Tensor) -> bool:
     """True when input's dtype is a floating point type."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(is_floating_point, locals())
     return input.dtype.is_floating_point
 
 
 def is_nonzero(input: Tensor) -> bool:
     """The truth of a one-element tensor."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(is_nonzero, locals())
     return bool(input)
 
 
@@ -105,6 +128,8 @@ _squeeze_all = Tensor.squeeze  # the C view (newSqueeze); the method below repla
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """input without its size-1 dims (all of them, or those among dim: an int or a tuple)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(squeeze, locals())
     if dim is None or isinstance(dim, int):
         return _squeeze_all(input, dim)
     n = input.dim()
@@ -125,6 +150,8 @@ def _squeeze_method(self: Tensor, *dim: Any) -> Tensor:
 
 def ravel(input: Tensor) -> Tensor:
     """input flattened to 1-D (a view when contiguous)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(ravel, locals())
     return input.reshape(-1)
 
 
@@ -144,11 +171,15 @@ def _mH(self: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (the transpose, with real dtypes)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adjoint, locals())
     return _mH(input)
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """dim split into sizes (one entry may be -1)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(unflatten, locals())
     d = _wrap(dim, input.dim(), "unflatten")
     sizes = parse_sizes((sizes,), "unflatten")
     if len(sizes) == 0:
@@ -173,6 +204,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with the dims in source moved to the positions in destination."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(movedim, locals())
     n = input.dim()
     if isinstance(source, int) != isinstance(destination, int):
         raise TypeError("movedim(): source and destination must both be ints or both be "
@@ -193,6 +226,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """A view with dims dim0 and dim1 swapped (transpose)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(swapdims, locals())
     return input.transpose(dim0, dim1)
 
 
@@ -200,6 +235,8 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Views of input along dim: n near-equal sections, or cut at the given indices."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tensor_split, locals())
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -244,16 +281,22 @@ def _split_by(op: str, input: Tensor, ios: Any, dim: int, need: int) -> tuple:
 
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 1 (dim 0 for 1-D input); sections must divide evenly."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hsplit, locals())
     return _split_by("hsplit", input, indices_or_sections, 1 if input.dim() > 1 else 0, 1)
 
 
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 0 of an at least 2-D input; sections must divide evenly."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(vsplit, locals())
     return _split_by("vsplit", input, indices_or_sections, 0, 2)
 
 
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 2 of an at least 3-D input; sections must divide evenly."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dsplit, locals())
     return _split_by("dsplit", input, indices_or_sections, 2, 3)
 
 
@@ -291,6 +334,8 @@ def broadcast_shapes(*shapes: Any) -> Size:
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """A view of input expanded to size (stride 0 along broadcast dims)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(broadcast_to, locals())
     return input.expand(*parse_sizes((size,), "broadcast_to"))
 
 
@@ -314,6 +359,8 @@ def _check_repeats(repeats: Tensor) -> None:
 def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *,
                       output_size: int | None = None) -> Tensor:
     """Each element (or slice along dim) repeated repeats times (an int or a tensor)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(repeat_interleave, locals())
     if repeats is None:  # repeat_interleave(repeats): indices repeated by their counts
         counts = input
         _check_repeats(counts)
@@ -423,11 +470,15 @@ METHODS: dict[str, Any] = {
 def narrow_copy(input: Tensor, dim: int, start: int, length: int, *,
                 out: Tensor | None = None) -> Tensor:
     """A copy of input.narrow(dim, start, length)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(narrow_copy, locals())
     return result_of("narrow_copy", input.narrow(dim, start, length).clone(), out)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices (in dims dim1, dim2 of the result) whose diagonal holds input's last dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diag_embed, locals())
     n = input.size(-1) + abs(offset)
     nd = input.dim() + 1
     d1, d2 = dim1 % nd, dim2 % nd
@@ -444,11 +495,15 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with input's elements (flattened) on diagonal offset."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(diagflat, locals())
     return diag(input.reshape(-1), offset)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """All length-r combinations of a 1-D tensor's elements, one per row (itertools order)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(combinations, locals())
     if input.dim() != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.size())}")
     r = as_int64(r, "combinations", "r")

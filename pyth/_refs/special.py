@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._ops import as_method
 from .._promotion import result_type
@@ -114,12 +115,18 @@ IGAMMAC = Op("igammac", "input other", _igamma_backward)
 
 def igamma(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The regularised lower incomplete gamma function P(input, other)."""
-    return _regularised(IGAMMA, input, other, out)
+    try:
+        return _regularised(IGAMMA, input, other, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(igamma, locals())
 
 
 def igammac(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """The regularised upper incomplete gamma function Q(input, other) = 1 - P(input, other)."""
-    return _regularised(IGAMMAC, input, other, out)
+    try:
+        return _regularised(IGAMMAC, input, other, out)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(igammac, locals())
 
 
 def igamma_(self: Tensor, other: Tensor) -> Tensor:

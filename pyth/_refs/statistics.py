@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._ops import as_method, as_tensor, result_of
@@ -15,6 +16,8 @@ from ..tensor import Tensor
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """Covariance matrix of the variables in input's rows (observations in columns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cov, locals())
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
@@ -52,6 +55,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
 
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the variables in input's rows (clipped to [-1, 1])."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(corrcoef, locals())
     c = cov(input)
     if c.dim() == 0:
         return P["div"](c, c)
@@ -64,6 +69,8 @@ def corrcoef(input: Tensor) -> Tensor:
 def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None = None,
               weight: Tensor | None = None, density: bool = False, out: Any = None) -> Any:
     """(hist, bin_edges): counts (or weight sums) of input in bins (an int or the edges)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(histogram, locals())
     from collections import namedtuple
     from .pointwise import searchsorted
     x = input.reshape(-1)

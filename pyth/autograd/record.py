@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable
 
+from ..overrides import LOOK_INTO as _LOOK_INTO, TYPES as _OVERRIDING, handle_torch_function
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
 from .anomaly import _anomaly, remember
@@ -221,6 +222,24 @@ def fit_all(node: Any, res: Any, metas: list) -> list:
 # ---- finding autograd state in arguments -------------------------------------------------------
 
 _SEQUENCES = (list, tuple)
+_RECORD, _DISPATCH = 1, 2
+
+
+def _look_into(x: Any) -> int:
+    """For an argument whose type is in pyth.overrides.LOOK_INTO: _DISPATCH when it (or an
+    element of it) is of a type with __torch_function__, _RECORD when an element needs autograd,
+    else 0. The ordinary path (no such argument) never calls this."""
+    if type(x) in _OVERRIDING:
+        return _DISPATCH
+    for y in x:
+        if isinstance(y, Tensor):
+            if y._ag is not None:
+                return _RECORD
+        elif type(y) in _OVERRIDING:
+            return _DISPATCH
+        elif type(y) in _SEQUENCES and _has_ag(y, None):
+            return _RECORD
+    return 0
 
 
 def _has_ag(args: tuple, kwargs: dict | None) -> bool:
@@ -589,8 +608,12 @@ def differentiable(op: Op, fn: Callable, sig: Callable | None = None) -> Callabl
                         if r is not pointwise_nodes.NOT_HANDLED:
                             return r
                     return record(args, kwargs)
-            elif type(x) in _SEQUENCES and _has_ag(x, None):
-                return record(args, kwargs)
+            elif type(x) in _LOOK_INTO:   # a list or tuple, or an overriding type
+                found = _look_into(x)
+                if found == _RECORD:
+                    return record(args, kwargs)
+                if found == _DISPATCH:
+                    return handle_torch_function(wrapper, args, *args, **kwargs)
         if kwargs:
             if _has_ag((), kwargs):
                 return record(args, kwargs)
@@ -632,9 +655,13 @@ def _view_wrapper(fn: Callable, record: Callable, may_copy: bool) -> Callable:
                 if x._ag is not None:
                     r = record(args, kwargs)
                     break
-            elif type(x) in _SEQUENCES and _has_ag(x, None):
-                r = record(args, kwargs)
-                break
+            elif type(x) in _LOOK_INTO:
+                found = _look_into(x)
+                if found == _DISPATCH:
+                    return handle_torch_function(view, args, *args, **kwargs)
+                if found == _RECORD:
+                    r = record(args, kwargs)
+                    break
         else:
             r = record(args, kwargs) if kwargs and _has_ag((), kwargs) else fn(*args, **kwargs)
         if args:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .._errors import not_implemented
 from .._prims.creation import _checked, _no_bool
 from ..autograd.recorded import where as _where
@@ -20,25 +21,36 @@ from ._softmax_kernels import softmax as _sm
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0); integer inputs are clamped, floating ones go through the kernel."""
-    if isinstance(input, Tensor) and not input.dtype.is_floating_point \
-            and input.dtype.kind != "b":  # integers: PyTorch's relu is a clamp there
-        return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    if isinstance(input, Tensor):
+        if not input.dtype.is_floating_point and input.dtype.kind != "b":
+            # integers: PyTorch's relu is a clamp there
+            return input.clamp_(min=0) if inplace else input.clamp(min=0)
+    elif type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(relu, locals())
     return _activation(input, "ReLU", inplace=inplace)
 
 
 def relu_(input: Tensor) -> Tensor:
     """relu in place."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(relu_, locals())
     return relu(input, inplace=True)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x above 0, negative_slope * x below."""
-    return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+    try:
+        return _activation(input, "LeakyReLU", negative_slope, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(leaky_relu, locals())
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x) - 1) below."""
-    return _activation(input, "ELU", alpha, inplace=inplace)
+    try:
+        return _activation(input, "ELU", alpha, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(elu, locals())
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -46,17 +58,26 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate not in ("none", "tanh"):
         raise RuntimeError(f"approximate argument must be either none or tanh, got "
                            f"{approximate!r}")
-    return _activation(input, "GELU" if approximate == "none" else "GELUTanh")
+    try:
+        return _activation(input, "GELU" if approximate == "none" else "GELUTanh")
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(gelu, locals())
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
-    return _activation(input, "SiLU", inplace=inplace)
+    try:
+        return _activation(input, "SiLU", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(silu, locals())
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, linear where beta * x exceeds threshold."""
-    return _activation(input, "Softplus", beta, threshold)
+    try:
+        return _activation(input, "Softplus", beta, threshold)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(softplus, locals())
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -64,63 +85,95 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """x clamped to [min_val, max_val]."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+    try:
+        return _activation(input, "Hardtanh", min_val, max_val, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardtanh, locals())
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """x clamped to [0, 6]."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(relu6, locals())
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def sigmoid(input: Tensor) -> Tensor:
     """1 / (1 + exp(-x)) (Tensor.sigmoid)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(sigmoid, locals())
     return input.sigmoid()
 
 
 def tanh(input: Tensor) -> Tensor:
     """tanh(x) (Tensor.tanh)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tanh, locals())
     return input.tanh()
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
-    return _activation(input, "SELU", inplace=inplace)
+    try:
+        return _activation(input, "SELU", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(selu, locals())
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x above 0, alpha * (exp(x / alpha) - 1) below: an ELU continuously differentiable."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _activation(input, "CELU", alpha, inplace=inplace)
+    try:
+        return _activation(input, "CELU", alpha, inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(celu, locals())
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    return _activation(input, "Mish", inplace=inplace)
+    try:
+        return _activation(input, "Mish", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(mish, locals())
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6: a piecewise-quadratic SiLU."""
-    return _activation(input, "Hardswish", inplace=inplace)
+    try:
+        return _activation(input, "Hardswish", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardswish, locals())
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
-    return _activation(input, "Hardsigmoid", inplace=inplace)
+    try:
+        return _activation(input, "Hardsigmoid", inplace=inplace)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardsigmoid, locals())
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), without overflow for large |x|."""
-    return _activation(input, "LogSigmoid")
+    try:
+        return _activation(input, "LogSigmoid")
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(logsigmoid, locals())
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 on [-lambd, lambd], else x."""
-    return _activation(input, "Hardshrink", lambd)
+    try:
+        return _activation(input, "Hardshrink", lambd)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(hardshrink, locals())
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 on [-lambd, lambd], else x shrunk towards 0 by lambd."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softshrink, locals())
     if lambd < 0:
         raise RuntimeError(f"softshrink: lambda must be at least 0, but found {lambd}")
     return _activation(input, "Softshrink", lambd)
@@ -128,6 +181,8 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """value where x <= threshold, else x (integers too, as PyTorch's)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(threshold, locals())
     if isinstance(input, Tensor) and not input.dtype.is_floating_point:
         _no_bool("threshold", input.dtype)   # both taken as the input's type, as PyTorch's
         th, v = (_checked(a, input.dtype, "threshold") for a in (threshold, value))
@@ -140,16 +195,22 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|) (composed, as PyTorch's)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softsign, locals())
     return input / (input.abs() + 1)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x) (composed, as PyTorch's)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(tanhshrink, locals())
     return input - input.tanh()
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x above 0, weight * x below, one learnt slope per channel (dim 1) or one for all."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(prelu, locals())
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"prelu(): \"prelu_cpu\" not implemented for "
                                   f"'{input.dtype.real}'")
@@ -173,6 +234,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the two halves of input along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(glu, locals())
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     if not input.dtype.is_floating_point:
@@ -190,6 +253,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """x above 0, a * x at or below it: a drawn uniformly from [lower, upper] per element while
     training, (lower + upper) / 2 otherwise."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(rrelu, locals())
     if lower > upper:
         raise RuntimeError(f"rrelu(): lower bound ({lower}) should be less than or equal to the "
                            f"upper bound ({upper})")
@@ -206,6 +271,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
            training: bool = False) -> Tensor:
     """rrelu in place."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(rrelu_, locals())
     return rrelu(input, lower, upper, training, True)
 
 
@@ -222,6 +289,8 @@ def _softmax_dim(ndim: int, name: str = "softmax") -> int:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along dim, computed around the slice's maximum."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softmax, locals())
     if dim is None:
         dim = _softmax_dim(input.dim())
     if dtype is not None:
@@ -232,6 +301,8 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
                 dtype: Any = None) -> Tensor:
     """x - log(sum(exp(x))) along dim, computed around the slice's maximum."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(log_softmax, locals())
     if dim is None:
         dim = _softmax_dim(input.dim())
     if dtype is not None:
@@ -242,6 +313,8 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
             dtype: Any = None) -> Tensor:
     """softmax(-x) along dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(softmin, locals())
     if dim is None:
         dim = _softmax_dim(input.dim(), "softmin")
     if dtype is not None:
@@ -253,6 +326,8 @@ def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: fl
                    dim: int = -1) -> Tensor:
     """softmax((logits + Gumbel noise) / tau) along dim: a differentiable sample from the
     categorical distribution; hard=True returns its one-hot argmax with the soft gradient."""
+    if type(logits) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(gumbel_softmax, locals())
     with no_grad():
         gumbels = -logits.new_empty(tuple(logits.shape)).exponential_().log()
     soft = _sm((logits + gumbels) / tau, dim, False)

@@ -15,6 +15,7 @@ import math
 import warnings
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims.creation import ones, zeros
 from .._refs.shape import broadcast_shapes
@@ -154,6 +155,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     mask is added; is_causal keeps key j for query i when j <= i. float32 and float64 without
     dropout run the blocked kernel (one autograd node); dropout_p > 0 (applied whatever the
     module's mode, as in PyTorch), other dtypes and zero sizes run the composed ops."""
+    if type(query) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(scaled_dot_product_attention, locals())
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
     factor = float(scale) if scale is not None else \
         1.0 / math.sqrt(query.size(-1)) if query.size(-1) else 1.0   # E = 0: all scores 0
@@ -395,6 +398,8 @@ def multi_head_attention_forward(
     unbatched (L, E), (S, E)): project, split into heads, attend, join and project out.
     Returns (output (L, N, E), weights (N, L, S) averaged over heads, (N, heads, L, S) when
     not averaged, or None when need_weights is False). Masks: True (or -inf) leaves a key out."""
+    if type(query) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(multi_head_attention_forward, locals())
     batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
@@ -347,12 +348,16 @@ def conv_transpose(input: Tensor, weight: Tensor, bias: Tensor | None, stride: A
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """1-D convolution over (N, C, L) or (C, L); padding an int, a 1-tuple, 'valid' or 'same'."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv1d, locals())
     return conv(input, weight, bias, stride, padding, dilation, groups, 1)
 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """2-D convolution over (N, C, H, W) or (C, H, W) by weight (Cout, C / groups, kH, kW)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv2d, locals())
     return conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
@@ -360,6 +365,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
     """The adjoint of conv1d in its input (the gradient of conv1d), plus bias."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv_transpose1d, locals())
     return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                           dilation, 1)
 
@@ -368,6 +375,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
     """The adjoint of conv2d in its input, plus bias; weight (Cin, Cout / groups, kH, kW)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv_transpose2d, locals())
     return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                           dilation, 2)
 
@@ -376,6 +385,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """3-D convolution over (N, C, D, H, W) or (C, D, H, W) by weight (Cout, C / groups, kD, kH,
     kW): TH's VolumetricConvolutionMM, the 2-D kernel with a depth."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv3d, locals())
     return conv(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
@@ -383,6 +394,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
                      stride: Any = 1, padding: Any = 0, output_padding: Any = 0,
                      groups: int = 1, dilation: Any = 1) -> Tensor:
     """The adjoint of conv3d in its input, plus bias; weight (Cin, Cout / groups, kD, kH, kW)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(conv_transpose3d, locals())
     return conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
                           dilation, 3)
 

@@ -8,6 +8,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check, not_implemented
 from .._ops import new_result
@@ -100,6 +101,8 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | Sequenc
     padded (N, S) or concatenated targets. 'mean' divides each loss by its target length
     (at least 1), then averages over the batch; zero_infinity turns impossible alignments'
     inf losses (and their gradients) into 0."""
+    if type(log_probs) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(ctc_loss, locals())
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if not isinstance(log_probs, Tensor) or not isinstance(targets, Tensor):

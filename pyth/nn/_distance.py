@@ -3,6 +3,7 @@ differentiable tensor ops (PyTorch's formulas, so the same values and gradients)
 
 from __future__ import annotations
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from ..autograd.recorded import vector_norm, where
 from .._promotion import result_type
 from .._refs.creation import triu_indices
@@ -24,6 +25,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     """The cosine of the angle between x1 and x2 (broadcast together) along dim: each divided by
     its 2-norm (held at least eps) first, then their product summed. As PyTorch, the floor on
     the norms takes no part in the gradient."""
+    if type(x1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cosine_similarity, locals())
     x1, x2 = _floating_pair("cosine_similarity", x1, x2)
     x1, x2 = broadcast_tensors(x1, x2)
     n1 = vector_norm(x1, 2, dim=dim, keepdim=True).clone()
@@ -37,6 +40,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """The p-norm of x1 - x2 + eps over the last dim (x1 and x2 broadcast together)."""
+    if type(x1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pairwise_distance, locals())
     inner = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, inner, keepdim=keepdim)
 
@@ -44,6 +49,8 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows i < j of an (N, M) input, in row-major
     order of the pairs: N * (N - 1) / 2 values."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pdist, locals())
     if input.dim() != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
     if not input.dtype.is_floating_point:

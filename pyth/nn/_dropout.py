@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .._prims.creation import empty
 from ..autograd import no_grad
 from ..tensor import Tensor
@@ -35,6 +36,8 @@ def _apply(input: Tensor, scale: Tensor, shift: Tensor | None, inplace: bool) ->
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
             inplace: bool = False) -> Tensor:
     """Zeroes each element with probability p and scales the rest by 1 / (1 - p)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dropout, locals())
     _check_p(p)
     if not training or p == 0.0:
         return input
@@ -68,6 +71,8 @@ def _channel_dropout(op: str, input: Tensor, p: float, training: bool, inplace: 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Channel dropout for (N, C, L) or unbatched (C, L) input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dropout1d, locals())
     if input.dim() not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a "
                            f"{input.dim()}D input. Note that dropout1d exists to provide "
@@ -80,6 +85,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Channel dropout for (N, C, H, W) or unbatched (C, H, W) input (a 3-D input is taken as
     (N, C, L), with PyTorch's warning)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dropout2d, locals())
     if input.dim() not in (3, 4):
         warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is "
                       f"deprecated and will result in an error in a future release. To retain "
@@ -100,6 +107,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
 def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
               inplace: bool = False) -> Tensor:
     """Channel dropout for (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(dropout3d, locals())
     if input.dim() not in (4, 5):
         warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is "
                       f"deprecated and will result in an error in a future release. To retain "
@@ -134,10 +143,14 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                   inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: keeps zero mean and unit variance of its input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(alpha_dropout, locals())
     return _alpha_dropout(input, p, training, inplace, False)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels (dim 1) rather than elements."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(feature_alpha_dropout, locals())
     return _alpha_dropout(input, p, training, inplace, True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
@@ -223,6 +224,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     """Sums, averages or takes the columnwise max of bags of weight's rows without building
     the (indices, D) lookup: a 2-D input is N bags of equal length, a 1-D input is cut by
     offsets (bag starts). padding_idx positions count for nothing; empty bags give zeros."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(embedding_bag, locals())
     import warnings
 
     from .._prims.creation import arange, zeros

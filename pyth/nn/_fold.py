@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .._prims.creation import arange, zeros
 from ..tensor import Tensor, as_int64
 
@@ -73,6 +74,8 @@ def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
            stride: Any = 1) -> Tensor:
     """im2col: (N, C, H, W) -> (N, C*kh*kw, L), each column one sliding block's cells (the
     blocks row by row); an unbatched (C, H, W) gives (C*kh*kw, L)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(unfold, locals())
     if input.dim() not in (3, 4) or any(s == 0 for s in input.shape[input.dim() - 3:]):
         raise RuntimeError(f"unfold(): expected a non-empty 3D or 4D (batch mode) input, "
                            f"with an optional 0-size batch dim, got {list(input.shape)}")
@@ -92,6 +95,8 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
          padding: Any = 0, stride: Any = 1) -> Tensor:
     """col2im: (N, C*kh*kw, L) -> (N, C, *output_size), each block's cells summed back into
     place (overlaps add up); an unbatched (C*kh*kw, L) gives (C, *output_size)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(fold, locals())
     if input.dim() not in (2, 3) or any(s == 0 for s in input.shape[input.dim() - 2:]):
         raise RuntimeError(f"fold(): expected a non-empty 2D or 3D (batch mode) input, with an "
                            f"optional 0-size batch dim, got {list(input.shape)}")

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
@@ -281,6 +282,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     """input (N, C, H, W) or (N, C, D, H, W) read at the points of grid (N, oH, oW, 2) or
     (N, oD, oH, oW, 3), given as (x, y[, z]) in [-1, 1]: a spatial transformer's sampler,
     differentiable in both input and grid."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(grid_sample, locals())
     if mode not in _MODES:
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -309,6 +312,8 @@ def _linspace_from_neg_one(n: int, align: bool, ft: type) -> np.ndarray:
 def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
     """The sampling grid (N, H, W, 2) or (N, D, H, W, 3) of the affine maps theta (N, 2, 3) or
     (N, 3, 4) applied to the output's normalised pixel positions (for grid_sample)."""
+    if type(theta) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(affine_grid, locals())
     align = _align_corners(align_corners)
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got "

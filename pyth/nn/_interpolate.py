@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._prims.creation import tensor
@@ -574,6 +575,8 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
     (output size floor(in * scale)); modes nearest, nearest-exact, linear (3-D), bilinear,
     bicubic, lanczos (4-D), trilinear (5-D) and area. A scale_factor also sets the sampling
     ratio (1 / scale) unless recompute_scale_factor=True derives it from the sizes."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(interpolate, locals())
     align_corners = _align_corners_for(mode, align_corners)
     nd = input.dim() - 2
     out, scales = _size_or_scales(input, nd, size, scale_factor)
@@ -598,18 +601,24 @@ def _deprecated(name: str) -> None:
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
              align_corners: bool | None = None) -> Tensor:
     """F.interpolate under its old name (deprecated: warns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(upsample, locals())
     _deprecated("upsample")
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """F.interpolate with mode='nearest' (deprecated: warns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(upsample_nearest, locals())
     _deprecated("upsample_nearest")
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """F.interpolate with mode='bilinear' and align_corners=True (deprecated: warns)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(upsample_bilinear, locals())
     _deprecated("upsample_bilinear")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
@@ -643,6 +652,8 @@ def _check_image(op: str, input: Tensor) -> None:
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r block
     of pixels (sub-pixel convolution's upsampling)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pixel_shuffle, locals())
     _tensor_arg("pixel_shuffle", input)
     r = _int_arg("pixel_shuffle", "upscale_factor", upscale_factor)
     _check_image("pixel_shuffle", input)
@@ -664,6 +675,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H r, W r) -> (*, C r^2, H, W): the inverse of pixel_shuffle."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pixel_unshuffle, locals())
     _tensor_arg("pixel_unshuffle", input)
     r = _int_arg("pixel_unshuffle", "downscale_factor", downscale_factor)
     _check_image("pixel_unshuffle", input)
@@ -701,9 +714,15 @@ def _shuffle_channels(op: str, input: Tensor, groups: Any) -> Tensor:
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, C, *) with its C channels split into groups and interleaved: channel i of group j
     moves to position i * groups + j (ShuffleNet's mixing between grouped convolutions)."""
-    return _shuffle_channels("channel_shuffle", input, groups)
+    try:
+        return _shuffle_channels("channel_shuffle", input, groups)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(channel_shuffle, locals())
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """channel_shuffle under PyTorch's name for its kernel; the same result."""
-    return _shuffle_channels("native_channel_shuffle", input, groups)
+    try:
+        return _shuffle_channels("native_channel_shuffle", input, groups)
+    except TypeError:   # input is no Tensor: a Proxy (pyth.fx) may take the call
+        return _overridden(native_channel_shuffle, locals())

@@ -3,6 +3,7 @@ otherwise), F.bilinear composed of matmuls, and F.flatten."""
 
 from __future__ import annotations
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .._th import ffi
 from ..tensor import Tensor
 from . import _linear_kernels
@@ -25,6 +26,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
                 rows *= k
             y = _linear_kernels.linear2d(input.reshape(rows, wh.size[1]), weight, bias, kernels)
             return y.view(*lead, wh.size[0])
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides: off the kernel's path
+        return _dispatch(linear, {"input": input, "weight": weight, "bias": bias})
     if input.dim() == 0 or weight.dim() not in (1, 2):
         raise RuntimeError(f"linear(): expected input with at least 1 dim and a 1-D or 2-D "
                            f"weight, got input {list(input.shape)} and weight "
@@ -58,6 +61,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
              bias: Tensor | None = None) -> Tensor:
     """y[..., k] = input1 @ weight[k] @ input2 + bias[k]."""
+    if type(input1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(bilinear, locals())
     if weight.dim() != 3 or input1.size(-1) != weight.size(1) or \
             input2.size(-1) != weight.size(2):
         raise RuntimeError(f"bilinear(): shapes {list(input1.shape)}, {list(input2.shape)} do "
@@ -71,4 +76,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """input with dims start_dim..end_dim merged into one (Tensor.flatten)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(flatten, locals())
     return input.flatten(start_dim, end_dim)

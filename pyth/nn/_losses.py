@@ -19,6 +19,7 @@ import math
 import warnings
 from typing import Any, Callable
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from .._prims.creation import arange, ones_like, zeros
@@ -130,6 +131,8 @@ def _same_dims(op: str, **tensors: Tensor) -> None:
 def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
              reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """(input - target)^2, reduced (optionally weighted elementwise)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(mse_loss, locals())
     _check_same_size("mse_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     _need_floating("mse_loss", input, target)
@@ -140,6 +143,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: An
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """|input - target|, reduced (optionally weighted elementwise)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(l1_loss, locals())
     _check_same_size("l1_loss", input, target)
     reduction = legacy_reduction(size_average, reduce, reduction)
     return _weighted((input - target).abs(), weight, input, reduction)
@@ -148,6 +153,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: L1)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(smooth_l1_loss, locals())
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _check_same_size("smooth_l1_loss", input, target)
@@ -162,6 +169,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Any = None, redu
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean",
                delta: float = 1.0, weight: Tensor | None = None) -> Tensor:
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(huber_loss, locals())
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _check_same_size("huber_loss", input, target)
@@ -175,6 +184,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          size_average: Any = None, reduce: Any = None,
                          reduction: str = "mean") -> Tensor:
     """-(t log x + (1 - t) log(1 - x)), logs clamped at -100 as PyTorch does."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(binary_cross_entropy, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({list(target.shape)}) that is different to "
@@ -197,6 +208,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      pos_weight: Tensor | None = None) -> Tensor:
     """BCE of sigmoid(input), computed stably: (1 - t) x + l * log(1 + e^-x) with
     l = 1 + (pos_weight - 1) t (the log term as -logsigmoid(x), smooth at x = 0)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(binary_cross_entropy_with_logits, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({list(target.shape)}) must be the same as input size "
@@ -216,6 +229,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """target * (log target - input) pointwise (input holds log-probabilities)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(kl_div, locals())
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce, reduction)
     elif reduction == "mean":
@@ -240,6 +255,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              reduction: str = "mean") -> Tensor:
     """-input[n, target[n]] (times the class weight), reduced; targets == ignore_index count
     nothing."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(nll_loss, locals())
     if input.dim() >= 2 and target.dim() >= 1 and target.size(0) != input.size(0):
         raise ValueError(f"nll_loss(): expected input batch_size ({input.size(0)}) to match "
                          f"target batch_size ({target.size(0)})")
@@ -253,6 +270,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     """nll_loss(log_softmax(input, 1), target) for class indices; for class probabilities
     (target of input's shape), -sum(target * log_softmax(input, 1)); label_smoothing mixes in
     the uniform distribution, as PyTorch does."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cross_entropy, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -308,6 +327,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         reduction: str = "mean") -> Tensor:
     """max(0, -target * (input1 - input2) + margin): target 1 asks input1 to rank above input2
     by margin, -1 below. The three broadcast together but must have one number of dims."""
+    if type(input1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(margin_ranking_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     _same_dims("margin_ranking_loss", input1=input1, input2=input2, target=target)
     return _REDUCE[reduction]((-target * (input1 - input2) + float(margin)).clamp_min(0))
@@ -319,6 +340,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
     """input where target is 1, max(0, margin - input) where target is -1 (input is typically
     a distance; any other target value adds both terms, as PyTorch's). Integer inputs keep
     their dtype, the margin truncated to it."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(hinge_embedding_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     far = (_scalar_in(margin, input.dtype) - input).clamp_min(0)
     loss = where(target != 1, far, 0) + where(target != -1, input, 0)
@@ -329,6 +352,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None,
                      reduce: Any = None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)): a smooth two-class hinge. The loss has input's dtype and
     shape (target must broadcast to it), as PyTorch's computes it in place of a copy of input."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(soft_margin_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"soft_margin_loss(): expected a floating point input, got "
@@ -346,6 +371,8 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
                                 reduction: str = "mean") -> Tensor:
     """One binary cross-entropy on logits per class (last dim), averaged over the classes:
     -(t log sigmoid(x) + (1 - t) log sigmoid(-x)), times weight, summed over classes / C."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(multilabel_soft_margin_loss, locals())
     reduction = legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -365,6 +392,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1, the cosine
     taken along the last dim with EPSILON added to each squared norm. Inputs (N, D) with target
     (N), or unbatched (D) with a 0-dim target."""
+    if type(input1) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(cosine_embedding_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     dim = target.dim()
     if dim > 1:
@@ -404,6 +433,8 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduction: str = "mean") -> Tensor:
     """max(0, margin + |a - p + eps|_p - |a - n + eps|_p) over the last dim (pairwise_distance),
     so the anchor ends nearer the positive than the negative by margin."""
+    if type(anchor) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(triplet_margin_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     _check_triplet("triplet_margin_loss", margin, anchor, positive, negative)
     loss = _triplet(lambda x, y: pairwise_distance(x, y, p, eps), anchor, positive, negative,
@@ -417,6 +448,8 @@ def triplet_margin_with_distance_loss(
         margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
     """triplet_margin_loss with any distance (default pairwise_distance): max(0, margin +
     d(a, p) - d(a, n))."""
+    if type(anchor) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(triplet_margin_with_distance_loss, locals())
     _named_reduction(reduction)
     _check_triplet("triplet_margin_with_distance_loss", margin, anchor, positive, negative)
     loss = _triplet(distance_function or pairwise_distance, anchor, positive, negative, margin,
@@ -457,6 +490,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge: sum over classes i != y of max(0, margin - x[y] + x[i])^p (times
     weight[y]) / C, per sample; input (N, C) with target (N), or unbatched (C)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(multi_margin_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -500,6 +535,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Any = No
     """Multi-label hinge: sum over the sample's targets j and non-target classes i of
     max(0, 1 - x[j] + x[i]) / C. target (input's shape, int64) lists the target classes first,
     ended by the first -1."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(multilabel_margin_loss, locals())
     reduction = _reduction_of(size_average, reduce, reduction)
     op = "multilabel_margin_loss"
     n, c = _frames(op, input)
@@ -547,6 +584,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     """Negative log-likelihood of target under Poisson(rate): exp(input) - target * input when
     input is the log-rate, else input - target * log(input + eps); full adds Stirling's
     log(target!) ~ t log t - t + log(2 pi t) / 2 where target > 1."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(poisson_nll_loss, locals())
     reduction = _named_reduction(legacy_reduction(size_average, reduce, reduction))
     if log_input:
         loss = input.exp() - target * input
@@ -587,6 +626,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     """Negative log-likelihood of target under N(input, var): (log var + (input - target)^2 /
     var) / 2, var held at least eps (the floor takes no part in the gradient, as PyTorch's);
     full adds log(2 pi) / 2."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(gaussian_nll_loss, locals())
     var = _gaussian_var(input, var)
     reduction = _named_reduction(reduction, "is not valid")
     if not var.dtype.is_floating_point:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import not_implemented
 from ..autograd.recorded import div
@@ -33,6 +34,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalises each channel (dim 1) by the batch's statistics (training, which also moves
     running_mean/var by momentum, the variance unbiased) or by running_mean/var."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(batch_norm, locals())
     if input.dim() < 2:
         raise ValueError(f"batch_norm(): expected 2D or more input (N, C, ...), got "
                          f"{input.dim()}D input")
@@ -53,6 +56,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalises over the last len(normalized_shape) dims of each sample."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(layer_norm, locals())
     nshape = (int(normalized_shape),) if isinstance(normalized_shape, int) else \
         tuple(int(s) for s in normalized_shape)
     k = len(nshape)
@@ -71,6 +76,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Normalises each sample's channels in num_groups groups (weight and bias per channel)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(group_norm, locals())
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.dim()}")
@@ -101,6 +108,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalises each (sample, channel) over its spatial dims: batch norm of the input seen
     as one sample of N*C channels, the running statistics averaged back over the batch."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(instance_norm, locals())
     if input.dim() < 2:
         raise ValueError(f"instance_norm(): expected 2D or more input (N, C, ...), got "
                          f"{input.dim()}D input")
@@ -137,6 +146,8 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int],
              weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x^2) + eps) over the last dims (normalized_shape), times weight; eps None
     is the machine epsilon of the computing type (float32 for half types, as PyTorch)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(rms_norm, locals())
     shape = _normalized_shape(normalized_shape)
     k = len(shape)
     if input.dim() < k or tuple(input.shape[input.dim() - k:]) != shape:
@@ -163,6 +174,8 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
                         k: float = 1.0) -> Tensor:
     """x / (k + alpha * mean of x^2 over the size channels around it)^beta (channels dim 1,
     zero-padded at the ends): AlexNet's lateral inhibition."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(local_response_norm, locals())
     if input.dim() < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} "
                          f"dimensions)")
@@ -176,5 +189,7 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
     """input divided by its p-norm over dim, the norm held at least eps (zero rows stay 0)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(normalize, locals())
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom if out is None else div(input, denom, out=out)

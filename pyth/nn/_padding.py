@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims.creation import full
 from ..autograd.recorded import cat
@@ -149,6 +150,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     """input padded on its last len(pad) // 2 dims; pad lists (before, after) pairs from the
     last dim backwards, as PyTorch's does. Modes: constant (value, default 0; negative pads
     crop), reflect, replicate, circular."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(pad, locals())
     pads = _check_pad(input, pad)
     if mode not in _MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._errors import check
 from .._ops import new_result
@@ -265,30 +266,40 @@ def adaptive_avg_pool(input: Tensor, output_size: Any, nd: int) -> Tensor:
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window along the last dim; with return_indices also its position."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool1d, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window over the last two dims; indices are flat within (H, W)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool2d, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
 
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum of each window over the last three dims; indices are flat within (T, H, W)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool3d, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 3)
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple:
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool1d_with_indices, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 1)
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple:
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool2d_with_indices, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 2)
 
 
@@ -296,12 +307,16 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> tuple:
     """max_pool3d's (output, indices), whatever return_indices says (PyTorch's signature)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_pool3d_with_indices, locals())
     return max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, True, 3)
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
     """The mean of each window along the last dim."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(avg_pool1d, locals())
     return avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
 
 
@@ -309,6 +324,8 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """The mean of each window over the last two dims (divisor_override replaces its size)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(avg_pool2d, locals())
     return avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                     divisor_override, 2)
 
@@ -317,53 +334,73 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """The mean of each window over the last three dims (divisor_override replaces its size)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(avg_pool3d, locals())
     return avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                     divisor_override, 3)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to output_size cells along the last dim, whatever the input's length."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_avg_pool1d, locals())
     return adaptive_pool("adaptive", input, output_size, 1)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to an (oH, oW) grid, whatever the input's size."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_avg_pool2d, locals())
     return adaptive_pool("adaptive", input, output_size, 2)
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to an (oT, oH, oW) grid, whatever the input's size."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_avg_pool3d, locals())
     return adaptive_pool("adaptive", input, output_size, 3)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to output_size cells along the last dim; with return_indices the argmax."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool1d, locals())
     return adaptive_pool("adaptive_max", input, output_size, 1, return_indices)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to an (oH, oW) grid; indices are flat within (H, W)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool2d, locals())
     return adaptive_pool("adaptive_max", input, output_size, 2, return_indices)
 
 
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to an (oT, oH, oW) grid; indices are flat within (T, H, W)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool3d, locals())
     return adaptive_pool("adaptive_max", input, output_size, 3, return_indices)
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool1d's (output, indices), whatever return_indices says."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool1d_with_indices, locals())
     return adaptive_pool("adaptive_max", input, output_size, 1, True)
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool2d's (output, indices), whatever return_indices says."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool2d_with_indices, locals())
     return adaptive_pool("adaptive_max", input, output_size, 2, True)
 
 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = False) -> tuple:
     """adaptive_max_pool3d's (output, indices), whatever return_indices says."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(adaptive_max_pool3d_with_indices, locals())
     return adaptive_pool("adaptive_max", input, output_size, 3, True)

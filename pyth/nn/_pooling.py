@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch, overridden as _overridden
 from .. import dtypes as _dt
 from .._prims.creation import zeros
 from ..tensor import Tensor
@@ -71,18 +72,24 @@ def _max_unpool(input: Tensor, indices: Tensor, nd: int, kernel_size: Any, strid
 def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
                  padding: Any = 0, output_size: Any = None) -> Tensor:
     """The partial inverse of max_pool1d: each value put back at its index, zeros elsewhere."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_unpool1d, locals())
     return _max_unpool(input, indices, 1, kernel_size, stride, padding, output_size)
 
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
                  padding: Any = 0, output_size: Any = None) -> Tensor:
     """The partial inverse of max_pool2d: each value put back at its index, zeros elsewhere."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_unpool2d, locals())
     return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
 
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
                  padding: Any = 0, output_size: Any = None) -> Tensor:
     """The partial inverse of max_pool3d: each value put back at its index, zeros elsewhere."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(max_unpool3d, locals())
     return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
 
 
@@ -102,16 +109,22 @@ def _lp_pool(input: Tensor, norm_type: float, kernel_size: Any, stride: Any,
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride: Any = None,
               ceil_mode: bool = False) -> Tensor:
     """The p-norm of each window along the last dim (p = norm_type)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(lp_pool1d, locals())
     return _lp_pool(input, float(norm_type), kernel_size, stride, ceil_mode, 1)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
               ceil_mode: bool = False) -> Tensor:
     """The p-norm of each window over the last two dims (p = norm_type)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(lp_pool2d, locals())
     return _lp_pool(input, float(norm_type), kernel_size, stride, ceil_mode, 2)
 
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size: Any, stride: Any = None,
               ceil_mode: bool = False) -> Tensor:
     """The p-norm of each window over the last three dims (p = norm_type)."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(lp_pool3d, locals())
     return _lp_pool(input, float(norm_type), kernel_size, stride, ceil_mode, 3)

@@ -3,6 +3,7 @@ also holds F.embedding_bag) and F.one_hot."""
 
 from __future__ import annotations
 
+from ..overrides import TYPES as _OVERRIDING, dispatch as _dispatch
 from .. import dtypes as _dt
 from .._prims.creation import zeros
 from ..tensor import Tensor
@@ -15,6 +16,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     """weight's rows named by input (int64 or int32 indices of any shape): (*input.shape,
     embedding_dim). padding_idx's row gets no gradient; max_norm renormalises the looked-up
     rows of weight in place first."""
+    if type(input) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(embedding, locals())
     if sparse:
         raise NotImplementedError("embedding(): sparse gradients are not supported by pyth")
     if not isinstance(input, Tensor) or input.dtype not in (_dt.int64, _dt.int32):
@@ -42,6 +45,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """int64 of shape (*tensor.shape, num_classes): 1 at each value's position, else 0;
     num_classes=-1 takes the largest value + 1."""
+    if type(tensor) in _OVERRIDING:   # a Proxy (pyth.fx), pyth.overrides
+        return _dispatch(one_hot, locals())
     if tensor.dtype is not _dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel() == 0:

@@ -14,6 +14,7 @@ from ..._prims import pointwise, subscript
 from ..._prims.creation import full
 from ..._th import ffi, lib
 from ...dtypes import ALL_DTYPES
+from ...overrides import TYPES as _OVERRIDING, TensorMethod, handle_torch_function, operand
 from ...tensor import Tensor, wrap
 from ..anomaly import _anomaly
 from ..record import differentiable, geometry, in_place, mark_view
@@ -176,7 +177,7 @@ def _matmul_operator(mm: Callable) -> Callable:
                 if dt.tensor.matmul(r._h, self._h, other._h) == 0:
                     return r
                 lib.THError_clear()
-        return mm(self, other) if isinstance(other, Tensor) else NotImplemented
+        return mm(self, other) if isinstance(other, Tensor) else operand("matmul", self, other)
     matmul.__name__ = "__matmul__"
     return matmul
 
@@ -318,6 +319,16 @@ def _bare_method(raw: Callable, w: Callable) -> Callable:
     return method
 
 
+def _overriding_in_index(index: Any) -> list:
+    """The values of an overriding type (pyth.overrides) in an index: itself, the items of a
+    tuple, the bounds of slices."""
+    found = []
+    for item in index if type(index) is tuple else (index,):
+        parts = (item.start, item.stop, item.step) if type(item) is slice else (item,)
+        found += [x for x in parts if type(x) in _OVERRIDING]
+    return found
+
+
 def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
     """t[index]: ints and slices on a tensor outside autograd are a view made directly (the
     recorded function's work for them is only remembering the view's base); everything else
@@ -325,24 +336,32 @@ def _getitem_method(getitem_w: Callable, basic: Callable) -> Callable:
     tuple_, int_, slice_, mark = tuple, int, slice, mark_view
 
     def __getitem__(self: Tensor, index: Any) -> Any:
-        if self._ag is None:
-            tp = type(index)
-            if tp is int_:   # t[i]: the C select (which checks i against the size)
-                h = self._h
-                if h.nDimension and -_I64 <= index < _I64:   # (else: cffi's OverflowError)
-                    dt = self.dtype
-                    s = dt.tensor.newSelect(h, 0, index)
-                    if s:
-                        r = wrap(dt, s)
+        try:   # (costs nothing until an index is refused)
+            if self._ag is None:
+                tp = type(index)
+                if tp is int_:   # t[i]: the C select (which checks i against the size)
+                    h = self._h
+                    if h.nDimension and -_I64 <= index < _I64:   # (else: cffi's OverflowError)
+                        dt = self.dtype
+                        s = dt.tensor.newSelect(h, 0, index)
+                        if s:
+                            r = wrap(dt, s)
+                            mark(r, self)
+                            return r
+                        lib.THError_clear()   # out of range: the general path's IndexError
+                elif tp is slice_ or tp is tuple_:
+                    r = basic(self, index if tp is tuple_ else (index,))
+                    if r is not None:
                         mark(r, self)
                         return r
-                    lib.THError_clear()   # out of range: the general path's IndexError
-            elif tp is slice_ or tp is tuple_:
-                r = basic(self, index if tp is tuple_ else (index,))
-                if r is not None:
-                    mark(r, self)
-                    return r
-        return getitem_w(self, index)
+            if type(index) in _OVERRIDING:   # t[proxy]: recorded as the method call
+                return handle_torch_function(TensorMethod("__getitem__"), (index,), self, index)
+            return getitem_w(self, index)
+        except TypeError:   # an index holding a Proxy: pyth.overrides takes the call
+            found = _overriding_in_index(index)
+            if not found:
+                raise
+            return handle_torch_function(TensorMethod("__getitem__"), found, self, index)
     return __getitem__
 
 
@@ -396,8 +415,17 @@ def _class_binop(cls: type, entries: dict, op: Callable, w: Callable) -> Callabl
     return method
 
 
+def _refused(e: TypeError, method: str, self: Tensor, other: Any) -> Any:
+    """An operator's TypeError for other: when other's type takes part in the
+    __torch_function__ protocol (a Proxy), the method call handed to it (overrides.operand),
+    else the error. Only a failed call gets here."""
+    if type(other) in _OVERRIDING:
+        return operand(method, self, other)
+    raise e
+
+
 def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
-    if reflected:
+    if reflected:   # (a Proxy on the left records its own operator: nothing to hand over)
         def op(self: Tensor, other: Any) -> Any:
             if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
                 return fast(self, other)
@@ -410,6 +438,7 @@ def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
         lean = getattr(w, "lean", None)
         anomaly = _anomaly
         handled = pointwise_nodes.NOT_HANDLED
+        name = w.__name__
 
         def op(self: Tensor, other: Any) -> Any:
             # outside autograd, or with grad mode off (as in a backward formula), nothing is
@@ -428,6 +457,8 @@ def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
                     r._ag = r._vb = None
                     return r
             elif self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
+                if type(other) in _OVERRIDING:   # a Proxy: it records self.<op>(other)
+                    return operand(name, self, other)
                 return slow(self, other)
             if lean is not None and state.enabled and not anomaly[0]:   # w's own first step
                 r = lean[0](lean[1], lean[2], (self, other))
@@ -436,8 +467,12 @@ def _binop(fast: Callable, w: Callable, reflected: bool) -> Callable:
             return w(self, other)
     else:
         def op(self: Tensor, other: Any) -> Any:
-            if self._ag is None and not (isinstance(other, Tensor) and other._ag is not None):
-                return fast(self, other)
-            return w(self, other)
+            try:
+                if self._ag is None and not (isinstance(other, Tensor) and
+                                             other._ag is not None):
+                    return fast(self, other)
+                return w(self, other)
+            except TypeError as e:
+                return _refused(e, w.__name__, self, other)
     return op
 

@@ -26,6 +26,20 @@ _global_forward_hooks: OrderedDict = OrderedDict()
 _global_hooks_with_kwargs: set = set()
 _global_hooks_always_called: set = set()
 _global_hooks_used = [False]
+# pyth.fx's tracer while it traces (set_tracer): it sees every module call and every read of a
+# parameter. It turns _global_hooks_used on, so an ordinary call checks nothing more
+_tracer: list = [None]
+
+
+def set_tracer(tracer: Any) -> Any:
+    """Route module calls (`tracer.module_call(module, args, kwargs)`) and parameter reads
+    (`tracer.module_getattr(module, name, value)`) to tracer, or stop with None; returns the
+    tracer it replaces, so that nested traces restore it."""
+    previous = _tracer[0]
+    _tracer[0] = tracer
+    _global_hooks_used[0] = bool(_global_forward_pre_hooks or _global_forward_hooks or
+                                 tracer is not None)
+    return previous
 
 
 class RemovableHandle:
@@ -192,7 +206,9 @@ class Module:
         for key in ("_parameters", "_buffers", "_modules"):
             table = d.get(key)
             if table is not None and name in table:
-                return table[name]
+                if _tracer[0] is None:
+                    return table[name]
+                return _tracer[0].module_getattr(self, name, table[name])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
@@ -492,6 +508,13 @@ class Module:
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """The call when hooks are registered or pyth.fx traces (which decides whether the
+        module runs, with its hooks, or becomes one node of the graph)."""
+        if _tracer[0] is not None:
+            return _tracer[0].module_call(self, args, kwargs)
+        return self._hooked_call(args, kwargs)
+
+    def _hooked_call(self, args: tuple, kwargs: dict) -> Any:
         """forward between its hooks: the global pre-hooks, the module's, forward, then the
         global forward hooks and the module's; always_call hooks run even when that raises."""
         pre = [(h, False) for h in list(_global_forward_pre_hooks.values())]
@@ -600,7 +623,8 @@ class _GlobalHandle(RemovableHandle):
         super().remove()
         for ids in (_global_hooks_with_kwargs, _global_hooks_always_called):
             ids.discard(self.id)
-        _global_hooks_used[0] = bool(_global_forward_pre_hooks or _global_forward_hooks)
+        _global_hooks_used[0] = bool(_global_forward_pre_hooks or _global_forward_hooks or
+                                     _tracer[0] is not None)
 
 
 def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
