@@ -115,6 +115,39 @@ static void THNN_(attentionFree)(THTensor **t, int n) {
   for (int i = 0; i < n; i++) THTensor_(free)(t[i]);
 }
 
+#if defined(TH_REAL_IS_FLOAT)
+#define THNN_ATT_EXP expf
+#else
+#define THNN_ATT_EXP exp
+#endif
+
+/* x[j] = exp(x[j] - top) over a row of n scores (libmvec's vector exp in the clones), and the
+ * row's sum in accreal over 16 lanes, in a loop of its own (a sum in the exp loop keeps the exp
+ * scalar: gcc may not reorder FP sums). */
+TH_VECTOR_CLONES static accreal THNN_(expShifted)(real *restrict x, int64_t n, real top) {
+  enum { LANES = 16 };
+  for (int64_t j = 0; j < n; j++) x[j] = THNN_ATT_EXP(x[j] - top);
+  accreal part[LANES] = {0}, sum = 0;
+  int64_t j = 0;
+  for (; j + LANES <= n; j += LANES)
+    for (int t = 0; t < LANES; t++) part[t] += x[j + t];
+  for (int t = 0; j < n; j++, t++) part[t] += x[j];
+  for (int t = 0; t < LANES; t++) sum += part[t];
+  return sum;
+}
+
+/* dS = P (dP - D) of one row, P = exp(S - lse) rebuilt in place (0 for a fully masked row). */
+TH_VECTOR_CLONES static void THNN_(softmaxGradScores)(real *restrict p, real *restrict d,
+                                                      int64_t n, real top, real dd) {
+  if (top == -INFINITY) {
+    for (int64_t j = 0; j < n; j++) p[j] = d[j] = 0;
+    return;
+  }
+  for (int64_t j = 0; j < n; j++) p[j] = THNN_ATT_EXP(p[j] - top);
+  for (int64_t j = 0; j < n; j++) d[j] = p[j] * (d[j] - dd);
+}
+#undef THNN_ATT_EXP
+
 /* One block of the forward: output rows o (bq, Ev) and their logsumexp, s and ml scratch. */
 static int THNN_(attentionBlock)(const THNN_(AttGeom) *g, real *o, real *lse, const real *q,
                                  const real *k, const real *v, int64_t b, int64_t h,
@@ -137,11 +170,7 @@ static int THNN_(attentionBlock)(const THNN_(AttGeom) *g, real *o, real *lse, co
         for (int64_t j = 0; j < bk; j++) sr[j] = 0;
         continue;
       }
-      accreal sum = 0;
-      for (int64_t j = 0; j < bk; j++) {
-        sr[j] = exp(sr[j] - top);
-        sum += sr[j];
-      }
+      const accreal sum = THNN_(expShifted)(sr, bk, top);
       if (top != m[i]) {
         const real corr = exp(m[i] - top);
         l[i] *= corr;
@@ -304,11 +333,7 @@ int THNN_(Attention_updateGradInput)(THTensor *gradQuery, THTensor *gradKey,
               }
               for (int64_t i = 0; i < bq; i++) {
                 real *pr = p + i * THNN_ATT_BK, *dr = ds + i * THNN_ATT_BK;
-                const real top = lb[i];
-                for (int64_t j = 0; j < bk; j++) {
-                  pr[j] = top == -INFINITY ? 0 : exp(pr[j] - top);
-                  dr[j] = pr[j] * (dr[j] - dd[i]);
-                }
+                THNN_(softmaxGradScores)(pr, dr, bk, lb[i], dd[i]);
                 if (dm) {
                   real *mr = dm + (n * g.L + i0 + i) * g.S + j0;
                   for (int64_t j = 0; j < bk; j++) mr[j] = dr[j];

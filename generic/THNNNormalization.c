@@ -235,6 +235,97 @@ int THNN_(BatchNormalization_backward)(THTensor *gradInput, THTensor *gradWeight
 
 /* The shared forward over R rows of K (see the walk at the top); weight/bias have
  * nAffine elements. */
+/* The rows of layer and group norm: k elements in k / s runs of s sharing one affine entry (s
+ * = 1 for layer norm, the spatial size for group norm); w and b point at the row's first entry
+ * (or are NULL). The element's entry is found by its run, never by a division per element,
+ * and the sums go over 16 lanes (one running sum would not vectorise: gcc may not reorder FP
+ * sums). */
+TH_VECTOR_CLONES static void THNN_(normRowStats)(const real *restrict x, int64_t k,
+                                                 accreal *mean, accreal *invstd, double eps) {
+  enum { LANES = 16 };
+  accreal part[LANES] = {0}, sum = 0, sq = 0;
+  int64_t i = 0;
+  for (; i + LANES <= k; i += LANES)
+    for (int j = 0; j < LANES; j++) part[j] += x[i + j];
+  for (int j = 0; i < k; i++, j++) part[j] += x[i];
+  for (int j = 0; j < LANES; j++) sum += part[j];
+  const accreal m = k ? sum / k : (accreal)NAN;
+  for (int j = 0; j < LANES; j++) part[j] = 0;
+  for (i = 0; i + LANES <= k; i += LANES)
+    for (int j = 0; j < LANES; j++) part[j] += (x[i + j] - m) * (x[i + j] - m);
+  for (int j = 0; i < k; i++, j++) part[j] += (x[i] - m) * (x[i] - m);
+  for (int j = 0; j < LANES; j++) sq += part[j];
+  *mean = m;
+  *invstd = 1 / sqrt((k ? sq / k : (accreal)NAN) + (accreal)eps);
+}
+
+TH_VECTOR_CLONES static void THNN_(normRowForward)(real *y, const real *x, int64_t k, int64_t s,
+                                                   const real *w, const real *b, accreal mean,
+                                                   accreal invstd) {
+  if (s == 1) {
+    for (int64_t i = 0; i < k; i++)
+      y[i] = (real)((x[i] - mean) * invstd * (w ? w[i] : 1) + (b ? b[i] : 0));
+    return;
+  }
+  for (int64_t j = 0; j * s < k; j++) {
+    const accreal wa = w ? w[j] : 1, ba = b ? b[j] : 0;
+    for (int64_t i = j * s; i < (j + 1) * s; i++)
+      y[i] = (real)((x[i] - mean) * invstd * wa + ba);
+  }
+}
+
+/* gi of one row: invstd (gw - mean(gw) - xhat mean(gw xhat)), gw = g * weight. */
+TH_VECTOR_CLONES static void THNN_(normRowGradInput)(real *gi, const real *g, const real *x,
+                                                     int64_t k, int64_t s, const real *w,
+                                                     accreal mean, accreal invstd) {
+  enum { LANES = 16 };
+  accreal pa[LANES] = {0}, pb[LANES] = {0}, sa = 0, sb = 0;
+  if (s == 1) {
+    int64_t i = 0;
+    for (; i + LANES <= k; i += LANES) {
+      for (int j = 0; j < LANES; j++) {
+        const accreal gwi = g[i + j] * (w ? (accreal)w[i + j] : 1);
+        pa[j] += gwi;
+        pb[j] += gwi * (x[i + j] - mean) * invstd;
+      }
+    }
+    for (int j = 0; i < k; i++, j++) {
+      const accreal gwi = g[i] * (w ? (accreal)w[i] : 1);
+      pa[j] += gwi;
+      pb[j] += gwi * (x[i] - mean) * invstd;
+    }
+    for (int j = 0; j < LANES; j++) {
+      sa += pa[j];
+      sb += pb[j];
+    }
+  } else {
+    for (int64_t j = 0; j * s < k; j++) {
+      const accreal wa = w ? w[j] : 1;
+      for (int64_t i = j * s; i < (j + 1) * s; i++) {
+        const accreal gwi = g[i] * wa;
+        sa += gwi;
+        sb += gwi * (x[i] - mean) * invstd;
+      }
+    }
+  }
+  sa /= k;
+  sb /= k;
+  if (s == 1) {
+    for (int64_t i = 0; i < k; i++) {
+      const accreal gwi = g[i] * (w ? (accreal)w[i] : 1);
+      gi[i] = (real)(invstd * (gwi - sa - (x[i] - mean) * invstd * sb));
+    }
+    return;
+  }
+  for (int64_t j = 0; j * s < k; j++) {
+    const accreal wa = w ? w[j] : 1;
+    for (int64_t i = j * s; i < (j + 1) * s; i++) {
+      const accreal gwi = g[i] * wa;
+      gi[i] = (real)(invstd * (gwi - sa - (x[i] - mean) * invstd * sb));
+    }
+  }
+}
+
 static int THNN_(rowNormForward)(THTensor *output, THTensor *saveMean, THTensor *saveInvstd,
                                  THTensor *input, THTensor *weight, THTensor *bias, int64_t r,
                                  int64_t k, int64_t g, int64_t s, int64_t nAffine, double eps,
@@ -258,20 +349,13 @@ static int THNN_(rowNormForward)(THTensor *output, THTensor *saveMean, THTensor 
     const int par = THParallel_worth(r * k, (int64_t)sizeof(real) * 3);
 #pragma omp parallel for if (par)
     for (int64_t row = 0; row < r; row++) {
-      const real *xr = x + row * k;
-      real *yr = y + row * k;
-      accreal sum = 0, sq = 0;
-      for (int64_t i = 0; i < k; i++) sum += xr[i];
-      const accreal mean = k ? sum / k : (accreal)NAN;
-      for (int64_t i = 0; i < k; i++) sq += (xr[i] - mean) * (xr[i] - mean);
-      const accreal invstd = 1 / sqrt((k ? sq / k : (accreal)NAN) + (accreal)eps);
+      accreal mean, invstd;
+      THNN_(normRowStats)(x + row * k, k, &mean, &invstd, eps);
       sm[row] = (real)mean;
       si[row] = (real)invstd;
-      const int64_t base = (row % g) * k;
-      for (int64_t i = 0; i < k; i++) {
-        const int64_t a = (base + i) / s;
-        yr[i] = (real)((xr[i] - mean) * invstd * (wd ? wd[a] : 1) + (bd ? bd[a] : 0));
-      }
+      const int64_t a = (row % g) * k / s; /* the row's first affine entry */
+      THNN_(normRowForward)(y + row * k, x + row * k, k, s, wd ? wd + a : NULL,
+                            bd ? bd + a : NULL, mean, invstd);
     }
   }
   THTensor_(free)(in);
@@ -296,23 +380,9 @@ static int THNN_(rowNormBackward)(THTensor *gradInput, THTensor *gradWeight,
       const int par = THParallel_worth(r * k, (int64_t)sizeof(real) * 4);
 #pragma omp parallel for if (par)
       for (int64_t row = 0; row < r; row++) {
-        const real *xr = x + row * k, *gr = gd + row * k;
-        real *gir = gi + row * k;
-        const accreal mean = sm[row], invstd = si[row];
-        const int64_t base = (row % g) * k;
-        /* gi = invstd (gw - mean(gw) - xhat mean(gw xhat)), gw = g * weight */
-        accreal sa = 0, sb = 0;
-        for (int64_t i = 0; i < k; i++) {
-          const accreal gwi = gr[i] * (wd ? (accreal)wd[(base + i) / s] : 1);
-          sa += gwi;
-          sb += gwi * (xr[i] - mean) * invstd;
-        }
-        sa /= k;
-        sb /= k;
-        for (int64_t i = 0; i < k; i++) {
-          const accreal gwi = gr[i] * (wd ? (accreal)wd[(base + i) / s] : 1);
-          gir[i] = (real)(invstd * (gwi - sa - (xr[i] - mean) * invstd * sb));
-        }
+        const int64_t a = (row % g) * k / s; /* the row's first affine entry */
+        THNN_(normRowGradInput)(gi + row * k, gd + row * k, x + row * k, k, s,
+                                wd ? wd + a : NULL, sm[row], si[row]);
       }
     }
     if (gw || gb) {
@@ -324,11 +394,23 @@ static int THNN_(rowNormBackward)(THTensor *gradInput, THTensor *gradWeight,
       } else {
         for (int64_t row = 0; row < r; row++) {
           const accreal mean = sm[row], invstd = si[row];
-          const int64_t base = (row % g) * k;
-          for (int64_t i = 0; i < k; i++) {
-            const int64_t a = (base + i) / s, j = row * k + i;
-            aw[a] += gd[j] * (x[j] - mean) * invstd;
-            ab[a] += gd[j];
+          const real *xr = x + row * k, *gr = gd + row * k;
+          accreal *awr = aw + (row % g) * k / s, *abr = ab + (row % g) * k / s;
+          if (s == 1) {
+            for (int64_t i = 0; i < k; i++) {
+              awr[i] += gr[i] * (xr[i] - mean) * invstd;
+              abr[i] += gr[i];
+            }
+            continue;
+          }
+          for (int64_t j = 0; j * s < k; j++) {
+            accreal sw = 0, sb = 0;
+            for (int64_t i = j * s; i < (j + 1) * s; i++) {
+              sw += gr[i] * (xr[i] - mean) * invstd;
+              sb += gr[i];
+            }
+            awr[j] += sw;
+            abr[j] += sb;
           }
         }
         for (int64_t a = 0; a < nAffine; a++) {

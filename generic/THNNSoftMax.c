@@ -33,8 +33,9 @@ static int THNN_(sliceShape)(const THTensor *t, int *dim, int64_t *outer, int64_
  * vectorise; lanes are elementwise); exp(x - m) once per element, into y, in the element type
  * (libmvec's vector exp in the clones); their sum in accreal in a loop of its own, over 16
  * lanes too (a sum inside the exp loop kept the exp scalar: gcc may not reorder FP sums, so one
- * running sum also waits an add's latency per element); then y / sum, or
- * x - m - log(sum) for log_softmax. A NaN, which the lanes' max skips, makes the sum NaN and so
+ * running sum also waits an add's latency per element); then y * (1 / sum) (a product, as
+ * PyTorch's kernel: a vector division costs ten times as much), or x - m - log(sum) for
+ * log_softmax. A NaN, which the lanes' max skips, makes the sum NaN and so
  * every result, as the general walk gives. */
 TH_VECTOR_CLONES static void THNN_(softmaxRow)(real *restrict y, const real *restrict x,
                                                int64_t n, int mode) {
@@ -55,11 +56,45 @@ TH_VECTOR_CLONES static void THNN_(softmaxRow)(real *restrict y, const real *res
   for (int j = 0; k < n; k++, j++) part[j] += y[k];
   for (int j = 0; j < LANES; j++) sum += part[j];
   if (mode == 0) {
-    const real s = (real)sum;
-    for (k = 0; k < n; k++) y[k] = y[k] / s;
+    const real s = (real)(1 / sum);
+    for (k = 0; k < n; k++) y[k] = y[k] * s;
   } else {
     const real shift = (real)((accreal)m + log(sum));
     for (k = 0; k < n; k++) y[k] = x[k] - shift;
+  }
+}
+
+/* The sum of n contiguous elements (times w's, if w) in accreal over 16 lanes (one running sum
+ * would not vectorise: gcc may not reorder FP sums). */
+TH_VECTOR_CLONES static accreal THNN_(rowDot)(const real *restrict g, const real *restrict w,
+                                              int64_t n) {
+  enum { LANES = 16 };
+  accreal part[LANES] = {0}, sum = 0;
+  int64_t k = 0;
+  if (w) {
+    for (; k + LANES <= n; k += LANES)
+      for (int j = 0; j < LANES; j++) part[j] += (accreal)g[k + j] * w[k + j];
+    for (int j = 0; k < n; k++, j++) part[j] += (accreal)g[k] * w[k];
+  } else {
+    for (; k + LANES <= n; k += LANES)
+      for (int j = 0; j < LANES; j++) part[j] += g[k + j];
+    for (int j = 0; k < n; k++, j++) part[j] += g[k];
+  }
+  for (int j = 0; j < LANES; j++) sum += part[j];
+  return sum;
+}
+
+/* The gradient of one slice of n contiguous elements in the element type, as PyTorch's vector
+ * kernel: softmax y (g - sum(g y)), log_softmax g - exp(y) sum(g), the exp libmvec's. */
+TH_VECTOR_CLONES static void THNN_(softmaxGradRow)(real *restrict gi, const real *restrict g,
+                                                   const real *restrict y, int64_t n,
+                                                   int mode) {
+  if (mode == 0) {
+    const real dot = (real)THNN_(rowDot)(g, y, n);
+    for (int64_t k = 0; k < n; k++) gi[k] = y[k] * (g[k] - dot);
+  } else {
+    const real sum = (real)THNN_(rowDot)(g, NULL, n);
+    for (int64_t k = 0; k < n; k++) gi[k] = g[k] - THNN_SM_EXP(y[k]) * sum;
   }
 }
 #undef THNN_SM_EXP
@@ -130,11 +165,18 @@ static int THNN_(softmaxBackward)(THTensor *gradInput, THTensor *gradOutput, THT
   }
   const real *g = THTensor_(data)(go), *y = THTensor_(data)(out);
   real *gi = THTensor_(data)(gradInput);
-  const int64_t slices = outer * inner;
+  const int64_t slices = outer * inner, all = slices * n;
+  /* the row function's operands may not overlap (restrict): a gradient written over either */
+  const int rows = inner == 1 && (gi + all <= g || g + all <= gi) &&
+                   (gi + all <= y || y + all <= gi);
   const int par = THParallel_worth(slices * n, (int64_t)sizeof(real) * 3 * TH_WEIGHT_TRANSCENDENTAL);
 #pragma omp parallel for if (par)
   for (int64_t s = 0; s < slices; s++) {
     const int64_t base = (s / inner) * n * inner + s % inner;
+    if (rows) {
+      THNN_(softmaxGradRow)(gi + base, g + base, y + base, n, mode);
+      continue;
+    }
     accreal dot = 0;
     if (mode == 0) {
       for (int64_t k = 0; k < n; k++)
