@@ -3,7 +3,8 @@
 #else
 
 /* Row-major (r, c) matrices are column-major (c, r) ones to BLAS, so with X (N, in),
- * W (out, in), G (N, out):
+ * W (out, in), G (N, out) (X and G may have more leading dims: N is their product, the rows of
+ * their contiguous data):
  *   Y  = X W^T  is  Y'  (out x N)  = W'^T X'   gemm('t', 'n', out, N, in)
  *   GI = G W    is  GI' (in x N)   = W' G'     gemm('n', 'n', in, N, out)
  *   GW = G^T X  is  GW' (in x out) = X' G'^T   gemm('n', 't', in, out, N)
@@ -13,14 +14,20 @@
 #define THNN_LD(rows) ((rows) > 0 ? (rows) : 1) /* BLAS wants leading dims >= 1 */
 #endif
 
-/* Checks that p and q are 2-D with p->size[pd] == q->size[qd]; their names are the first
- * words of expect ("input (N, in) and weight (out, in)"). */
-static int THNN_(linearPair)(const char *op, THTensor *p, int pd, THTensor *q, int qd,
-                             const char *pname, const char *qname, const char *expect) {
+/* Checks that p and q are at least 2-D with the same leading sizes (the rows); their names are
+ * the first words of expect. *rows: the product of those sizes. */
+static int THNN_(linearRows)(const char *op, THTensor *p, THTensor *q, const char *pname,
+                             const char *qname, const char *expect, int64_t *rows) {
   char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
   THTry(THTensor_(checkBounds)(p, op), -1);
   THTry(THTensor_(checkBounds)(q, op), -1);
-  if (p->nDimension != 2 || q->nDimension != 2 || p->size[pd] != q->size[qd]) {
+  int ok = p->nDimension >= 2 && q->nDimension == p->nDimension;
+  *rows = 1;
+  for (int d = 0; ok && d < p->nDimension - 1; d++) {
+    ok = p->size[d] == q->size[d];
+    *rows *= p->size[d];
+  }
+  if (!ok) {
     THError_set(TH_ERR_RUNTIME, "%s: expected %s, got %s %s and %s %s", op, expect, pname,
                 THSize_str(a, sizeof a, p->nDimension, p->size), qname,
                 THSize_str(b, sizeof b, q->nDimension, q->size));
@@ -29,12 +36,25 @@ static int THNN_(linearPair)(const char *op, THTensor *p, int pd, THTensor *q, i
   return 0;
 }
 
-/* Checks input (N, in) against weight (out, in) and bias (out). */
+/* p's sizes with the last one replaced by last (p at least 1-D). */
+static void THNN_(linearSizes)(int64_t *size, const THTensor *p, int64_t last) {
+  for (int d = 0; d < p->nDimension - 1; d++) size[d] = p->size[d];
+  size[p->nDimension - 1] = last;
+}
+
+/* Checks input (..., in) against weight (out, in) and bias (out). */
 static int THNN_(linearShape)(const char *op, THTensor *input, THTensor *weight,
                               THTensor *bias) {
-  char a[TH_SIZE_STR_LEN];
-  THTry(THNN_(linearPair)(op, input, 1, weight, 1, "input", "weight",
-                          "input (N, in) and weight (out, in)"), -1);
+  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+  THTry(THTensor_(checkBounds)(input, op), -1);
+  THTry(THTensor_(checkBounds)(weight, op), -1);
+  if (input->nDimension < 2 || weight->nDimension != 2 ||
+      input->size[input->nDimension - 1] != weight->size[1]) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected input (..., in) and weight (out, in), got input "
+                "%s and weight %s", op, THSize_str(a, sizeof a, input->nDimension, input->size),
+                THSize_str(b, sizeof b, weight->nDimension, weight->size));
+    return -1;
+  }
   if (bias) {
     THTry(THTensor_(checkBounds)(bias, op), -1);
     THArgCheck(bias->nDimension == 1 && bias->size[0] == weight->size[0], TH_ERR_RUNTIME, -1,
@@ -63,13 +83,16 @@ int THNN_(Linear_updateOutput)(THTensor *output, THTensor *input, THTensor *weig
                                THTensor *bias) {
   const char *op = "linear()";
   THTry(THNN_(linearShape)(op, input, weight, bias), -1);
-  const int64_t n = input->size[0], in = input->size[1], out = weight->size[0];
-  const int64_t size[2] = {n, out};
+  const int nd = input->nDimension;
+  const int64_t in = input->size[nd - 1], out = weight->size[0];
+  int64_t n = 1, size[TH_MAX_DIM];
+  for (int d = 0; d < nd - 1; d++) n *= input->size[d];
+  THNN_(linearSizes)(size, input, out);
   THTensor *x = THNN_(linearContiguous)(input);
   THTensor *w = x ? THNN_(linearContiguous)(weight) : NULL;
   THTensor *bc = w && bias ? THNN_(linearContiguous)(bias) : NULL;
   int rc = -1;
-  if (!w || (bias && !bc) || THNN_(linearResult)(output, 1, 2, size, op, "output") != 0)
+  if (!w || (bias && !bc) || THNN_(linearResult)(output, 1, nd, size, op, "output") != 0)
     goto done;
   real *y = THTensor_(data)(output);
   if (bc && out > 0) { /* (empty tensors have no data pointer to hand to memcpy) */
@@ -92,14 +115,24 @@ done:
 
 int THNN_(Linear_updateGradInput)(THTensor *gradInput, THTensor *gradOutput, THTensor *weight) {
   const char *op = "linear() backward";
-  THTry(THNN_(linearPair)(op, gradOutput, 1, weight, 0, "gradOutput", "weight",
-                          "gradOutput (N, out) and weight (out, in)"), -1);
-  const int64_t n = gradOutput->size[0], out = weight->size[0], in = weight->size[1];
-  const int64_t size[2] = {n, in};
+  char a[TH_SIZE_STR_LEN], b[TH_SIZE_STR_LEN];
+  THTry(THTensor_(checkBounds)(gradOutput, op), -1);
+  THTry(THTensor_(checkBounds)(weight, op), -1);
+  const int nd = gradOutput->nDimension;
+  if (nd < 2 || weight->nDimension != 2 || gradOutput->size[nd - 1] != weight->size[0]) {
+    THError_set(TH_ERR_RUNTIME, "%s: expected gradOutput (..., out) and weight (out, in), got "
+                "gradOutput %s and weight %s", op, THSize_str(a, sizeof a, nd, gradOutput->size),
+                THSize_str(b, sizeof b, weight->nDimension, weight->size));
+    return -1;
+  }
+  const int64_t out = weight->size[0], in = weight->size[1];
+  int64_t n = 1, size[TH_MAX_DIM];
+  for (int d = 0; d < nd - 1; d++) n *= gradOutput->size[d];
+  THNN_(linearSizes)(size, gradOutput, in);
   THTensor *g = THNN_(linearContiguous)(gradOutput);
   THTensor *w = g ? THNN_(linearContiguous)(weight) : NULL;
   int rc = -1;
-  if (!w || THNN_(linearResult)(gradInput, 1, 2, size, op, "gradInput") != 0) goto done;
+  if (!w || THNN_(linearResult)(gradInput, 1, nd, size, op, "gradInput") != 0) goto done;
   real *gi = THTensor_(data)(gradInput);
   if (out == 0) {
     if (n * in > 0) memset(gi, 0, (size_t)(n * in) * sizeof(real));
@@ -117,9 +150,11 @@ done:
 int THNN_(Linear_accGradParameters)(THTensor *gradWeight, THTensor *gradBias, THTensor *input,
                                     THTensor *gradOutput, real scale, int accumulate) {
   const char *op = "linear() backward";
-  THTry(THNN_(linearPair)(op, input, 0, gradOutput, 0, "input", "gradOutput",
-                          "input (N, in) and gradOutput (N, out)"), -1);
-  const int64_t n = input->size[0], in = input->size[1], out = gradOutput->size[1];
+  int64_t n;
+  THTry(THNN_(linearRows)(op, input, gradOutput, "input", "gradOutput",
+                          "input (..., in) and gradOutput (..., out)", &n), -1);
+  const int64_t in = input->size[input->nDimension - 1];
+  const int64_t out = gradOutput->size[gradOutput->nDimension - 1];
   const int64_t wsize[2] = {out, in};
   if (accumulate) {
     THArgCheck(gradWeight == NULL || (gradWeight->nDimension == 2 && gradWeight->size[0] == out &&

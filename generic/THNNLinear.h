@@ -4,6 +4,7 @@
 
 /* Linear: output (N, out) = input (N, in) @ weight (out, in)^T + bias (out), one GEMM each way
  * (the bias is copied into the rows first and the product added to it). bias may be NULL.
+ * input, gradOutput and gradInput may have more leading dims (..., in): N is their product.
  * accGradParameters writes gradWeight = scale * gradOutput^T @ input and gradBias = scale *
  * the column sums of gradOutput; accumulate = 1 adds to their contents instead (THNN's
  * convention), 0 resizes and overwrites them. Non-contiguous arguments are copied first. */

@@ -252,6 +252,53 @@ def test_inference_mode_forward_matches_torch():
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 1, 3, 5), (0, 4, 5), (3, 0, 5), (1, 32, 5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_no_grad_linear_of_many_dims_is_one_kernel_call(shape, dtype, bias):
+    """Under no_grad an (..., in) input goes to the kernel whole (its rows), with PyTorch's
+    result; a transposed input is copied first."""
+    rng = np.random.default_rng(3)
+    x, w, b = rng.standard_normal(shape), rng.standard_normal((4, 5)), rng.standard_normal(4)
+    got = []
+    for lib in (pyth, torch):
+        dt = getattr(lib, dtype)
+        xs = lib.tensor(x, dtype=dt)
+        ws, bs = lib.tensor(w, dtype=dt), lib.tensor(b, dtype=dt) if bias else None
+        with lib.no_grad():
+            y = lib.nn.functional.linear(xs, ws, bs)
+            yt = lib.nn.functional.linear(xs.transpose(0, -2), ws, bs)
+        assert tuple(y.shape) == shape[:-1] + (4,) and y.dtype == dt
+        got.append((y.numpy(), yt.numpy()))
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b_ in zip(*got):
+        np.testing.assert_allclose(a, b_, rtol=tol, atol=tol)
+
+
+def test_linear_kernel_verbs_take_leading_dims():
+    """THNN Linear's three verbs read (..., in) / (..., out) tensors as their rows and refuse
+    mismatched leading sizes with a RuntimeError."""
+    from pyth.nn import _linear_kernels as K
+    fwd, gin, acc = K.KERNELS[pyth.float64]
+    x, w, g = pyth.randn(2, 3, 5, dtype=pyth.float64), pyth.randn(4, 5, dtype=pyth.float64), \
+        pyth.randn(2, 3, 4, dtype=pyth.float64)
+    y, gi = pyth.empty(0, dtype=pyth.float64), pyth.empty(0, dtype=pyth.float64)
+    gw, gb = pyth.empty(0, dtype=pyth.float64), pyth.empty(0, dtype=pyth.float64)
+    from pyth._errors import check
+    check(fwd(y._h, x._h, w._h, K.ffi.NULL))
+    check(gin(gi._h, g._h, w._h))
+    check(acc(gw._h, gb._h, x._h, g._h, 1.0, 0))
+    xn, wn, gn = x.numpy(), w.numpy(), g.numpy()
+    np.testing.assert_allclose(y.numpy(), xn @ wn.T, rtol=1e-12)
+    np.testing.assert_allclose(gi.numpy(), gn @ wn, rtol=1e-12)
+    np.testing.assert_allclose(gw.numpy(), gn.reshape(6, 4).T @ xn.reshape(6, 5), rtol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), gn.reshape(6, 4).sum(0), rtol=1e-12)
+    with pytest.raises(RuntimeError, match=r"expected input \(\.\.\., in\) and gradOutput"):
+        check(acc(gw._h, gb._h, x._h, pyth.randn(3, 2, 4, dtype=pyth.float64)._h, 1.0, 0))
+    with pytest.raises(RuntimeError, match=r"expected input \(\.\.\., in\) and weight"):
+        check(fwd(y._h, pyth.randn(5, dtype=pyth.float64)._h, w._h, K.ffi.NULL))
+
+
 def test_size_dim_fast_path_errors_match():
     t = pyth.zeros(2, 3)
     assert (t.size(0), t.size(-1), t.size(1)) == (2, 3, 3)

@@ -62,3 +62,11 @@ def linear2d(x: Tensor, weight: Tensor, bias: Tensor | None, kernels: tuple) -> 
                      "weight": weight if edges[0][0] is not None else None},
                     {"kernels": kernels, "dtype": x.dtype})
     return y
+
+
+def linear_rows(x: Tensor, weight: Tensor, bias: Tensor | None, kernels: tuple) -> Tensor:
+    """x (..., in) @ weight^T + bias in one kernel call over x's rows, for a call nothing records
+    (a recorded one keeps PyTorch's graph: the product of the (rows, in) view, then a view)."""
+    y = new_result(x.dtype)
+    check(kernels[0](y._h, x._h, weight._h, bias._h if bias is not None else _NULL))
+    return y
