@@ -116,16 +116,19 @@ static int THNN_(sizeLike)(THTensor *out, THTensor *in, const char *op) {
   return THTensor_(checkBounds)(out, op);
 }
 
+/* The row functions are compiled for AVX-512, AVX2 and baseline x86-64 (TH_VECTOR_CLONES), so
+ * their exp, erf, tanh, log1p vectorise with libmvec's clones for the CPU that runs them. */
 #define THNN_ACTIVATION_IMPL(NAME, COST, FORWARD, GRAD)                                       \
-  static void THNN_(NAME##_outRow)(void *ctx, int64_t n, char **data, const int64_t *stride) { \
+  TH_VECTOR_CLONES static void THNN_(NAME##_outRow)(void *ctx, int64_t n, char **data,        \
+                                                    const int64_t *stride) {                  \
     const THNN_(ActivationParams) *prm = ctx;                                                 \
     const real p0 = prm->p0, p1 = prm->p1;                                                   \
     (void)p0;                                                                                 \
     (void)p1;                                                                                 \
     TH_ROW_LOOP2(n, data, stride, real, yp, real, xp, const real x = *xp; *yp = (FORWARD););  \
   }                                                                                           \
-  static void THNN_(NAME##_gradRow)(void *ctx, int64_t n, char **data,                        \
-                                    const int64_t *stride) {                                  \
+  TH_VECTOR_CLONES static void THNN_(NAME##_gradRow)(void *ctx, int64_t n, char **data,       \
+                                                     const int64_t *stride) {                 \
     const THNN_(ActivationParams) *prm = ctx;                                                 \
     const real p0 = prm->p0, p1 = prm->p1;                                                   \
     (void)p0;                                                                                 \
