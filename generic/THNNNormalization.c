@@ -112,6 +112,52 @@ static int THNN_(bnShape)(THTensor *input, int64_t *n, int64_t *c, int64_t *s, c
   return 0;
 }
 
+/* Sums over a contiguous run of n elements in accreal, over 16 lanes (one running sum would not
+ * vectorise: gcc may not reorder FP sums): of x, of (x - m)^2, and of g and g (x - m). */
+#ifndef THNN_NORM_LANES
+#define THNN_NORM_LANES 16
+#endif
+
+TH_VECTOR_CLONES static accreal THNN_(runSum)(const real *restrict x, int64_t n) {
+  accreal part[THNN_NORM_LANES] = {0}, sum = 0;
+  int64_t i = 0;
+  for (; i + THNN_NORM_LANES <= n; i += THNN_NORM_LANES)
+    for (int j = 0; j < THNN_NORM_LANES; j++) part[j] += x[i + j];
+  for (int j = 0; i < n; i++, j++) part[j] += x[i];
+  for (int j = 0; j < THNN_NORM_LANES; j++) sum += part[j];
+  return sum;
+}
+
+TH_VECTOR_CLONES static accreal THNN_(runSquares)(const real *restrict x, int64_t n, accreal m) {
+  accreal part[THNN_NORM_LANES] = {0}, sum = 0;
+  int64_t i = 0;
+  for (; i + THNN_NORM_LANES <= n; i += THNN_NORM_LANES)
+    for (int j = 0; j < THNN_NORM_LANES; j++) part[j] += (x[i + j] - m) * (x[i + j] - m);
+  for (int j = 0; i < n; i++, j++) part[j] += (x[i] - m) * (x[i] - m);
+  for (int j = 0; j < THNN_NORM_LANES; j++) sum += part[j];
+  return sum;
+}
+
+TH_VECTOR_CLONES static void THNN_(runGradSums)(const real *restrict g, const real *restrict x,
+                                                int64_t n, accreal m, accreal *sg,
+                                                accreal *dot) {
+  accreal pg[THNN_NORM_LANES] = {0}, pd[THNN_NORM_LANES] = {0};
+  int64_t i = 0;
+  for (; i + THNN_NORM_LANES <= n; i += THNN_NORM_LANES)
+    for (int j = 0; j < THNN_NORM_LANES; j++) {
+      pg[j] += g[i + j];
+      pd[j] += g[i + j] * (x[i + j] - m);
+    }
+  for (int j = 0; i < n; i++, j++) {
+    pg[j] += g[i];
+    pd[j] += g[i] * (x[i] - m);
+  }
+  for (int j = 0; j < THNN_NORM_LANES; j++) {
+    *sg += pg[j];
+    *dot += pd[j];
+  }
+}
+
 int THNN_(BatchNormalization_updateOutput)(THTensor *output, THTensor *saveMean,
                                            THTensor *saveInvstd, THTensor *input,
                                            THTensor *weight, THTensor *bias,
@@ -155,14 +201,9 @@ int THNN_(BatchNormalization_updateOutput)(THTensor *output, THTensor *saveMean,
       accreal mean, invstd;
       if (train) {
         accreal sum = 0, sq = 0;
-        for (int64_t i = 0; i < n; i++)
-          for (int64_t k = 0; k < s; k++) sum += x[(i * c + ch) * s + k];
+        for (int64_t i = 0; i < n; i++) sum += THNN_(runSum)(x + (i * c + ch) * s, s);
         mean = count ? sum / count : (accreal)NAN;
-        for (int64_t i = 0; i < n; i++)
-          for (int64_t k = 0; k < s; k++) {
-            const accreal d = x[(i * c + ch) * s + k] - mean;
-            sq += d * d;
-          }
+        for (int64_t i = 0; i < n; i++) sq += THNN_(runSquares)(x + (i * c + ch) * s, s, mean);
         const accreal var = count ? sq / count : (accreal)NAN;
         invstd = 1 / sqrt(var + (accreal)eps);
         if (rm && count > 0) { /* an empty batch leaves the running statistics alone */
@@ -209,11 +250,7 @@ int THNN_(BatchNormalization_backward)(THTensor *gradInput, THTensor *gradWeight
       const accreal mean = sm[ch], invstd = si[ch], wv = wd ? wd[ch] : 1;
       accreal sumg = 0, dot = 0; /* sum of g, sum of g * (x - mean) */
       for (int64_t i = 0; i < n; i++)
-        for (int64_t k = 0; k < s; k++) {
-          const int64_t j = (i * c + ch) * s + k;
-          sumg += g[j];
-          dot += g[j] * (x[j] - mean);
-        }
+        THNN_(runGradSums)(g + (i * c + ch) * s, x + (i * c + ch) * s, s, mean, &sumg, &dot);
       if (gw) gw[ch] = (real)(count ? dot * invstd : 0);
       if (gb) gb[ch] = (real)sumg;
       if (!gi) continue;
@@ -240,23 +277,11 @@ int THNN_(BatchNormalization_backward)(THTensor *gradInput, THTensor *gradWeight
  * (or are NULL). The element's entry is found by its run, never by a division per element,
  * and the sums go over 16 lanes (one running sum would not vectorise: gcc may not reorder FP
  * sums). */
-TH_VECTOR_CLONES static void THNN_(normRowStats)(const real *restrict x, int64_t k,
-                                                 accreal *mean, accreal *invstd, double eps) {
-  enum { LANES = 16 };
-  accreal part[LANES] = {0}, sum = 0, sq = 0;
-  int64_t i = 0;
-  for (; i + LANES <= k; i += LANES)
-    for (int j = 0; j < LANES; j++) part[j] += x[i + j];
-  for (int j = 0; i < k; i++, j++) part[j] += x[i];
-  for (int j = 0; j < LANES; j++) sum += part[j];
-  const accreal m = k ? sum / k : (accreal)NAN;
-  for (int j = 0; j < LANES; j++) part[j] = 0;
-  for (i = 0; i + LANES <= k; i += LANES)
-    for (int j = 0; j < LANES; j++) part[j] += (x[i + j] - m) * (x[i + j] - m);
-  for (int j = 0; i < k; i++, j++) part[j] += (x[i] - m) * (x[i] - m);
-  for (int j = 0; j < LANES; j++) sq += part[j];
+static void THNN_(normRowStats)(const real *x, int64_t k, accreal *mean, accreal *invstd,
+                                double eps) {
+  const accreal m = k ? THNN_(runSum)(x, k) / k : (accreal)NAN;
   *mean = m;
-  *invstd = 1 / sqrt((k ? sq / k : (accreal)NAN) + (accreal)eps);
+  *invstd = 1 / sqrt((k ? THNN_(runSquares)(x, k, m) / k : (accreal)NAN) + (accreal)eps);
 }
 
 TH_VECTOR_CLONES static void THNN_(normRowForward)(real *y, const real *x, int64_t k, int64_t s,
