@@ -266,6 +266,37 @@ def test_lean_binary_gradients(name):
     np.testing.assert_allclose(y.grad.numpy(), ty.grad.numpy())
 
 
+BROADCASTS = [((2, 3), ()), ((), (4,)), ((2, 3), (3,)), ((2, 1, 3), (4, 1)), ((1, 3), (2, 1)),
+              ((0, 3), (3,)), ((2, 3), (1, 1, 1))]
+
+
+@pytest.mark.parametrize("shapes", BROADCASTS, ids=str)
+@pytest.mark.parametrize("name", ["add", "sub", "mul"])
+def test_lean_binary_broadcast_gradients_match_torch(name, shapes):
+    """Two tensors of different shapes take the lean node too (AddBackward0 ...), whose
+    gradients are summed back to each input's shape: as torch, to every order."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    op = {"add": lambda u, v: u + v, "sub": lambda u, v: u - v, "mul": lambda u, v: u * v}[name]
+    got = []
+    for lib in (pyth, torch):
+        x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(b, dtype=lib.float64, requires_grad=True)
+        z = op(x, y)
+        assert z.grad_fn.name() == name.capitalize() + "Backward0"
+        gx, gy = lib.autograd.grad((z * z).sum(), (x, y), create_graph=True)
+        (gx.sum() + (gy * gy).sum()).backward()
+        got.append([t.detach().numpy() for t in (z, gx, gy, x.grad, y.grad)])
+    for p_, t_ in zip(*got):
+        assert p_.shape == t_.shape
+        np.testing.assert_allclose(p_, t_, rtol=1e-12, atol=1e-12)
+    x = pyth.tensor(a, dtype=pyth.float64, requires_grad=True)
+    y = pyth.tensor(b, dtype=pyth.float64, requires_grad=True)
+    if x.numel() and y.numel():
+        assert gradcheck(op, (x, y)) and gradgradcheck(op, (x, y))
+
+
 C_DERIVATIVES = ["abs", "cos", "cosh", "erf", "exp", "expm1", "log", "log1p", "reciprocal",
                  "rsqrt", "sigmoid", "sin", "sinh", "sqrt", "tan", "tanh"]
 

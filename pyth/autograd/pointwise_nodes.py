@@ -1,14 +1,15 @@
 """Lean records for the commonest pointwise ops: unary ops with a C derivative (exp, tanh, ...)
-and add / sub / mul of same-shape tensors or a tensor and a Python number, and full sums
-and means.
+and add / sub / mul of two tensors of one float dtype (broadcast or not) or a tensor and a
+Python number, and full sums and means.
 
 The table's general record (record.py) binds every argument by name, keeps each input's shape
 and dtype for broadcasting the gradient back, and flattens list arguments. These calls need
-none of that: the output has the input's shape and dtype, so the node keeps its saved tensors
-and the one constant the formula reads, and its backward is the table's own formula (one C
-call in a plain backward, recorded ops under create_graph). The node is the table's class
-(`ExpBackward0`, `MulBackward0`, ...); anything else (out=, keywords, broadcasting, other
-dtypes, anomaly mode) takes the general record.
+none of that: the output has the inputs' dtype, so the node keeps its saved tensors, the one
+constant the formula reads and, for two tensors of different shapes, the two shapes its
+gradients sum back to; its backward is the table's own formula (one C call in a plain
+backward, recorded ops under create_graph). The node is the table's class (`ExpBackward0`,
+`MulBackward0`, ...); anything else (out=, keywords, other dtypes, anomaly mode) takes the
+general record.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ class PointwiseNode(Node):
     # c_grads: for unary ops with a C derivative {dtype: C <name>_backwardNew}, else None (the
     # row's own first, called on the saved handle without a wrapper); names: the formula's
     # names of the saved tensors; consts: the other values it reads
-    __slots__ = ("c_grads", "consts", "n_outputs", "names", "op", "saved")
+    # shapes: the two inputs' shapes when they differ (the gradients are summed back), else None
+    __slots__ = ("c_grads", "consts", "n_outputs", "names", "op", "saved", "shapes")
 
     def name(self) -> str:
         return self.op.node_cls.__name__
@@ -77,12 +79,19 @@ class PointwiseNode(Node):
         for name, s in zip(self.names, saved):
             a[name] = s.unpack(self)
         op = self.op
+        res = None
         if plain and op.first is not None:
-            r = op.first(grads[0], a)
-            if r is not None:
-                return list(r)
-        res = op.backward(grads[0], a)
-        return [res] if len(nexts) == 1 else list(res)
+            res = op.first(grads[0], a)
+        if res is None:
+            res = op.backward(grads[0], a)
+            if len(nexts) == 1:
+                return [res]
+        res = list(res)
+        if self.shapes is not None:
+            for i, shape in enumerate(self.shapes):
+                if isinstance(res[i], Tensor):
+                    res[i] = sum_to(res[i], shape)
+        return res
 
     def release(self) -> None:
         if self.saved:   # a node that saved nothing can run again, as in PyTorch
@@ -124,8 +133,22 @@ def _node(op: Any, edges: tuple) -> PointwiseNode:
     node.n_outputs = 1
     node.saved = node.names = ()
     node.op = op
-    node.consts = None
+    node.consts = node.shapes = None
     return node
+
+
+def sum_to(g: Tensor, shape: tuple) -> Tensor:
+    """g summed over the dims that broadcasting added or expanded, back to shape."""
+    gs = tuple(g.shape)
+    if gs == shape:
+        return g
+    lead = len(gs) - len(shape)
+    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1]
+    if dims:
+        g = g.sum(dims, keepdim=True)
+    if lead:
+        g = g.reshape(shape)
+    return g
 
 
 def wrap_new(h: Any, cls: type, free: Any) -> Any:
@@ -205,14 +228,16 @@ def binary(op: Any, fn: Callable, args: tuple) -> Any:
 
 def binary_same(op: Any, fn: Callable, x: Any, y: Any) -> Any:
     """binary() for float tensors x and y of one dtype (the class operators call it directly
-    for two tensors of their class)."""
-    if not x.dtype.tensor.isSameSizeAs(x._h, y._h):
-        return NOT_HANDLED
+    for two tensors of their class), of one shape or broadcast."""
     ex = edge_of(x) if x._ag is not None else None
     ey = edge_of(y) if y._ag is not None else None
     if ex is None and ey is None:
         return fn(x, y)
-    return _record_binary(op, fn, x, y, ex, ey)
+    if x.dtype.tensor.isSameSizeAs(x._h, y._h):
+        return _record_binary(op, fn, x, y, ex, ey)
+    r = _record_binary(op, fn, x, y, ex, ey, False)
+    r._ag.grad_fn.shapes = (tuple(x.shape), tuple(y.shape))
+    return r
 
 
 def binary_number(op: Any, fn: Callable, x: Any, y: Any) -> Any:
@@ -224,8 +249,10 @@ def binary_number(op: Any, fn: Callable, x: Any, y: Any) -> Any:
     return _record_binary(op, fn, x, y, ex, None)
 
 
-def _record_binary(op: Any, fn: Callable, x: Any, y: Any, ex: Any, ey: Any) -> Any:
-    c = DIRECT_BINARY[op.name].get((type(x), type(y)))
+def _record_binary(op: Any, fn: Callable, x: Any, y: Any, ex: Any, ey: Any,
+                   direct: bool = True) -> Any:
+    """fn(x, y) and its node; direct: by fn's own C call for one shape (else fn itself)."""
+    c = DIRECT_BINARY[op.name].get((type(x), type(y))) if direct else None
     h = None
     if c is not None and (c[3] or type(y) is not int or
                           _dt.SCALAR_INT_MIN <= y <= _dt.SCALAR_INT_MAX):

@@ -23,6 +23,7 @@ from typing import Any, Callable
 from ..overrides import LOOK_INTO as _LOOK_INTO, TYPES as _OVERRIDING, handle_torch_function
 from ..tensor import Tensor, wrap
 from . import grad_mode, pointwise_nodes
+from .pointwise_nodes import sum_to
 from .anomaly import _anomaly, remember
 from .view_nodes import (_MULTI_VIEW, NoGradView, geometry, is_multi_view,  # noqa: F401
                          multi_view_message, view_base)
@@ -141,20 +142,6 @@ def _pad(grads: list, n: int) -> list:
 def _zeros(shape: tuple, dt: Any) -> Tensor:
     from .._prims.creation import zeros
     return zeros(shape, dtype=dt)
-
-
-def sum_to(g: Tensor, shape: tuple) -> Tensor:
-    """g summed over the dims that broadcasting added or expanded, back to shape."""
-    gs = tuple(g.shape)
-    if gs == shape:
-        return g
-    lead = len(gs) - len(shape)
-    dims = list(range(lead)) + [lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1]
-    if dims:
-        g = g.sum(dims, keepdim=True)
-    if lead:
-        g = g.reshape(shape)
-    return g
 
 
 class IncompatibleGradient(RuntimeError):
