@@ -307,3 +307,148 @@ def test_mlp_training_matches_torch():
         topt.step()
     for p, q in zip(model.parameters(), tmodel.parameters()):
         assert torch.allclose(torch.from_numpy(p.detach().numpy()), q.detach(), atol=1e-6)
+
+
+# ---- pointwise fusion ----
+
+import numpy as np  # noqa: E402
+
+from pyth._inductor.fuse_pointwise import FusedPointwise  # noqa: E402
+from pyth._prims import program as _program  # noqa: E402
+
+
+def _graphs(fn):
+    return list(_cache(fn).values())
+
+
+def _fused_nodes(fn):
+    return [n for gm in _graphs(fn) for n in gm.graph.nodes
+            if n.op == "call_function" and isinstance(n.target, FusedPointwise)]
+
+
+@pytest.fixture
+def evaluator_calls(monkeypatch):
+    calls = []
+    real = _program.eval_program
+
+    def spy(program, inputs, scalars=()):
+        calls.append(len(program))
+        return real(program, inputs, scalars)
+    monkeypatch.setattr(_program, "eval_program", spy)
+    return calls
+
+
+def chain8(x, y):
+    t = (x * y + 0.5).sin()
+    u = (t * -0.25).exp()
+    return pyth.relu(pyth.tanh(u - y) * 2 - 0.1)
+
+
+def chain8_torch(x, y):
+    t = (x * y + 0.5).sin()
+    u = (t * -0.25).exp()
+    return torch.relu(torch.tanh(u - y) * 2 - 0.1)
+
+
+@pytest.mark.parametrize("dt", [pyth.float32, pyth.float64])
+@pytest.mark.parametrize("shape", [(5000,), (3, 7, 11), (0, 4), ()])
+def test_fused_chain_matches_eager_and_torch(dt, shape, evaluator_calls):
+    pyth.manual_seed(1)
+    x, y = pyth.randn(*shape, dtype=dt), pyth.randn(*shape, dtype=dt)
+    g = pyth.compile(chain8)
+    got = g(x, y)
+    assert evaluator_calls == [10]
+    [node] = _fused_nodes(g)
+    assert node.target.__name__.startswith("fused_mul_add_sin")
+    want = chain8(x, y)
+    assert got.dtype is dt and tuple(got.shape) == shape
+    tol = dict(rtol=1e-6, atol=1e-6) if dt is pyth.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), **tol)
+    tw = chain8_torch(torch.from_numpy(x.numpy()), torch.from_numpy(y.numpy()))
+    np.testing.assert_allclose(got.numpy(), tw.numpy(), **tol)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x, y: (x.t(), y.t()),                                 # strided views
+    lambda x, y: (x, y[:1]),                                     # broadcasting
+    lambda x, y: (x.long(), y.long()),                           # integers
+    lambda x, y: (x, y.double()),                                # mixed float types
+    lambda x, y: (x.half(), y.half()),                           # a type it is not stamped for
+])
+def test_fallbacks_run_the_ops_unfused_bitwise(make, evaluator_calls):
+    pyth.manual_seed(2)
+    x, y = make(pyth.randn(6, 6) * 3, pyth.randn(6, 6) * 3)
+
+    def f(a, b):
+        return (a * b + 2) * a - b
+
+    g = pyth.compile(f)
+    assert pyth.equal(g(x, y), f(x, y))
+    assert evaluator_calls == [] and len(_fused_nodes(g)) == 1
+
+
+def test_requires_grad_runs_unfused_with_eager_gradients(evaluator_calls):
+    pyth.manual_seed(3)
+    x = pyth.randn(50, requires_grad=True)
+    y = pyth.randn(50)
+    g = pyth.compile(chain8)
+    out = g(x, y)
+    out.sum().backward()
+    gx = x.grad.clone()
+    x.grad = None
+    want = chain8(x, y)
+    want.sum().backward()
+    assert pyth.equal(out, want) and pyth.equal(gx, x.grad) and evaluator_calls == []
+    with pyth.no_grad():                      # no autograd: fused
+        r = g(x, y)
+    assert evaluator_calls == [10] and not r.requires_grad
+    np.testing.assert_allclose(r.numpy(), want.detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_what_fuses_and_what_does_not():
+    def f(x, y):
+        t = x.sin()                     # used twice: its own value, input of two groups
+        a = 2 - t * 3                   # reflected scalar operands
+        b = (1 / (t.cos() + 1)) ** 2
+        c = x @ y                       # not pointwise: a boundary
+        return a + b, pyth.nn.functional.relu(c).exp(), pyth.add(x, y, alpha=2).neg()
+
+    pyth.manual_seed(4)
+    x, y = pyth.randn(4, 4), pyth.randn(4, 4)
+    g = pyth.compile(f)
+    for got, want in zip(g(x, y), f(x, y)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=1e-6)
+    names = sorted(n.target.__name__ for n in _fused_nodes(g))
+    assert names == ["fused_maximum_exp", "fused_mul_sub_cos_add_div_pow_add"]
+    plain = [n.target for gm in _graphs(g) for n in gm.graph.nodes
+             if n.op in ("call_function", "call_method")
+             and not isinstance(n.target, FusedPointwise)]
+    assert "sin" in plain and pyth.add in plain and "neg" in plain  # lone op, keywords
+    off = pyth.compile(f, options={"pointwise_fusion": False})
+    off(x, y)
+    assert _fused_nodes(off) == []
+
+
+def test_fused_module_forward_and_training_step():
+    pyth.manual_seed(5)
+    model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 4))
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = model
+
+        def forward(self, x):
+            return (self.body(x).sigmoid() * 2 - 1).abs()
+
+    head = Head()
+    om = pyth.compile(head)
+    x = pyth.randn(3, 8)
+    with pyth.no_grad():
+        np.testing.assert_allclose(om(x).numpy(), head(x).numpy(), rtol=1e-6, atol=1e-6)
+    om(x).sum().backward()                    # parameters require grad: unfused, eager grads
+    grads = [p.grad.clone() for p in head.parameters()]
+    head.zero_grad()
+    head(x).sum().backward()
+    assert all(pyth.equal(a, p.grad) for a, p in zip(grads, head.parameters()))
+    assert len(_fused_nodes(om)) == 2            # one graph with grad mode on, one without
