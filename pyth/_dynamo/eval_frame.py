@@ -173,7 +173,7 @@ class CompiledFunction:
                             self.module.training if self.module is not None else None]
         for v in values:
             if isinstance(v, Tensor):
-                parts.append(("tensor", tuple(v.size()), v.dtype, v.requires_grad))
+                parts.append(("tensor", v.shape, v.dtype, v.requires_grad))
             else:
                 try:
                     hash(v)

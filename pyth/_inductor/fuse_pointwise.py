@@ -87,6 +87,30 @@ def _pointwise(node: Node, functions: dict[Callable, str]) -> tuple[str, list] |
     return name, operands
 
 
+def _unfused_function(steps: list[tuple[str, Any, tuple]], ninputs: int) -> Callable:
+    """The steps as one Python function of the inputs (generated once, as pyth.fx generates a
+    graph's forward), so the unfused path costs what the unfused graph did."""
+    names: dict[str, Any] = {}
+    lines = [f"def unfused({', '.join(f'i{k}' for k in range(ninputs))}):"]
+
+    def arg(a: Any) -> str:
+        if type(a) is tuple and len(a) == 2 and a[0] in ("in", "step"):
+            return f"{'i' if a[0] == 'in' else 's'}{a[1]}"
+        names[f"c{len(names)}"] = a
+        return f"c{len(names) - 1}"
+    for k, (kind, target, args) in enumerate(steps):
+        text = [arg(a) for a in args]
+        if kind == "call_method":
+            lines.append(f"    s{k} = {text[0]}.{target}({', '.join(text[1:])})")
+        else:
+            names[f"f{k}"] = target
+            lines.append(f"    s{k} = f{k}({', '.join(text)})")
+    lines.append(f"    return s{len(steps) - 1}")
+    namespace = dict(names)
+    exec("\n".join(lines), namespace)
+    return namespace["unfused"]
+
+
 class FusedPointwise:
     """A group of pointwise ops as one program of the C evaluator, with the group's ops
     (`steps`) to run one by one for inputs the evaluator does not take."""
@@ -96,6 +120,8 @@ class FusedPointwise:
         self.program = program
         self.scalars = scalars
         self.steps = steps
+        self._unfused = _unfused_function(steps, len({a[1] for _, _, args in steps for a in args
+                                                      if type(a) is tuple and a[:1] == ("in",)}))
         self.__name__ = "fused_" + "_".join(names)
         self.__qualname__ = self.__name__
 
@@ -116,19 +142,7 @@ class FusedPointwise:
 
     def unfused(self, inputs: tuple) -> Any:
         """The group's ops one by one, as the graph ran them before fusion."""
-        values: list[Any] = []
-
-        def value(a: Any) -> Any:
-            if type(a) is tuple and len(a) == 2 and a[0] in ("in", "step"):
-                return inputs[a[1]] if a[0] == "in" else values[a[1]]
-            return a
-        for kind, target, args in self.steps:
-            args = tuple(value(a) for a in args)
-            if kind == "call_method":
-                values.append(getattr(args[0], target)(*args[1:]))
-            else:
-                values.append(target(*args))
-        return values[-1]
+        return self._unfused(*inputs)
 
     def __call__(self, *inputs: Any) -> Any:
         if self.fusable(inputs):
