@@ -29,6 +29,8 @@ _OPERATORS: dict[Callable, str] = {
     operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "div",
     operator.pow: "pow", operator.floordiv: "floor_divide", operator.mod: "remainder",
     operator.neg: "neg", operator.abs: "abs"}
+# ops left out: polygamma's function takes (n, input), the opcode (input, n)
+_LEFT_OUT = frozenset({"polygamma"})
 # the ops whose functions and methods take a Python number as an operand in eager pyth
 _TAKE_SCALARS = frozenset({"add", "sub", "mul", "div", "pow", "floor_divide", "remainder",
                            "fmod"})
@@ -40,6 +42,8 @@ def _functions() -> dict[Callable, str]:
     for prefix in ("pyth", "pyth.nn.functional"):
         ns = NAMESPACES.get(prefix)
         for name in (*_program.OPCODES, "relu"):
+            if name in _LEFT_OUT:
+                continue
             fn = getattr(ns, name, None) if ns is not None else None
             if callable(fn) and fn not in found:
                 found[fn] = name
@@ -64,8 +68,8 @@ def _pointwise(node: Node, functions: dict[Callable, str]) -> tuple[str, list] |
         elif not any(isinstance(a, Node) for a in node.args):
             return None
     elif node.op == "call_method" and isinstance(node.target, str):
-        name = node.target if (node.target in _program.OPCODES or node.target == "relu") \
-            else None
+        name = node.target if ((node.target in _program.OPCODES and node.target not in _LEFT_OUT)
+                               or node.target == "relu") else None
         if name is not None and (not node.args or not isinstance(node.args[0], Node)):
             return None
     else:
