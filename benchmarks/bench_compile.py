@@ -3,9 +3,11 @@ runs here) in one process, on a chain of 8 pointwise ops over 1M float32 (what f
 the digits MLP training step (64-128-10, batch 32, SGD) and a tiny graph of 10 elements
 forward + backward (what the compiled call's guards and dispatch cost).
 
-python benchmarks/bench_compile.py [--quick] [--json]
+python benchmarks/bench_compile.py [--quick] [--json] [--threads N]
 (also part of benchmarks/run.py, where the pyth column is compiled pyth)
---quick: small rounds, and no torch.compile (its first call takes tens of seconds here).
+--quick: small rounds, and no torch.compile (its first call takes tens of seconds here);
+--threads N: both libraries on N threads (on a shared 2-core machine one thread is the
+steadier measure).
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import sys
 
 import numpy as np
 
+# torch.compile compiles in a pool of worker processes that stay alive (and take a core of
+# this 2-core machine now and then) unless told to compile on the calling thread
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 try:
     import pyth
@@ -147,6 +152,11 @@ def table(done: list[Case]) -> str:
 
 if __name__ == "__main__":
     quick = "--quick" in sys.argv
+    if "--threads" in sys.argv:
+        threads = int(sys.argv[sys.argv.index("--threads") + 1])
+        pyth.set_num_threads(threads)
+        if torch is not None:
+            torch.set_num_threads(threads)
     done = [run_case(c, rounds=3 if quick else 11, target=0.02 if quick else 0.2)
             for c in cases(quick)]
     if "--json" in sys.argv:
