@@ -469,3 +469,14 @@ def test_operand_order_and_keyword_only_arguments(evaluator_calls):
     np.testing.assert_allclose(g(x, k=2.0).numpy(), want.numpy(), rtol=1e-8)
     assert evaluator_calls == [7, 7]
     assert all("polygamma" not in n.target.__name__ for n in _fused_nodes(g))
+
+
+def test_python_numbers_where_the_trace_saw_nodes_run_unfused(evaluator_calls):
+    def f(x):
+        n = x.size(0)
+        return x * (n * 2 + 1) - 1
+
+    g = pyth.compile(f)
+    x = pyth.arange(4.0)
+    assert pyth.equal(g(x), f(x)) and evaluator_calls == []
+    assert len(_fused_nodes(g)) == 1

@@ -180,3 +180,13 @@ def test_result_partly_overlapping_an_input_is_refused():
     check(lib.THFloatTensor_evalProgram(same._h, code, 1,
                                         ffi.new("THFloatTensor *[]", [same._h]), 1, ffi.NULL, 0))
     np.testing.assert_allclose(same.numpy(), np.exp(np.full(6, 2.0, np.float32)), rtol=1e-6)
+
+
+def test_result_not_contiguous_is_refused():
+    from pyth._errors import check
+    x = pyth.ones(4, 4)
+    r = pyth.zeros(4, 4).t()
+    code = ffi.new("int32_t[]", [EXP, 1, 0, -1])
+    with pytest.raises(RuntimeError, match="the result is not contiguous"):
+        check(lib.THFloatTensor_evalProgram(r._h, code, 1, ffi.new("THFloatTensor *[]", [x._h]),
+                                            1, ffi.NULL, 0))
