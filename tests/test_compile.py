@@ -480,3 +480,32 @@ def test_python_numbers_where_the_trace_saw_nodes_run_unfused(evaluator_calls):
     x = pyth.arange(4.0)
     assert pyth.equal(g(x), f(x)) and evaluator_calls == []
     assert len(_fused_nodes(g)) == 1
+
+
+def test_bound_methods_of_a_module():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 3)
+            self.w = nn.Parameter(pyth.ones(3))
+
+        def forward(self, x):
+            return (self.fc(x) * self.w).tanh() + 1
+
+        def head(self, x):
+            return (x * self.w).sin() * 2
+
+    pyth.manual_seed(6)
+    m = M()
+    x = pyth.randn(2, 3)
+    f = pyth.compile(m.forward)          # a submodule call: a graph break, eager
+    assert pyth.equal(f(x), m(x)) and _graphs(f) == [pyth._dynamo.eval_frame._EAGER]
+    with pytest.raises(exc.Unsupported, match="submodule"):
+        pyth.compile(m.forward, fullgraph=True)(x)
+    h = pyth.compile(m.head)             # parameters only: traced, gradients reach them
+    out = h(x)
+    out.sum().backward()
+    grad = m.w.grad.clone()
+    m.w.grad = None
+    m.head(x).sum().backward()
+    assert pyth.equal(out, m.head(x)) and pyth.equal(grad, m.w.grad)
