@@ -99,10 +99,6 @@ def _backend(backend: str | Callable | None, mode: str | None,
     return _inductor(dict(options or {}))
 
 
-def _describe(name: str, key: Any) -> str:
-    return f"tensor {name!r}" if type(key) is tuple and key[:1] == ("tensor",) else repr(name)
-
-
 def _reason(names: list[str], old: tuple, new: tuple) -> str:
     """Why key new missed, against the previous key old (PyTorch's wording)."""
     if old[0] != new[0]:
@@ -249,6 +245,7 @@ class OptimizedModule(Module):
         self.__dict__["_compiled"] = compiled
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """The original module's forward, compiled."""
         return self.__dict__["_compiled"](*args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
@@ -262,9 +259,8 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False,  # noqa: 
             dynamic: bool | None = None, backend: str | Callable | None = "inductor",
             mode: str | None = None, options: dict[str, Any] | None = None,
             disable: bool = False) -> Any:
-    """Compile a module or function: traced with pyth.fx on first call, its graphs cached by
-    the guards of its tensor arguments, pointwise chains fused (docs/compile.md).
-    Without a model, returns a decorator."""
+    """Compile a module or function: traced with pyth.fx on first call, cached by guards,
+    pointwise chains fused (docs/compile.md); without a model, a decorator."""
     if model is None:
         def decorate(m: Callable) -> Any:
             return compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
