@@ -134,13 +134,16 @@ class FusedPointwise:
 
     def fusable(self, inputs: tuple) -> bool:
         """Whether the evaluator takes these inputs (else the ops run unfused)."""
+        grad = is_grad_enabled()
+        for t in inputs:   # the cheap refusals first: autograd is the common one
+            if not isinstance(t, Tensor) or (grad and t.requires_grad):
+                return False
         first = inputs[0]
-        if not isinstance(first, Tensor) or first.dtype not in _program.DTYPES:
+        dt, shape = first.dtype, first.shape
+        if dt not in _program.DTYPES:
             return False
-        dt, shape, grad = first.dtype, first.shape, is_grad_enabled()
         for t in inputs:
-            if not isinstance(t, Tensor) or t.dtype is not dt or t.shape != shape or \
-                    not t.is_contiguous() or (grad and t.requires_grad):
+            if t.dtype is not dt or t.shape != shape or not t.is_contiguous():
                 return False
         return True
 
