@@ -95,7 +95,7 @@ def _backend(backend: str | Callable | None, mode: str | None,
     if mode == "reduce-overhead":
         import warnings
         warnings.warn("pyth.compile: mode='reduce-overhead' (capture and replay) is not "
-                      "implemented yet; running the default mode", UserWarning, stacklevel=4)
+                      "implemented yet; running the default mode", UserWarning, stacklevel=3)
     return _inductor(dict(options or {}))
 
 
