@@ -62,7 +62,7 @@ def _matmul(mod, quick):
 ADAPTERS = {"bench_pointwise": _cases, "bench_indexing": _cases,
             "bench_reductions": _reductions, "bench_random": _random, "bench_matmul": _matmul,
             "bench_train": _cases, "bench_layers": _cases, "bench_overhead": _cases,
-            "bench_models": _cases}
+            "bench_models": _cases, "bench_compile": _cases}
 
 
 def _machine() -> str:

@@ -22,6 +22,7 @@
 #include "THTensorShape.h"
 #include "THTensorLinalg.h"
 #include "THTensorReduce.h"
+#include "THTensorProgram.h"
 #include "THNN.h"
 #include "THOptim.h"
 

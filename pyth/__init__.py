@@ -83,6 +83,7 @@ from .utils.dlpack import from_dlpack  # noqa: E402
 from . import utils, multiprocessing  # noqa: E402,F401
 from . import optim  # noqa: E402,F401  (optimizers and schedulers)
 from . import distributions  # noqa: E402,F401  (probability distributions)
+from ._dynamo.eval_frame import compile  # noqa: E402,A001  (pyth.compile, docs/compile.md)
 
 # the public namespaces, by which code below the facade names a function (pyth.overrides)
 from . import overrides  # noqa: E402

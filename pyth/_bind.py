@@ -130,8 +130,8 @@ def composed() -> dict[str, Callable]:
     return names
 
 
-# pyth's modules for the device questions and pyth.fx, loaded when a program first uses one
-LAZY_MODULES = ("accelerator", "backends", "cuda", "fx", "mps", "version", "xpu")
+# pyth's modules for the device questions, pyth.fx and pyth.compiler, loaded when a program first uses one
+LAZY_MODULES = ("accelerator", "backends", "compiler", "cuda", "fx", "mps", "version", "xpu")
 
 
 def facade_getattr(facade: str) -> Callable[[str], Any]:

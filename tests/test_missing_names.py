@@ -19,7 +19,8 @@ torch = pytest.importorskip("torch")
 MODULES = ["", ".nn", ".nn.functional", ".nn.init", ".nn.utils", ".optim", ".utils",
            ".utils.data", ".linalg", ".autograd", ".cuda", ".cuda.amp", ".accelerator",
            ".mps", ".xpu", ".backends", ".backends.cudnn", ".backends.cuda", ".backends.mps",
-           ".backends.mkldnn", ".backends.openmp", ".fx", ".overrides"]
+           ".backends.mkldnn", ".backends.openmp", ".fx", ".overrides", ".compiler",
+           "._dynamo"]
 
 
 def _error(obj, name: str) -> AttributeError:

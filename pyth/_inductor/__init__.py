@@ -1,0 +1,1 @@
+"""pyth._inductor: the graph passes of pyth.compile's default backend (pointwise fusion)."""
