@@ -20,9 +20,13 @@ torch = pytest.importorskip("torch")
 
 @pytest.fixture(autouse=True)
 def _fresh():
+    # torch.compile turns torch.distributions' argument validation off for the process (its
+    # dynamo does, on first compile); the distributions suites compare against validating torch
+    validate = torch.distributions.Distribution._validate_args
     pyth.compiler.reset()
     yield
     pyth.compiler.reset()
+    torch.distributions.Distribution.set_default_validate_args(validate)
 
 
 def _cache(fn):
