@@ -122,18 +122,11 @@ static void THNN_(attentionFree)(THTensor **t, int n) {
 #endif
 
 /* x[j] = exp(x[j] - top) over a row of n scores (libmvec's vector exp in the clones), and the
- * row's sum in accreal over 16 lanes, in a loop of its own (a sum in the exp loop keeps the exp
- * scalar: gcc may not reorder FP sums). */
+ * row's sum (runSum), in a loop of its own (a sum in the exp loop keeps the exp scalar: gcc may
+ * not reorder FP sums). */
 TH_VECTOR_CLONES static accreal THNN_(expShifted)(real *restrict x, int64_t n, real top) {
-  enum { LANES = 16 };
   for (int64_t j = 0; j < n; j++) x[j] = THNN_ATT_EXP(x[j] - top);
-  accreal part[LANES] = {0}, sum = 0;
-  int64_t j = 0;
-  for (; j + LANES <= n; j += LANES)
-    for (int t = 0; t < LANES; t++) part[t] += x[j + t];
-  for (int t = 0; j < n; j++, t++) part[t] += x[j];
-  for (int t = 0; t < LANES; t++) sum += part[t];
-  return sum;
+  return THNN_(runSum)(x, n);
 }
 
 /* dS = P (dP - D) of one row, P = exp(S - lse) rebuilt in place (0 for a fully masked row). */

@@ -50,11 +50,7 @@ TH_VECTOR_CLONES static void THNN_(softmaxRow)(real *restrict y, const real *res
   for (int j = 1; j < LANES; j++) m = lane[j] > m ? lane[j] : m;
   if (isinf(m) && m < 0) m = 0; /* every element -inf (or NaN): exp(x - 0) */
   for (k = 0; k < n; k++) y[k] = THNN_SM_EXP(x[k] - m);
-  accreal part[LANES] = {0}, sum = 0;
-  for (k = 0; k + LANES <= n; k += LANES)
-    for (int j = 0; j < LANES; j++) part[j] += y[k + j];
-  for (int j = 0; k < n; k++, j++) part[j] += y[k];
-  for (int j = 0; j < LANES; j++) sum += part[j];
+  const accreal sum = THNN_(runSum)(y, n);
   if (mode == 0) {
     const real s = (real)(1 / sum);
     for (k = 0; k < n; k++) y[k] = y[k] * s;
@@ -64,22 +60,15 @@ TH_VECTOR_CLONES static void THNN_(softmaxRow)(real *restrict y, const real *res
   }
 }
 
-/* The sum of n contiguous elements (times w's, if w) in accreal over 16 lanes (one running sum
- * would not vectorise: gcc may not reorder FP sums). */
+/* The sum of g w over n contiguous elements in accreal over 16 lanes (as runSum). */
 TH_VECTOR_CLONES static accreal THNN_(rowDot)(const real *restrict g, const real *restrict w,
                                               int64_t n) {
   enum { LANES = 16 };
   accreal part[LANES] = {0}, sum = 0;
   int64_t k = 0;
-  if (w) {
-    for (; k + LANES <= n; k += LANES)
-      for (int j = 0; j < LANES; j++) part[j] += (accreal)g[k + j] * w[k + j];
-    for (int j = 0; k < n; k++, j++) part[j] += (accreal)g[k] * w[k];
-  } else {
-    for (; k + LANES <= n; k += LANES)
-      for (int j = 0; j < LANES; j++) part[j] += g[k + j];
-    for (int j = 0; k < n; k++, j++) part[j] += g[k];
-  }
+  for (; k + LANES <= n; k += LANES)
+    for (int j = 0; j < LANES; j++) part[j] += (accreal)g[k + j] * w[k + j];
+  for (int j = 0; k < n; k++, j++) part[j] += (accreal)g[k] * w[k];
   for (int j = 0; j < LANES; j++) sum += part[j];
   return sum;
 }
@@ -93,7 +82,7 @@ TH_VECTOR_CLONES static void THNN_(softmaxGradRow)(real *restrict gi, const real
     const real dot = (real)THNN_(rowDot)(g, y, n);
     for (int64_t k = 0; k < n; k++) gi[k] = y[k] * (g[k] - dot);
   } else {
-    const real sum = (real)THNN_(rowDot)(g, NULL, n);
+    const real sum = (real)THNN_(runSum)(g, n);
     for (int64_t k = 0; k < n; k++) gi[k] = g[k] - THNN_SM_EXP(y[k]) * sum;
   }
 }

@@ -10,6 +10,8 @@
 #include "THNNConv.h"
 #include "THTensorApply.h"
 
+#include "generic/THNNRows.c"
+#include "THGenerateBlasTypes.h"
 #include "generic/THNNActivation.c"
 #include "THGenerateBlasTypes.h"
 #include "generic/THNNSoftMax.c"
