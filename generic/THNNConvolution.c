@@ -19,9 +19,10 @@
  * in *bands* of grid rows instead: the columns of R rows, then their product, so that the
  * columns stay in the core's cache between being written and being read by BLAS (a band of
  * rows r0.. is the convolution of the same image with gridH = R and padT - r0 * sH). Chunks, and
- * for A and C the bands of a sample too, are split between OpenMP threads (BLAS then runs on
- * each thread alone); C sums each thread's gradient in a buffer of its own and adds the buffers
- * at the end; B's bands of one sample add into overlapping image rows and stay on one thread.
+ * the bands of a sample too (for B, of a batch of one), are split between OpenMP threads (BLAS
+ * then runs on each thread alone); C sums each thread's gradient in a buffer of its own and adds
+ * the buffers at the end, and so does B for one sample, whose bands add into overlapping image
+ * rows.
  * The columns live in the calling thread's cached workspace. */
 
 #define TH_NN_CHUNK_COLS 512          /* aim for chunks at least this many grid cells wide */
@@ -362,41 +363,73 @@ static int THNN_(convGridFromImage)(const THNNConvGeom *g, const real *im, const
   return 0;
 }
 
-/* B. image = col2vol(W^T . grid) (+ bias per image channel) */
+/* B's bands band0, band0 + step, ... of samples n0 .. n0+nb-1 added into dst (their image, or
+ * a thread's buffer of the same layout). */
+static void THNN_(imageBands)(const THNNConvGeom *g, const THNNConvPlan *pl, const real *grid,
+                              const real *w, int64_t n0, int64_t nb, int64_t band0,
+                              int64_t step, real *cols, real *tmp, real *dst) {
+  const int64_t nTaps = THNN_(taps)(g);
+  for (int64_t band = band0; band < pl->bands; band += step) {
+    THNNConvGeom gb;
+    const int64_t off = THNN_(bandGeom)(g, pl, band, &gb), Lb = THNN_(gridCells)(&gb);
+    const int64_t ld = nb * Lb;
+    for (int64_t grp = 0; grp < g->groups; grp++) {
+      int64_t ldr;
+      const real *rows = THNN_(gridRows)(g, grid, n0, nb, off, grp, tmp, &ldr);
+      THBlas_(gemm)('n', 't', ld, pl->K, pl->Og, 1, rows, ldr, w + grp * pl->Og * pl->K, pl->K,
+                    0, cols, ld);
+      for (int64_t b = 0; b < nb; b++)
+        THNN_(col2vol)(cols + b * Lb, ld, pl->Cg, &gb, pl->taps + band * nTaps,
+                       dst + (b * g->imC + grp * pl->Cg) * pl->plane);
+    }
+  }
+}
+
+/* B. image = col2vol(W^T . grid) (+ bias per image channel). Chunks are split between
+ * threads; a batch of one splits its bands, each thread adding into an image buffer of its own
+ * (bands add into overlapping image rows), the buffers added at the end. */
 static int THNN_(convImageFromGrid)(const THNNConvGeom *g, const real *grid, const real *w,
                                     const real *bias, real *im) {
   if (g->batch == 0 || g->imC == 0 || THNN_(imVoxels)(g) == 0) return 0;
   THNNConvPlan pl;
   int owned;
-  real *ws = THNN_(convPlan)(&pl, g, 0, 0, &owned);
+  const int one = g->batch == 1;
+  const int64_t vol = g->imC * THNN_(imVoxels)(g); /* one sample's image */
+  real *ws = THNN_(convPlan)(&pl, g, one ? vol : 0, one, &owned);
   if (!ws) return -1;
-  const int64_t nTaps = THNN_(taps)(g);
+  int used = 1;
 #pragma omp parallel num_threads(pl.nt) if (pl.nt > 1)
   {
     const int tid = omp_get_thread_num(), nth = omp_get_num_threads();
     real *cols = ws + tid * pl.per, *tmp = cols + pl.cols;
-    for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
-      const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0);
-      for (int64_t c = 0; c < nb * g->imC; c++) {
-        real *p = im + (n0 * g->imC + c) * pl.plane;
-        const real v = bias ? bias[c % g->imC] : 0;
-        for (int64_t e = 0; e < pl.plane; e++) p[e] = v;
-      }
-      if (pl.L == 0 || pl.Og == 0) continue;
-      for (int64_t band = 0; band < pl.bands; band++) {
-        THNNConvGeom gb;
-        const int64_t off = THNN_(bandGeom)(g, &pl, band, &gb), Lb = THNN_(gridCells)(&gb);
-        const int64_t ld = nb * Lb;
-        for (int64_t grp = 0; grp < g->groups; grp++) {
-          int64_t ldr;
-          const real *rows = THNN_(gridRows)(g, grid, n0, nb, off, grp, tmp, &ldr);
-          THBlas_(gemm)('n', 't', ld, pl.K, pl.Og, 1, rows, ldr, w + grp * pl.Og * pl.K, pl.K,
-                        0, cols, ld);
-          for (int64_t b = 0; b < nb; b++)
-            THNN_(col2vol)(cols + b * Lb, ld, pl.Cg, &gb, pl.taps + band * nTaps,
-                           im + ((n0 + b) * g->imC + grp * pl.Cg) * pl.plane);
+    if (one && pl.nt > 1) { /* bands of the one sample between threads */
+      real *acc = ws + tid * pl.per + (pl.per - vol);
+      if (tid == 0) used = nth;
+      for (int64_t e = 0; e < vol; e++) acc[e] = 0;
+      if (pl.L > 0 && pl.Og > 0)
+        THNN_(imageBands)(g, &pl, grid, w, 0, 1, tid, nth, cols, tmp, acc);
+    } else {
+      for (int64_t ch = tid; ch < pl.chunks; ch += nth) {
+        const int64_t n0 = ch * pl.B, nb = TH_MIN(pl.B, g->batch - n0);
+        for (int64_t c = 0; c < nb * g->imC; c++) {
+          real *p = im + (n0 * g->imC + c) * pl.plane;
+          const real v = bias ? bias[c % g->imC] : 0;
+          for (int64_t e = 0; e < pl.plane; e++) p[e] = v;
         }
+        if (pl.L > 0 && pl.Og > 0)
+          THNN_(imageBands)(g, &pl, grid, w, n0, nb, 0, 1, cols, tmp, im + n0 * vol);
       }
+    }
+  }
+  if (one && pl.nt > 1) {
+    for (int64_t c = 0; c < g->imC; c++) {
+      real *p = im + c * pl.plane;
+      const real v = bias ? bias[c] : 0;
+      for (int64_t e = 0; e < pl.plane; e++) p[e] = v;
+    }
+    for (int t = 0; t < used; t++) {
+      const real *acc = ws + t * pl.per + (pl.per - vol);
+      for (int64_t e = 0; e < vol; e++) im[e] += acc[e];
     }
   }
   if (pl.nt > 1) THParallel_noteTeam(); /* its workers are awake now (lib/THBlas.c) */

@@ -102,7 +102,8 @@ def test_conv2d_threads_agree(threads):
 @needs_torch
 def test_conv2d_bands_split_between_threads():
     """One sample in bands of rows: the forward's bands are split between threads and give the
-    same bits at 1 and 2 threads; the weight gradient (a sum per thread) agrees to rounding."""
+    same bits at 1 and 2 threads; the gradients (sums of a buffer per thread) agree to
+    rounding, and with PyTorch."""
     old = pyth.get_num_threads()
     x, w = arr(1, 16, 40, 38), arr(4, 16, 3, 3)
     got = []
@@ -116,10 +117,15 @@ def test_conv2d_bands_split_between_threads():
     finally:
         pyth.set_num_threads(old)
     (y1, gx1, gw1), (y2, gx2, gw2) = got
-    assert np.array_equal(y1, y2) and np.array_equal(gx1, gx2)
+    assert np.array_equal(y1, y2)
+    np.testing.assert_allclose(gx2, gx1, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(gw2, gw1, rtol=1e-12, atol=1e-12)
-    ty = TF.conv2d(T(x), T(w), padding=1)
+    tx, tw = T(x), T(w)
+    ty = TF.conv2d(tx, tw, padding=1)
+    ty.backward(torch.ones_like(ty))
     np.testing.assert_allclose(y1, ty.detach().numpy(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(gx2, tx.grad.numpy(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(gw2, tw.grad.numpy(), rtol=1e-9, atol=1e-9)
 
 
 # (N, Cin, L, Cout, k, stride, padding, dilation, groups)
