@@ -18,10 +18,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         n = xh.nDimension
         if n >= 2 and wh.nDimension == 2 and xh.size[n - 1] == wh.size[1] and \
                 (bias is None or bias._h.nDimension == 1 and bias._h.size[0] == wh.size[0]):
-            if n == 2:
+            # 2-D, or N-D outside autograd: one kernel call over the rows
+            if n == 2 or _linear_kernels.next_edges(input, weight, bias) is None:
                 return _linear_kernels.linear2d(input, weight, bias, kernels)
-            if _linear_kernels.next_edges(input, weight, bias) is None:
-                return _linear_kernels.linear_rows(input, weight, bias, kernels)
             lead = ffi.unpack(xh.size, n - 1)   # (..., in) as (rows, in) and back
             rows = 1
             for k in lead:

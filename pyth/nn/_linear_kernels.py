@@ -52,7 +52,9 @@ LINEAR = Op("linear", "input weight bias", _linear_backward, node="LinearBackwar
 
 
 def linear2d(x: Tensor, weight: Tensor, bias: Tensor | None, kernels: tuple) -> Tensor:
-    """x (N, in) @ weight^T + bias through the kernel, recorded when something requires grad."""
+    """x (N, in) @ weight^T + bias through the kernel, recorded when something requires grad;
+    outside autograd x may have more leading dims (the kernel takes its rows), as F.linear
+    passes it (a recorded call keeps PyTorch's graph: the product of the (rows, in) view)."""
     y = new_result(x.dtype)
     check(kernels[0](y._h, x._h, weight._h, bias._h if bias is not None else _NULL))
     edges = next_edges(x, weight, bias)
@@ -63,10 +65,3 @@ def linear2d(x: Tensor, weight: Tensor, bias: Tensor | None, kernels: tuple) -> 
                     {"kernels": kernels, "dtype": x.dtype})
     return y
 
-
-def linear_rows(x: Tensor, weight: Tensor, bias: Tensor | None, kernels: tuple) -> Tensor:
-    """x (..., in) @ weight^T + bias in one kernel call over x's rows, for a call nothing records
-    (a recorded one keeps PyTorch's graph: the product of the (rows, in) view, then a view)."""
-    y = new_result(x.dtype)
-    check(kernels[0](y._h, x._h, weight._h, bias._h if bias is not None else _NULL))
-    return y
